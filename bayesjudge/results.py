@@ -1,0 +1,159 @@
+"""Small frozen result objects shared by the frequentist and Bayesian estimators.
+
+Every estimator in bayesjudge returns an :class:`Estimate`; its :class:`Interval` carries its own
+mass (``prob``) and kind, so frequentist and Bayesian answers line up in one table.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["ROW_COLUMNS", "Estimate", "Interval", "estimates_frame"]
+
+#: The columns of the table every estimate becomes, in order.
+ROW_COLUMNS = (
+    "method",
+    "estimate",
+    "low",
+    "high",
+    "prob",
+    "interval",
+    "se",
+    "j",
+    "unclipped",
+    "note",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """An interval of probability mass ``prob`` for a scalar quantity.
+
+    Parameters
+    ----------
+    low, high : float
+        The bounds, ``low <= high``.
+    prob : float
+        The nominal mass in (0, 1): coverage for a confidence interval, posterior mass for a
+        credible interval.
+    kind : str
+        How it was made, e.g. ``"delta"``, ``"lang_reiczigel"``, ``"bootstrap_percentile"``,
+        ``"clt"``, ``"eti"`` (equal-tailed), ``"hdi"`` (highest density).
+
+    Examples
+    --------
+    >>> Interval(0.2, 0.4, 0.95, "eti").contains(0.3)
+    True
+    """
+
+    low: float
+    high: float
+    prob: float
+    kind: str
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.prob < 1.0:
+            raise ValueError(f"prob must lie in (0, 1); got {self.prob!r}")
+        if not self.low <= self.high:
+            raise ValueError(f"interval bounds out of order: low={self.low!r} > high={self.high!r}")
+
+    @property
+    def width(self) -> float:
+        """Return ``high - low``."""
+        return self.high - self.low
+
+    def contains(self, value: float) -> bool:
+        """Return whether ``low <= value <= high``."""
+        return self.low <= value <= self.high
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """A point estimate of the true success rate with its interval and provenance.
+
+    Parameters
+    ----------
+    method : str
+        Stable machine name of the estimator, e.g. ``"rogan_gladen_delta"``.
+    estimate : float or None
+        The point estimate; ``None`` when the method could not produce one (see ``notes``).
+    interval : Interval or None
+        The interval estimate, if the method has one.
+    se : float or None
+        Standard error, where the method defines one.
+    j : float or None
+        The Youden J = Se + Sp - 1 of the judge that the method used, if any.
+    unclipped : float or None
+        The estimate before clipping to [0, 1], for methods that clip.
+    notes : tuple of str
+        Human-readable remarks (clipping, non-identifiability, fall-backs).
+
+    Examples
+    --------
+    >>> e = Estimate("naive", 0.7, Interval(0.65, 0.75, 0.95, "wilson"))
+    >>> e.to_row()["low"]
+    0.65
+    """
+
+    method: str
+    estimate: float | None
+    interval: Interval | None = None
+    se: float | None = None
+    j: float | None = None
+    unclipped: float | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def not_identifiable(
+        cls, method: str, reason: str, *, j: float | None = None
+    ) -> Estimate:
+        """Return the row shown when ``method`` cannot estimate anything, with its reason."""
+        return cls(method=method, estimate=None, j=j, notes=(f"not identifiable: {reason}",))
+
+    @property
+    def identifiable(self) -> bool:
+        """Whether a point estimate exists."""
+        return self.estimate is not None
+
+    def to_row(self) -> dict[str, Any]:
+        """Return the estimate as a flat mapping with the keys of :data:`ROW_COLUMNS`."""
+        iv = self.interval
+        return {
+            "method": self.method,
+            "estimate": self.estimate,
+            "low": None if iv is None else iv.low,
+            "high": None if iv is None else iv.high,
+            "prob": None if iv is None else iv.prob,
+            "interval": None if iv is None else iv.kind,
+            "se": self.se,
+            "j": self.j,
+            "unclipped": self.unclipped,
+            "note": "; ".join(self.notes) if self.notes else None,
+        }
+
+    def to_series(self) -> pd.Series:
+        """Return the estimate as a pandas row (a Series indexed by :data:`ROW_COLUMNS`)."""
+        return pd.Series(self.to_row(), index=list(ROW_COLUMNS), name=self.method)
+
+
+def estimates_frame(estimates: list[Estimate] | tuple[Estimate, ...]) -> pd.DataFrame:
+    """Stack estimates into one DataFrame with the columns of :data:`ROW_COLUMNS`.
+
+    Missing values are NaN in numeric columns and None in text columns.
+    """
+    frame = pd.DataFrame([e.to_row() for e in estimates], columns=list(ROW_COLUMNS))
+    numeric = ["estimate", "low", "high", "prob", "se", "j", "unclipped"]
+    frame[numeric] = frame[numeric].astype(float)
+    return frame
+
+
+def finite_or_none(value: float | None) -> float | None:
+    """Return ``value`` as a float, or None when it is missing or not finite (for JSON output)."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
