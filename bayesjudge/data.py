@@ -37,7 +37,7 @@ __all__ = [
     "read_table",
 ]
 
-TableLike = pd.DataFrame | str | os.PathLike[str]
+type TableLike = pd.DataFrame | str | os.PathLike[str]
 
 _TRUE = frozenset({"1", "1.0", "true", "pass", "t"})
 _FALSE = frozenset({"0", "0.0", "false", "fail", "f"})
@@ -74,9 +74,21 @@ def read_table(source: TableLike, *, argument: str = "data") -> pd.DataFrame:
 
 
 def _row_label(frame: pd.DataFrame, position: int) -> str:
-    return repr(frame.index[position]) if not isinstance(frame.index, pd.RangeIndex) else str(
-        frame.index[position]
+    return (
+        repr(frame.index[position])
+        if not isinstance(frame.index, pd.RangeIndex)
+        else str(frame.index[position])
     )
+
+
+def _plain(value: object) -> object:
+    """Return a numpy scalar as the plain Python value (for readable error messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _shown(value: object) -> str:
+    """Return ``repr(value)`` with numpy scalars shown as the plain Python value."""
+    return repr(_plain(value))
 
 
 def parse_binary(
@@ -120,7 +132,9 @@ def parse_binary(
         row = _row_label(frame, position) if frame is not None else str(position)
         if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
             if not allow_missing:
-                raise DataError(f"column {column!r} must not have missing values; row {row} is blank")
+                raise DataError(
+                    f"column {column!r} must not have missing values; row {row} is blank"
+                )
             out[position] = np.nan
             continue
         if isinstance(value, bool | np.bool_):
@@ -139,7 +153,9 @@ def parse_binary(
         elif text == "":
             raise DataError(f"column {column!r} must not have missing values; row {row} is blank")
         else:
-            raise DataError(f"column {column!r} must hold {_BINARY_HELP}; row {row} has {value!r}")
+            raise DataError(
+                f"column {column!r} must hold {_BINARY_HELP}; row {row} has {_shown(value)}"
+            )
     return out
 
 
@@ -154,9 +170,13 @@ def _parse_unit_interval(series: pd.Series, *, column: str, frame: pd.DataFrame)
                 raise DataError(
                     f"column {column!r} must not have missing values; row {row} is blank"
                 )
-            raise DataError(f"column {column!r} must hold numbers in [0, 1]; row {row} has {original!r}")
+            raise DataError(
+                f"column {column!r} must hold numbers in [0, 1]; row {row} has {_shown(original)}"
+            )
         if not 0.0 <= value <= 1.0:
-            raise DataError(f"column {column!r} must hold numbers in [0, 1]; row {row} has {original!r}")
+            raise DataError(
+                f"column {column!r} must hold numbers in [0, 1]; row {row} has {_shown(original)}"
+            )
     return numbers
 
 
@@ -208,7 +228,7 @@ def _check_unique(frame: pd.DataFrame, columns: list[str], *, what: str) -> None
     duplicated = frame.duplicated(subset=columns, keep="first").to_numpy()
     if duplicated.any():
         position = int(np.flatnonzero(duplicated)[0])
-        key = tuple(frame[c].iloc[position] for c in columns)
+        key = tuple(_plain(frame[c].iloc[position]) for c in columns)
         shown = key[0] if len(key) == 1 else key
         raise DataError(
             f"columns {columns} must identify each {what} once; row "
@@ -260,22 +280,44 @@ class JudgeCounts:
 
     def as_dict(self) -> dict[str, int]:
         """Return the counts as a plain mapping."""
-        return {"m1": self.m1, "x1": self.x1, "m0": self.m0, "x0": self.x0, "n": self.n, "k": self.k}
+        return {
+            "m1": self.m1,
+            "x1": self.x1,
+            "m0": self.m0,
+            "x0": self.x0,
+            "n": self.n,
+            "k": self.k,
+        }
 
 
 def _validate_counts(m1: int, x1: int, m0: int, x0: int, n: int, k: int) -> JudgeCounts:
     values = {"m1": m1, "x1": x1, "m0": m0, "x0": x0, "n": n, "k": k}
     for name, value in values.items():
-        if isinstance(value, bool) or not float(value).is_integer() or value < 0:
+        if (
+            isinstance(value, bool | np.bool_)
+            or not isinstance(value, int | float | np.integer | np.floating)
+            or not float(value).is_integer()
+            or value < 0
+        ):
             raise DataError(f"{name} must be a non-negative whole number; got {value!r}")
     m1, x1, m0, x0, n, k = (int(v) for v in values.values())
-    for total, part, t_name, p_name in ((m1, x1, "m1", "x1"), (m0, x0, "m0", "x0"), (n, k, "n", "k")):
+    for total, part, t_name, p_name in (
+        (m1, x1, "m1", "x1"),
+        (m0, x0, "m0", "x0"),
+        (n, k, "n", "k"),
+    ):
         if part > total:
-            raise DataError(f"{p_name} must not exceed {t_name}; got {p_name}={part} > {t_name}={total}")
+            raise DataError(
+                f"{p_name} must not exceed {t_name}; got {p_name}={part} > {t_name}={total}"
+            )
     if m1 == 0:
-        raise DataError("the calibration set has no gold-PASS items (m1=0): sensitivity is undefined")
+        raise DataError(
+            "the calibration set has no gold-PASS items (m1=0): sensitivity is undefined"
+        )
     if m0 == 0:
-        raise DataError("the calibration set has no gold-FAIL items (m0=0): specificity is undefined")
+        raise DataError(
+            "the calibration set has no gold-FAIL items (m0=0): specificity is undefined"
+        )
     if n == 0:
         raise DataError("there are no unlabelled test items (n=0)")
     return JudgeCounts(m1, x1, m0, x0, n, k)
@@ -400,8 +442,10 @@ class JudgeData:
         counts = _validate_counts(m1, x1, m0, x0, n, k)
         cal_label = np.repeat([1.0, 0.0], [counts.m1, counts.m0])
         cal_judge = np.concatenate(
-            [np.repeat([1.0, 0.0], [counts.x1, counts.m1 - counts.x1]),
-             np.repeat([1.0, 0.0], [counts.x0, counts.m0 - counts.x0])]
+            [
+                np.repeat([1.0, 0.0], [counts.x1, counts.m1 - counts.x1]),
+                np.repeat([1.0, 0.0], [counts.x0, counts.m0 - counts.x0]),
+            ]
         )
         test_judge = np.repeat([1.0, 0.0], [counts.k, counts.n - counts.k])
         return cls(cal_label=cal_label, cal_judge=cal_judge, test_judge=test_judge, kind="verdict")
@@ -476,7 +520,9 @@ class JudgeData:
         """Sorted distinct strata, or an empty tuple when there is no stratum column."""
         if self.cal_stratum is None or self.test_stratum is None:
             return ()
-        return tuple(sorted(set(self.cal_stratum) | set(self.test_stratum)))
+        return tuple(
+            sorted({str(s) for s in self.cal_stratum} | {str(s) for s in self.test_stratum})
+        )
 
     def stratum(self, name: str) -> JudgeData:
         """Return the items of one stratum as judge data (without checking its classes)."""
@@ -523,9 +569,7 @@ class JudgeData:
 
     def __repr__(self) -> str:
         strata = f", strata={len(self.strata)}" if self.strata else ""
-        return (
-            f"JudgeData(kind={self.kind!r}, m1={self.m1}, m0={self.m0}, n={self.n}{strata})"
-        )
+        return f"JudgeData(kind={self.kind!r}, m1={self.m1}, m0={self.m0}, n={self.n}{strata})"
 
 
 # --------------------------------------------------------------------------- repeated rulings
@@ -649,7 +693,7 @@ def _check_constant_per_item(
         raise DataError(
             f"column {column!r} must be the same on every row of an item; row "
             f"{_row_label(frame, position)} gives item {frame['item'].iloc[position]!r} "
-            f"{frame[column].iloc[position]!r}, an earlier row gave another value"
+            f"{_shown(frame[column].iloc[position])}, an earlier row gave another value"
         )
 
 
@@ -696,12 +740,12 @@ class LoopLog:
         _check_no_missing(frame, "item")
         _check_no_missing(frame, "attempt")
         attempt = pd.to_numeric(frame["attempt"], errors="coerce").to_numpy(dtype=float)
-        bad = np.isnan(attempt) | (attempt < 1) | (attempt != np.round(attempt))
+        bad = ~np.isfinite(attempt) | (attempt < 1) | (attempt != np.round(attempt))
         if bad.any():
             position = int(np.flatnonzero(bad)[0])
             raise DataError(
                 f"column 'attempt' must hold whole numbers >= 1; row {_row_label(frame, position)} "
-                f"has {frame['attempt'].iloc[position]!r}"
+                f"has {_shown(frame['attempt'].iloc[position])}"
             )
         frame["item"] = frame["item"].astype(str).str.strip()
         frame["attempt"] = attempt.astype(int)
@@ -815,7 +859,6 @@ def load_example(name: Literal["judge"] = "judge") -> pd.DataFrame:
         items judged by a simulated judge with sensitivity 0.90 and specificity 0.85 (the judge of
         seed 002), true success rate 0.70 on the test items (simulated with
         ``bayesjudge.simulate.judge_table(..., random_seed=2002)``).
-        true success rate 0.70 on the test items.
 
     Examples
     --------
