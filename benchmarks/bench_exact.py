@@ -1,0 +1,73 @@
+"""Time the exact (numerical-integration) posterior of the prevalence model.
+
+Run: ``python benchmarks/bench_exact.py`` (writes ``benchmarks/results/exact.md``).
+
+For each data set: wall time of ``exact_posterior`` with the defaults (best and median of
+``REPEATS`` runs, after one warm-up), the posterior summary, and how much the summary moves when
+``grid_size`` and ``nodes`` are doubled (the convergence check of tests/test_exact.py).
+"""
+
+from __future__ import annotations
+
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bayesjudge import __version__
+from bayesjudge.data import JudgeCounts, JudgeData, load_example
+from bayesjudge.exact import exact_posterior
+
+REPEATS = 7
+DATASETS = {
+    "bundled example (load_example('judge'))": JudgeData.from_frame(load_example("judge")).counts,
+    "low prevalence (m1=122 x1=103 m0=401 x0=2 n=3330 k=50)": JudgeCounts(
+        122, 103, 401, 2, 3330, 50
+    ),
+    "n = 10^6 (m1=150 x1=135 m0=150 x0=22 k=700000)": JudgeCounts(
+        150, 135, 150, 22, 10**6, 700_000
+    ),
+}
+
+
+def summary(post) -> np.ndarray:  # type: ignore[no-untyped-def]
+    return np.array([post.mean, post.sd, *post.quantile([0.025, 0.5, 0.975])])
+
+
+def main() -> str:
+    lines = [
+        "# Exact posterior (bayesjudge.exact) timings",
+        "",
+        f"bayesjudge {__version__}, numpy {np.__version__}, Python {platform.python_version()}, "
+        f"{platform.machine()}; defaults grid_size=513, nodes=48; {REPEATS} runs after a warm-up.",
+        "'change at 2x': largest absolute change of (mean, sd, 2.5 %, 50 %, 97.5 %) with",
+        "grid_size=1025, nodes=96. The machine may be shared: the best time is the fairer figure.",
+        "",
+        "| data | best (ms) | median (ms) | mean | sd | 2.5 % | 97.5 % | change at 2x |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, counts in DATASETS.items():
+        exact_posterior(counts)
+        times = []
+        for _ in range(REPEATS):
+            start = time.perf_counter()
+            post = exact_posterior(counts)
+            times.append(time.perf_counter() - start)
+        fine = exact_posterior(counts, grid_size=1025, nodes=96)
+        change = float(np.max(np.abs(summary(post) - summary(fine))))
+        lo, hi = post.quantile([0.025, 0.975])
+        lines.append(
+            f"| {name} | {1e3 * min(times):.0f} | {1e3 * statistics.median(times):.0f} | "
+            f"{post.mean:.6f} | {post.sd:.6f} | {lo:.6f} | {hi:.6f} | {change:.1e} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    text = main()
+    out = Path(__file__).with_name("results") / "exact.md"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(text)
+    print(text)
