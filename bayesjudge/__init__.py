@@ -3,7 +3,13 @@
 An LLM judge's pass rate is not a system's true success rate. bayesjudge turns judge verdicts
 plus a small gold-labelled calibration set into the true success rate with honest uncertainty,
 and shows the frequentist baselines beside it.
+
+The modules that need PyMC (fitting) are imported on first use, so ``import bayesjudge`` stays
+light: ``bayesjudge.fit_prevalence`` loads PyMC when it is first touched.
 """
+
+from importlib import import_module
+from typing import Any
 
 from bayesjudge._version import __version__
 from bayesjudge.data import (
@@ -15,9 +21,24 @@ from bayesjudge.data import (
     load_example,
 )
 from bayesjudge.errors import DataError, FitWarning, NotIdentifiableError
+from bayesjudge.priors import Beta, PrevalencePriors
 from bayesjudge.results import Estimate, Interval, estimates_frame
 
+#: Public names loaded on first access, with the module that defines each.
+_LAZY = {
+    "allocate": "bayesjudge.allocation",
+    "baseline_estimates": "bayesjudge.baselines",
+    "baselines": "bayesjudge.baselines",
+    "check_fit": "bayesjudge.diagnostics",
+    "compare": "bayesjudge.compare",
+    "exact_posterior": "bayesjudge.exact",
+    "fit_prevalence": "bayesjudge.fitting",
+    "posterior_summary": "bayesjudge.compare",
+    "write_report": "bayesjudge.report",
+}
+
 __all__ = [
+    "Beta",
     "DataError",
     "Estimate",
     "FitWarning",
@@ -27,8 +48,22 @@ __all__ = [
     "LoopLog",
     "NotIdentifiableError",
     "PairedOutcomes",
+    "PrevalencePriors",
     "Rulings",
     "__version__",
     "estimates_frame",
     "load_example",
+    *sorted(_LAZY),
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'bayesjudge' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

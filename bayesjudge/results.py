@@ -108,9 +108,7 @@ class Estimate:
     notes: tuple[str, ...] = field(default=())
 
     @classmethod
-    def not_identifiable(
-        cls, method: str, reason: str, *, j: float | None = None
-    ) -> Estimate:
+    def not_identifiable(cls, method: str, reason: str, *, j: float | None = None) -> Estimate:
         """Return the row shown when ``method`` cannot estimate anything, with its reason."""
         return cls(method=method, estimate=None, j=j, notes=(f"not identifiable: {reason}",))
 

@@ -57,3 +57,17 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
 }
+
+
+def _drop_module_docstrings(app, what, name, obj, options, lines):
+    """Leave module narratives (and their reference lists) to the topic pages.
+
+    Several module docstrings carry their own "References" section; shown together on the API
+    page they would collide (duplicate section ids, unreferenced citations).
+    """
+    if what == "module":
+        lines.clear()
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _drop_module_docstrings)

@@ -1,0 +1,7 @@
+"""Run the command line as ``python -m bayesjudge``."""
+
+import sys
+
+from bayesjudge.cli import main
+
+sys.exit(main())
