@@ -366,7 +366,9 @@ def build_parser() -> argparse.ArgumentParser:
             "J > 0), check its diagnostics and compare it with the frequentist baselines.",
         )
         _add_data_options(sub, optional=optional_data)
-        sub.add_argument("--draws", type=_positive_int, default=1000, help="draws per chain")
+        sub.add_argument(
+            "--draws", type=_positive_int, default=2000, help="draws per chain (default 2000)"
+        )
         sub.add_argument("--tune", type=_positive_int, default=1000, help="tuning steps per chain")
         sub.add_argument("--chains", type=_positive_int, default=4, help="chains (default 4)")
         sub.add_argument(

@@ -74,7 +74,7 @@ def main() -> None:
         if args.execute:
             from nbclient import NotebookClient
 
-            os.environ.setdefault("BAYESJUDGE_NB_DRAWS", "1000")
+            os.environ.pop("BAYESJUDGE_NB_DRAWS", None)  # full draw counts for committed outputs
             NotebookClient(
                 notebook,
                 timeout=1200,

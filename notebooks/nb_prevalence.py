@@ -34,7 +34,7 @@ def cells() -> list[nbformat.NotebookNode]:
             "from bayesjudge.fitting import fit_prevalence\n"
             "from bayesjudge.simulate import judge_table\n\n"
             "# The test suite runs this notebook with fewer draws.\n"
-            "DRAWS = int(os.environ.get('BAYESJUDGE_NB_DRAWS', '1000'))"
+            "DRAWS = int(os.environ.get('BAYESJUDGE_NB_DRAWS', '2000'))"
         ),
         new_markdown_cell(
             "## The worked example of seed 002\n\n"

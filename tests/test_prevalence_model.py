@@ -42,11 +42,11 @@ def _names(model: pm.Model, group) -> set[str]:
 
 def test_prevalence_model_structure():
     model = prevalence_model(COUNTS)
-    assert _names(model, model.free_RVs) == {"pi", "se", "fpr_ratio"}
-    assert _names(model, model.deterministics) == {"sp", "j", "judged_rate", "bias"}
+    assert _names(model, model.free_RVs) == {"judged_rate", "se_gap", "fpr_share"}
+    assert _names(model, model.deterministics) == {"pi", "se", "sp", "j", "bias"}
     assert _names(model, model.observed_RVs) == {"x1", "x0", "k"}
     assert _names(model, model.data_vars) == DATA_NAMES
-    assert _names(model, model.potentials) == {"sp_prior"}
+    assert _names(model, model.potentials) == {"prior"}
     # data enter through pm.Data holding the counts
     assert {v.name: int(v.get_value()) for v in model.data_vars} == {
         "m1": 150,
@@ -78,34 +78,38 @@ def test_unrestricted_model_has_independent_beta_priors():
 
 
 def test_restricted_density_is_the_truncated_beta_product():
-    """The model's prior density of (se, u) is p_se(se) p_sp(1 - se u) se up to a constant.
+    """The model's density of (R, a, b) is the truncated Beta x Beta x Beta moved to them.
 
-    That is the Beta x Beta density of (Se, Sp) restricted to Se + Sp > 1, moved to (se, u) with
-    fpr = se u (Jacobian se). Checked at 50 random points with non-Jeffreys priors; tolerance
-    1e-8 on the constant.
+    With Se = R + (1 - R) a, f = 1 - Sp = R b and pi = (R - f) / (Se - f), the target
+    p_pi(pi) p_se(Se) p_sp(Sp) 1{Se + Sp > 1} has density p_pi p_se p_sp R (1 - R) / J in
+    (R, a, b). Checked at 50 random points with non-Jeffreys priors; tolerance 1e-8 on the
+    constant.
     """
     priors = PrevalencePriors(pi=Beta(2, 2), se=Beta(4, 2), sp=Beta(3, 5))
     model = prevalence_model(JudgeCounts(0, 0, 0, 0, 0, 0), priors=priors)
     logp = model.compile_logp(jacobian=False)
     rng = np.random.default_rng(1)
-    pi, se, u = rng.uniform(0.02, 0.98, size=(3, 50))
+    rate, gap, share = rng.uniform(0.02, 0.98, size=(3, 50))
     model_values = np.array(
         [
             logp(
                 {
-                    "pi_logodds__": special.logit(a),
-                    "se_logodds__": special.logit(b),
-                    "fpr_ratio_interval__": special.logit(c),
+                    "judged_rate_interval__": special.logit(r),
+                    "se_gap_interval__": special.logit(a),
+                    "fpr_share_interval__": special.logit(b),
                 }
             )
-            for a, b, c in zip(pi, se, u, strict=True)
+            for r, a, b in zip(rate, gap, share, strict=True)
         ]
     )
+    se = rate + (1 - rate) * gap
+    fpr = rate * share
+    pi = (rate - fpr) / (se - fpr)
     target = (
         stats.beta(2, 2).logpdf(pi)
         + stats.beta(4, 2).logpdf(se)
-        + stats.beta(3, 5).logpdf(1.0 - se * u)
-        + np.log(se)
+        + stats.beta(3, 5).logpdf(1.0 - fpr)
+        + np.log(rate * (1 - rate) / (se - fpr))
     )
     differences = model_values - target
     np.testing.assert_allclose(differences, differences[0], atol=1e-8)
