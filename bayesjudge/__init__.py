@@ -12,6 +12,8 @@ from importlib import import_module
 from typing import Any
 
 from bayesjudge._version import __version__
+from bayesjudge.baselines import baseline_estimates, baselines
+from bayesjudge.compare import compare, posterior_summary
 from bayesjudge.data import (
     JudgeCounts,
     JudgeData,
@@ -24,16 +26,14 @@ from bayesjudge.errors import DataError, FitWarning, NotIdentifiableError
 from bayesjudge.priors import Beta, PrevalencePriors
 from bayesjudge.results import Estimate, Interval, estimates_frame
 
-#: Public names loaded on first access, with the module that defines each.
+#: Public names loaded on first access, with the module that defines each. (``baselines`` and
+#: ``compare`` are imported above instead: their modules have the same names, and a lazy
+#: attribute would be shadowed by the submodule once it is imported.)
 _LAZY = {
     "allocate": "bayesjudge.allocation",
-    "baseline_estimates": "bayesjudge.baselines",
-    "baselines": "bayesjudge.baselines",
     "check_fit": "bayesjudge.diagnostics",
-    "compare": "bayesjudge.compare",
     "exact_posterior": "bayesjudge.exact",
     "fit_prevalence": "bayesjudge.fitting",
-    "posterior_summary": "bayesjudge.compare",
     "write_report": "bayesjudge.report",
 }
 
@@ -51,8 +51,12 @@ __all__ = [
     "PrevalencePriors",
     "Rulings",
     "__version__",
+    "baseline_estimates",
+    "baselines",
+    "compare",
     "estimates_frame",
     "load_example",
+    "posterior_summary",
     *sorted(_LAZY),
 ]
 

@@ -125,8 +125,11 @@ def parse_binary(
     >>> parse_binary(["PASS", "fail", 1, "true"], column="verdict")
     array([1., 0., 1., 1.])
     """
-    series = pd.Series(values) if not isinstance(values, pd.Series) else values
-    raw = series.to_numpy(dtype=object)
+    raw = (
+        values.to_numpy(dtype=object)
+        if isinstance(values, pd.Series)
+        else np.asarray(list(values), dtype=object)
+    )
     out = np.empty(len(raw), dtype=float)
     for position, value in enumerate(raw):
         row = _row_label(frame, position) if frame is not None else str(position)
