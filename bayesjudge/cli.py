@@ -391,7 +391,9 @@ def build_parser() -> argparse.ArgumentParser:
             sub.set_defaults(handler=_cmd_report)
 
     from bayesjudge.cli_channel import register as register_channel
+    from bayesjudge.cli_gate import register as register_gate
 
+    register_gate(commands)
     register_channel(commands)
     return parser
 
