@@ -1,10 +1,13 @@
-"""Time the exact (numerical-integration) posterior of the prevalence model.
+"""Time the exact (numerical-integration) posterior of the prevalence model against NUTS.
 
 Run: ``python benchmarks/bench_exact.py`` (writes ``benchmarks/results/exact.md``).
 
 For each data set: wall time of ``exact_posterior`` with the defaults (best and median of
 ``REPEATS`` runs, after one warm-up), the posterior summary, and how much the summary moves when
-``grid_size`` and ``nodes`` are doubled (the convergence check of tests/test_exact.py).
+``grid_size`` and ``nodes`` are doubled (the convergence check of tests/test_exact.py). Then,
+measured in the same run, a NUTS fit of the same data (``fit_prevalence`` with its defaults,
+4 chains x 2000 draws, on the already compiled model so that only sampling, posterior
+predictive draws and diagnostics count) and the ratio of the two.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import numpy as np
 from bayesjudge import __version__
 from bayesjudge.data import JudgeCounts, JudgeData, load_example
 from bayesjudge.exact import exact_posterior
+from bayesjudge.fitting import fit_prevalence
 
 REPEATS = 7
 DATASETS = {
@@ -48,6 +52,7 @@ def main() -> str:
         "| data | best (ms) | median (ms) | mean | sd | 2.5 % | 97.5 % | change at 2x |",
         "|---|---|---|---|---|---|---|---|",
     ]
+    exact_times: dict[str, float] = {}
     for name, counts in DATASETS.items():
         exact_posterior(counts)
         times = []
@@ -61,6 +66,29 @@ def main() -> str:
         lines.append(
             f"| {name} | {1e3 * min(times):.0f} | {1e3 * statistics.median(times):.0f} | "
             f"{post.mean:.6f} | {post.sd:.6f} | {lo:.6f} | {hi:.6f} | {change:.1e} |"
+        )
+        exact_times[name] = statistics.median(times)
+    lines += [
+        "",
+        "## Exact fast path against NUTS (same run)",
+        "",
+        "| data | exact median (ms) | NUTS refit median (ms) | NUTS / exact | NUTS mean | "
+        "exact mean |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, counts in DATASETS.items():
+        data = JudgeData.from_counts(**counts.as_dict())
+        fit_prevalence(data, random_seed=0, progressbar=False, check=False)  # compile once
+        nuts_times = []
+        for seed in range(REPEATS):
+            start = time.perf_counter()
+            fit = fit_prevalence(data, random_seed=seed, progressbar=False)
+            nuts_times.append(time.perf_counter() - start)
+        nuts = statistics.median(nuts_times)
+        lines.append(
+            f"| {name} | {1e3 * exact_times[name]:.0f} | {1e3 * nuts:.0f} | "
+            f"{nuts / exact_times[name]:.1f} | {float(fit['posterior']['pi'].mean()):.5f} | "
+            f"{exact_posterior(counts).mean:.5f} |"
         )
     return "\n".join(lines) + "\n"
 
