@@ -50,6 +50,7 @@ from bayesjudge.channel import (
 from bayesjudge.compare import PosteriorSummary, posterior_summary
 from bayesjudge.priors import JEFFREYS, Beta
 from bayesjudge.results import Interval
+from bayesjudge.sampling import ModelCache, resolve_sampler, sample_nuts
 from bayesjudge.simulate import rng_from
 
 if TYPE_CHECKING:
@@ -77,9 +78,8 @@ __all__ = [
 ]
 
 _VERDICTS = ("consistent_with_markov", "not_markov")
-_CACHE_SIZE = 8
-#: Compiled nutpie models by (model, shape, prior): filled lazily by the first fit.
-_COMPILED: dict[tuple[Any, ...], Any] = {}
+#: Compiled channel models, keyed by model kind and data shapes (see :func:`_sample`).
+_CACHE = ModelCache(8)
 
 
 def _outcomes(data: PairedOutcomes | np.ndarray) -> np.ndarray:
@@ -503,14 +503,12 @@ def _sample(
     cache_key: tuple[Any, ...] | None = None,
     data: Mapping[str, np.ndarray] | None = None,
 ) -> tuple[xr.DataTree, int]:
-    """Sample a model with nutpie (PyMC's NUTS when nutpie is missing); the smallest helper.
+    """Sample a model with :func:`bayesjudge.sampling.sample_nuts`; return the draws and seed.
 
     With ``cache_key``, the compiled model is kept and later calls with the same key only swap
-    the ``pm.Data`` values in ``data`` (no recompilation). The lead may merge this with
-    :mod:`bayesjudge.fitting` once it exposes a generic sampler.
+    the ``pm.Data`` values in ``data`` (no recompilation); without it the model is compiled
+    for this call alone.
     """
-    import importlib.util
-
     for name, value, minimum in (("draws", draws, 1), ("tune", tune, 0), ("chains", chains, 1)):
         if int(value) != value or value < minimum:
             raise ValueError(f"{name} must be a whole number >= {minimum}; got {value!r}")
@@ -518,46 +516,21 @@ def _sample(
         raise ValueError(f"target_accept must lie in (0, 1); got {target_accept!r}")
     rng = rng_from(random_seed)
     seed = int(rng.integers(0, 2**31 - 1))
-    if importlib.util.find_spec("nutpie") is not None:
-        import nutpie
-
-        if cache_key is None:
-            compiled = nutpie.compile_pymc_model(model)
-        else:
-            if cache_key not in _COMPILED:
-                while len(_COMPILED) >= _CACHE_SIZE:
-                    _COMPILED.pop(next(iter(_COMPILED)))
-                _COMPILED[cache_key] = nutpie.compile_pymc_model(model)
-            compiled = _COMPILED[cache_key]
-            if data:
-                compiled = compiled.with_data(**data)
-        trace = nutpie.sample(
-            compiled,
-            draws=draws,
-            tune=max(tune, 1),
-            chains=chains,
-            seed=seed,
-            save_warmup=False,
-            progress_bar=progressbar,
-            target_accept=target_accept,
-        )
-    else:  # pragma: no cover - nutpie is installed in every supported environment
-        import pymc as pm
-
-        with model:
-            trace = pm.sample(
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                cores=1,
-                random_seed=seed,
-                progressbar=progressbar,
-                target_accept=target_accept,
-                compute_convergence_checks=False,
-            )
-    posterior = trace["posterior"].to_dataset()
-    stats = trace["sample_stats"].to_dataset()
-    return xr.DataTree.from_dict({"posterior": posterior, "sample_stats": stats}), seed
+    cache = _CACHE if cache_key is not None else ModelCache(1)
+    tree = sample_nuts(
+        cache,
+        cache_key,
+        lambda: model,
+        data or {},
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        seed=seed,
+        progressbar=progressbar,
+        target_accept=target_accept,
+        sampler=resolve_sampler("auto")[0],
+    )
+    return tree, seed
 
 
 def _relabel(tree: xr.DataTree, dim: str, labels: list[str]) -> xr.DataTree:

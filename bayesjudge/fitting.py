@@ -18,13 +18,9 @@ no compilation.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import warnings
-from collections import OrderedDict
-from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -33,6 +29,14 @@ from bayesjudge._version import __version__
 from bayesjudge.data import JudgeCounts, JudgeData
 from bayesjudge.errors import DataError, FitWarning
 from bayesjudge.priors import PrevalencePriors
+from bayesjudge.sampling import (
+    CacheInfo,
+    ModelCache,
+    Sampler,
+    progressbar_default,
+    resolve_sampler,
+    sample_nuts,
+)
 from bayesjudge.simulate import rng_from
 
 __all__ = [
@@ -43,8 +47,6 @@ __all__ = [
     "posterior_predictive_counts",
 ]
 
-Sampler = Literal["auto", "nutpie", "pymc"]
-_SAMPLERS: tuple[str, ...] = get_args(Sampler)
 _SAMPLE_DIMS = ("chain", "draw")
 _CACHE_SIZE = 16
 #: Quantities whose Monte Carlo error is checked after a fit (R-hat and ESS cover all).
@@ -61,74 +63,7 @@ _REPORTED = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class CacheInfo:
-    """Counters of the model cache of :func:`fit_prevalence`.
-
-    Attributes
-    ----------
-    builds : int
-        Models built (cache misses) since the cache was last cleared.
-    compiles : int
-        nutpie compilations since the cache was last cleared.
-    hits : int
-        Fits that reused a cached model.
-    size : int
-        Models currently held.
-    """
-
-    builds: int
-    compiles: int
-    hits: int
-    size: int
-
-
-@dataclass(slots=True)
-class _Entry:
-    model: Any
-    compiled: Any = None
-
-
-class _ModelCache:
-    """A small LRU cache of built (and compiled) models; created lazily on first use."""
-
-    def __init__(self, maxsize: int) -> None:
-        self.maxsize = maxsize
-        self.entries: OrderedDict[tuple[object, ...], _Entry] = OrderedDict()
-        self.builds = 0
-        self.compiles = 0
-        self.hits = 0
-
-    def get(self, key: tuple[object, ...], build: Any) -> _Entry:
-        entry = self.entries.get(key)
-        if entry is None:
-            entry = _Entry(model=build())
-            self.builds += 1
-            self.entries[key] = entry
-            while len(self.entries) > self.maxsize:
-                self.entries.popitem(last=False)
-        else:
-            self.hits += 1
-            self.entries.move_to_end(key)
-        return entry
-
-    def compiled(self, entry: _Entry) -> Any:
-        if entry.compiled is None:
-            import nutpie
-
-            entry.compiled = nutpie.compile_pymc_model(entry.model)
-            self.compiles += 1
-        return entry.compiled
-
-
-_CACHE: _ModelCache | None = None
-
-
-def _cache() -> _ModelCache:
-    global _CACHE
-    if _CACHE is None:
-        _CACHE = _ModelCache(_CACHE_SIZE)
-    return _CACHE
+_CACHE = ModelCache(_CACHE_SIZE)
 
 
 def model_cache_info() -> CacheInfo:
@@ -140,33 +75,13 @@ def model_cache_info() -> CacheInfo:
     >>> model_cache_info()
     CacheInfo(builds=0, compiles=0, hits=0, size=0)
     """
-    cache = _cache()
-    return CacheInfo(cache.builds, cache.compiles, cache.hits, len(cache.entries))
+    return _CACHE.info()
 
 
 def clear_model_cache() -> None:
     """Drop every cached model and reset the counters."""
     global _CACHE
-    _CACHE = None
-
-
-def _nutpie_installed() -> bool:
-    return importlib.util.find_spec("nutpie") is not None
-
-
-def _resolve_sampler(sampler: str) -> tuple[str, str]:
-    if sampler not in _SAMPLERS:
-        raise ValueError(f"sampler must be one of {list(_SAMPLERS)}; got {sampler!r}")
-    if sampler == "pymc":
-        return "pymc", "PyMC NUTS, as requested"
-    if _nutpie_installed():
-        return "nutpie", "nutpie NUTS"
-    if sampler == "nutpie":
-        raise ImportError(
-            "sampler='nutpie' needs nutpie, which is not installed; install it with "
-            "`pip install bayesjudge[fast]` or pass sampler='pymc'"
-        )
-    return "pymc", "nutpie is not installed, so PyMC's own NUTS sampler was used (slower)"
+    _CACHE = ModelCache(_CACHE_SIZE)
 
 
 def _check_positive_int(name: str, value: int, *, minimum: int) -> int:
@@ -251,12 +166,6 @@ def posterior_predictive_counts(
         p = np.clip(prob.to_numpy(), 0.0, 1.0)
         out[name] = (prob.dims, rng.binomial(np.broadcast_to(counts[trials], p.shape), p))
     return xr.Dataset(out, coords={d: posterior.coords[d] for d in se.dims})
-
-
-def _progressbar(progressbar: bool | None) -> bool:
-    if progressbar is None:
-        return bool(getattr(sys.stderr, "isatty", lambda: False)())
-    return bool(progressbar)
 
 
 def fit_prevalence(
@@ -353,7 +262,9 @@ def fit_prevalence(
     True
     """
     from bayesjudge.models.prevalence import (
-        model_info,
+        PREVALENCE,
+        STRATIFIED_PREVALENCE,
+        ModelInfo,
         prevalence_model,
         stratified_prevalence_model,
     )
@@ -369,7 +280,7 @@ def fit_prevalence(
         priors = PrevalencePriors()
     elif not isinstance(priors, PrevalencePriors):
         raise TypeError(f"priors must be a PrevalencePriors; got {type(priors).__name__}")
-    used_sampler, sampler_note = _resolve_sampler(sampler)
+    used_sampler, sampler_note = resolve_sampler(sampler)
     strata, counts = _prepare(data, stratified=stratified)
 
     def build() -> Any:
@@ -381,45 +292,21 @@ def fit_prevalence(
         )
 
     kind = "stratified" if stratified else "pooled"
-    key = (kind, bool(restrict_j), priors, len(strata))
-    cache = _cache()
-    entry = cache.get(key, build)
     rng = rng_from(random_seed)
     sampler_seed = int(rng.integers(0, 2**32 - 1))
-    show = _progressbar(progressbar)
-    new_data = _model_data(counts)
-
-    if used_sampler == "nutpie":
-        import nutpie
-
-        compiled = cache.compiled(entry).with_data(**new_data)
-        trace = nutpie.sample(
-            compiled,
-            draws=draws,
-            tune=max(tune, 1),  # nuts-rs needs at least one tuning step
-            chains=chains,
-            seed=sampler_seed,
-            save_warmup=False,
-            progress_bar=show,
-            target_accept=target_accept,
-        )
-    else:
-        import pymc as pm
-
-        with entry.model:
-            pm.set_data(new_data)
-            trace = pm.sample(
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                cores=1,
-                random_seed=sampler_seed,
-                progressbar=show,
-                nuts_sampler="pymc",
-                target_accept=target_accept,
-                compute_convergence_checks=False,
-            )
-
+    trace = sample_nuts(
+        _CACHE,
+        (kind, bool(restrict_j), priors, len(strata)),
+        build,
+        _model_data(counts),
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        seed=sampler_seed,
+        progressbar=progressbar_default(progressbar),
+        target_accept=target_accept,
+        sampler=used_sampler,
+    )
     posterior = trace["posterior"].to_dataset()
     sample_stats = trace["sample_stats"].to_dataset()
     if strata:
@@ -438,7 +325,9 @@ def fit_prevalence(
             "constant_data": constant,
         }
     )
-    info = model_info(entry.model)
+    info = ModelInfo(
+        STRATIFIED_PREVALENCE if stratified else PREVALENCE, priors, bool(restrict_j), strata
+    )
     tree.attrs.update(
         {
             "bayesjudge_version": __version__,

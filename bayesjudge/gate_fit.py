@@ -10,8 +10,8 @@ success rate of the unlabelled items and posterior predictive counts -> attrs ->
 **Refits do not recompile.** The cell arrays are ``pm.Data`` padded to a bucket length (the
 next power of two, at least 32), and the built model and its compiled nutpie form are cached,
 keyed by (bucket, ``k_max``, priors). A refit swaps the new cells into a copy of the compiled
-model with ``CompiledPyMCModel.with_data``. (A private helper here, not shared with
-:mod:`bayesjudge.fitting`, whose cache is specific to the prevalence model.)
+model with ``CompiledPyMCModel.with_data`` (:func:`bayesjudge.sampling.sample_nuts`, shared with
+the other model families).
 
 :func:`gate_baselines` gives, at each cap K, the naive reported rate, Rogan-Gladen with the
 per-cap Se and Sp, and PPI / PPI++ on the continuous per-item score :math:`\hat s_i(K)`
@@ -22,11 +22,9 @@ per-cap Se and Sp, and PPI / PPI++ on the continuous per-item score :math:`\hat 
 from __future__ import annotations
 
 import json
-import sys
 import warnings
-from collections import OrderedDict
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import xarray as xr
@@ -44,6 +42,13 @@ from bayesjudge.data import Rulings
 from bayesjudge.errors import DataError, FitWarning
 from bayesjudge.gates import GateCells, cap_scores, gate_cells
 from bayesjudge.results import Estimate, Interval
+from bayesjudge.sampling import (
+    ModelCache,
+    Sampler,
+    progressbar_default,
+    resolve_sampler,
+    sample_nuts,
+)
 from bayesjudge.simulate import rng_from
 
 if TYPE_CHECKING:
@@ -59,51 +64,13 @@ __all__ = [
     "gate_posterior_summary",
 ]
 
-Sampler = Literal["auto", "nutpie", "pymc"]
 #: Methods of :func:`gate_baselines`, in row order at each cap.
 GATE_BASELINES = ("naive", "rogan_gladen_delta", "ppi", "ppi_plus_plus")
 _MIN_BUCKET = 32
 
 
 # --------------------------------------------------------------------------- model cache
-class _GateCache:
-    def __init__(self, maxsize: int = 8) -> None:
-        self.maxsize = maxsize
-        self.entries: OrderedDict[tuple[object, ...], list[Any]] = OrderedDict()
-        self.builds = 0
-        self.compiles = 0
-        self.hits = 0
-
-    def model(self, key: tuple[object, ...], build: Any) -> list[Any]:
-        entry = self.entries.get(key)
-        if entry is None:
-            entry = [build(), None]
-            self.builds += 1
-            self.entries[key] = entry
-            while len(self.entries) > self.maxsize:
-                self.entries.popitem(last=False)
-        else:
-            self.hits += 1
-            self.entries.move_to_end(key)
-        return entry
-
-    def compiled(self, entry: list[Any]) -> Any:
-        if entry[1] is None:
-            import nutpie
-
-            entry[1] = nutpie.compile_pymc_model(entry[0])
-            self.compiles += 1
-        return entry[1]
-
-
-_CACHE: _GateCache | None = None
-
-
-def _cache() -> _GateCache:
-    global _CACHE
-    if _CACHE is None:
-        _CACHE = _GateCache()
-    return _CACHE
+_CACHE = ModelCache(8)
 
 
 def gate_cache_info() -> dict[str, int]:
@@ -115,19 +82,13 @@ def gate_cache_info() -> dict[str, int]:
     >>> gate_cache_info()
     {'builds': 0, 'compiles': 0, 'hits': 0, 'size': 0}
     """
-    cache = _cache()
-    return {
-        "builds": cache.builds,
-        "compiles": cache.compiles,
-        "hits": cache.hits,
-        "size": len(cache.entries),
-    }
+    return asdict(_CACHE.info())
 
 
 def clear_gate_cache() -> None:
     """Drop every cached gate model and reset the counters."""
     global _CACHE
-    _CACHE = None
+    _CACHE = ModelCache(8)
 
 
 def _bucket(n: int) -> int:
@@ -235,12 +196,6 @@ def _predictive(
 
 
 # --------------------------------------------------------------------------- fitting
-def _progressbar(progressbar: bool | None) -> bool:
-    if progressbar is None:
-        return bool(getattr(sys.stderr, "isatty", lambda: False)())
-    return bool(progressbar)
-
-
 def fit_gate(
     rulings: Rulings,
     *,
@@ -332,8 +287,7 @@ def fit_gate(
     chains = _positive_int("chains", chains)
     if not 0.0 < target_accept < 1.0:
         raise ValueError(f"target_accept must lie in (0, 1); got {target_accept!r}")
-    if sampler not in get_args(Sampler):
-        raise ValueError(f"sampler must be one of {list(get_args(Sampler))}; got {sampler!r}")
+    use, sampler_note = resolve_sampler(sampler)
     if calibration not in CALIBRATION:
         raise ValueError(f"calibration must be one of {list(CALIBRATION)}; got {calibration!r}")
     priors = GatePriors() if priors is None else priors
@@ -347,52 +301,23 @@ def fit_gate(
     if cells.n_unlabelled == 0:
         raise DataError("the rulings have no unlabelled items, so there is no pi to estimate")
     size = _bucket(len(cells))
-    use = sampler
-    if sampler == "auto":
-        import importlib.util
-
-        use = "nutpie" if importlib.util.find_spec("nutpie") is not None else "pymc"
-    cache = _cache()
-    entry = cache.model(
+    rng = rng_from(random_seed)
+    seed = int(rng.integers(0, 2**32 - 1))
+    trace = sample_nuts(
+        _CACHE,
         (size, k_max, priors, calibration),
         lambda: gate_model(
             cells, k_max=k_max, priors=priors, n_cells=size, calibration=calibration
         ),
+        pad_cells(cells, size),
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        seed=seed,
+        progressbar=progressbar_default(progressbar),
+        target_accept=target_accept,
+        sampler=use,
     )
-    new_data = pad_cells(cells, size)
-    rng = rng_from(random_seed)
-    seed = int(rng.integers(0, 2**32 - 1))
-    show = _progressbar(progressbar)
-    if use == "nutpie":
-        import nutpie
-
-        compiled = cache.compiled(entry).with_data(**new_data)
-        trace = nutpie.sample(
-            compiled,
-            draws=draws,
-            tune=max(tune, 1),
-            chains=chains,
-            seed=seed,
-            save_warmup=False,
-            progress_bar=show,
-            target_accept=target_accept,
-        )
-    else:
-        import pymc as pm
-
-        with entry[0]:
-            pm.set_data(new_data)
-            trace = pm.sample(
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                cores=1,
-                random_seed=seed,
-                progressbar=show,
-                nuts_sampler="pymc",
-                target_accept=target_accept,
-                compute_convergence_checks=False,
-            )
     posterior = trace["posterior"].to_dataset()
     posterior = posterior.assign_coords(k=np.arange(1, k_max + 1))
     posterior["pi_sample"] = (("chain", "draw"), _pi_sample(posterior, cells, rng))
@@ -437,6 +362,7 @@ def fit_gate(
             "k_max": k_max,
             "calibration": calibration,
             "sampler": use,
+            "sampler_note": sampler_note,
             "draws": draws,
             "tune": tune,
             "chains": chains,

@@ -12,7 +12,7 @@ import xarray as xr
 from scipy import stats
 
 import bayesjudge
-from bayesjudge import fitting
+from bayesjudge import fitting, sampling
 from bayesjudge.data import JudgeCounts, JudgeData
 from bayesjudge.diagnostics import check_fit
 from bayesjudge.errors import DataError, FitWarning
@@ -141,7 +141,7 @@ def test_refit_reuses_the_compiled_model():
     # other priors or restrict_j make a new cache entry
     other_priors = fitting.PrevalencePriors(pi=bayesjudge.priors.Beta(1, 1))
     model_key = ("pooled", True, other_priors, 0)
-    fitting._cache().get(model_key, lambda: prevalence_model(a, priors=other_priors))
+    fitting._CACHE.model(model_key, lambda: prevalence_model(a, priors=other_priors))
     assert model_cache_info().builds == 2
 
 
@@ -205,7 +205,7 @@ def test_stratified_fit_recovers_strata():
 
 
 def test_pymc_fallback_when_nutpie_is_missing(monkeypatch):
-    monkeypatch.setattr(fitting, "_nutpie_installed", lambda: False)
+    monkeypatch.setattr(sampling, "nutpie_installed", lambda: False)
     with pytest.raises(ImportError, match="sampler='nutpie' needs nutpie"):
         fit_prevalence(LOW_PREVALENCE, sampler="nutpie")
     fit = fit_prevalence(
@@ -231,10 +231,10 @@ def test_progressbar_default_follows_the_terminal(monkeypatch):
             return self.tty
 
     monkeypatch.setattr("sys.stderr", Stream(True))
-    assert fitting._progressbar(None) is True
+    assert sampling.progressbar_default(None) is True
     monkeypatch.setattr("sys.stderr", Stream(False))
-    assert fitting._progressbar(None) is False
-    assert fitting._progressbar(True) is True
+    assert sampling.progressbar_default(None) is False
+    assert sampling.progressbar_default(True) is True
 
 
 def test_errors(example):
