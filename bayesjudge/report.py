@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from bayesjudge.data import JudgeData
     from bayesjudge.diagnostics import Diagnostics
 
-__all__ = ["ReportFiles", "plain_reading", "write_report"]
+__all__ = ["ReportFiles", "plain_reading", "write_posterior", "write_report"]
 
 #: Observed counts of the prevalence model, with what each counts.
 COUNT_LABELS = {
@@ -200,6 +200,29 @@ def _attr(value: Any) -> Any:
     return json.dumps(value, default=str)
 
 
+def write_posterior(tree: xr.DataTree, path: str | os.PathLike[str]) -> None:
+    """Write a posterior as NetCDF readable by ``xarray.open_datatree`` (h5netcdf engine)."""
+    _netcdf_ready(tree).to_netcdf(path, engine="h5netcdf")
+
+
+def _diagnostics_html(frame: pd.DataFrame) -> str:
+    """Return the diagnostics table as HTML with each check's verdict marked pass or FAIL."""
+    return (
+        _table_html(frame)
+        .replace("<td>True</td>", '<td class="pass">pass</td>')
+        .replace("<td>False</td>", '<td class="fail">FAIL</td>')
+    )
+
+
+def _figures_html(figures: dict[str, str]) -> str:
+    """Return titled ``<img>`` elements embedding base64 PNGs (no network needed to view)."""
+    return "\n".join(
+        f'<h3>{html.escape(name)}</h3>\n<img alt="{html.escape(name)}" '
+        f'src="data:image/png;base64,{png}"/>'
+        for name, png in figures.items()
+    )
+
+
 def _table_html(frame: pd.DataFrame) -> str:
     return frame.to_html(
         index=False, na_rep="", float_format=lambda x: f"{x:.4f}", classes="table", border=0
@@ -272,20 +295,11 @@ def write_report(
     target = Path(out)
     title = f"bayesjudge report: {source}"
     with atomic_directory(target) as staging:
-        _netcdf_ready(posterior).to_netcdf(staging / "posterior.nc", engine="h5netcdf")
+        write_posterior(posterior, staging / "posterior.nc")
         comparison.to_csv(staging / "comparison.csv", index=False)
         diag_frame.to_csv(staging / "diagnostics.csv", index=False)
-
-        diag_html = (
-            _table_html(diag_frame)
-            .replace("<td>True</td>", '<td class="pass">pass</td>')
-            .replace("<td>False</td>", '<td class="fail">FAIL</td>')
-        )
-        figure_html = "\n".join(
-            f'<h3>{html.escape(name)}</h3>\n<img alt="{html.escape(name)}" '
-            f'src="data:image/png;base64,{png}"/>'
-            for name, png in figures.items()
-        )
+        diag_html = _diagnostics_html(diag_frame)
+        figure_html = _figures_html(figures)
         page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>{_CSS}</style></head><body>

@@ -22,7 +22,7 @@ import xarray as xr
 from bayesjudge._io import atomic_directory
 from bayesjudge._version import __version__
 from bayesjudge.channel import break_even
-from bayesjudge.report import _CSS, _markdown_table, _netcdf_ready, _png, _table_html
+from bayesjudge.report import _CSS, _markdown_table, _png, _table_html, write_posterior
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -308,8 +308,7 @@ def write_channel_report(
         (folder / "analysis.json").write_text(
             json.dumps(_jsonable(payload), indent=2), encoding="utf-8"
         )
-        # xarray picks the installed backend (netCDF4 or h5netcdf)
-        _netcdf_ready(tree).to_netcdf(folder / "posterior.nc")
+        write_posterior(tree, folder / "posterior.nc")
     final = Path(out).resolve()
     return ChannelReportFiles(
         folder=final,

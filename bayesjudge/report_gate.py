@@ -22,7 +22,15 @@ import xarray as xr
 
 from bayesjudge._io import atomic_directory
 from bayesjudge._version import __version__
-from bayesjudge.report import _CSS, _markdown_table, _netcdf_ready, _png, _table_html
+from bayesjudge.report import (
+    _CSS,
+    _diagnostics_html,
+    _figures_html,
+    _markdown_table,
+    _png,
+    _table_html,
+    write_posterior,
+)
 
 if TYPE_CHECKING:
     from bayesjudge.data import Rulings
@@ -233,20 +241,12 @@ def write_gate_report(
         )
     target = Path(out)
     with atomic_directory(target) as staging:
-        _netcdf_ready(posterior).to_netcdf(staging / "posterior.nc")
+        write_posterior(posterior, staging / "posterior.nc")
         estimate_frame.to_csv(staging / "estimates.csv", index=False)
         curve.to_csv(staging / "curve.csv", index=False)
         diag_frame.to_csv(staging / "diagnostics.csv", index=False)
-        diag_html = (
-            _table_html(diag_frame)
-            .replace("<td>True</td>", '<td class="pass">pass</td>')
-            .replace("<td>False</td>", '<td class="fail">FAIL</td>')
-        )
-        figure_html = "\n".join(
-            f'<h3>{html.escape(name)}</h3>\n<img alt="{html.escape(name)}" '
-            f'src="data:image/png;base64,{png}"/>'
-            for name, png in figures.items()
-        )
+        diag_html = _diagnostics_html(diag_frame)
+        figure_html = _figures_html(figures)
         priors = html.escape(str(posterior.attrs.get("priors", "")))
         page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
