@@ -122,8 +122,36 @@ def _draw_summary(name: str, draws: np.ndarray, prob: float) -> PosteriorSummary
 
 
 # --------------------------------------------------------------------------- per-step summaries
-@dataclass(frozen=True, slots=True)
-class StepSummary:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Rates:
+    """Fields shared by a step and a slice summary: counts, rates and the gate decision."""
+
+    n: int
+    p0: float
+    p1: float
+    c_jeffreys: float
+    gamma_jeffreys: float
+    c: PosteriorSummary
+    gamma: PosteriorSummary
+    gain: PosteriorSummary
+    gate_on: bool
+
+    def _rates_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "p0": self.p0,
+            "p1": self.p1,
+            "c_jeffreys": self.c_jeffreys,
+            "gamma_jeffreys": self.gamma_jeffreys,
+            "c": self.c.to_dict(),
+            "gamma": self.gamma.to_dict(),
+            "gain": self.gain.to_dict(),
+            "gate_on": self.gate_on,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StepSummary(_Rates):
     r"""One step of a stack: counts, Jeffreys rates, exact posteriors and the gate decision.
 
     Attributes
@@ -145,31 +173,10 @@ class StepSummary:
 
     source: str
     target: str
-    n: int
-    p0: float
-    p1: float
-    c_jeffreys: float
-    gamma_jeffreys: float
-    c: PosteriorSummary
-    gamma: PosteriorSummary
-    gain: PosteriorSummary
-    gate_on: bool
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON shape of one entry of ``steps`` in ``bayesjudge channel --json``."""
-        return {
-            "from": self.source,
-            "to": self.target,
-            "n": self.n,
-            "p0": self.p0,
-            "p1": self.p1,
-            "c_jeffreys": self.c_jeffreys,
-            "gamma_jeffreys": self.gamma_jeffreys,
-            "c": self.c.to_dict(),
-            "gamma": self.gamma.to_dict(),
-            "gain": self.gain.to_dict(),
-            "gate_on": self.gate_on,
-        }
+        return {"from": self.source, "to": self.target, **self._rates_dict()}
 
 
 def step_summaries(
@@ -815,8 +822,8 @@ def fit_markov(
 
 
 # --------------------------------------------------------------------------- slices and mixture
-@dataclass(frozen=True, slots=True)
-class SliceSummary:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SliceSummary(_Rates):
     """One slice of one step under the slice hierarchy.
 
     Attributes
@@ -836,30 +843,10 @@ class SliceSummary:
     """
 
     slice: str
-    n: int
-    p0: float
-    p1: float
-    c_jeffreys: float
-    gamma_jeffreys: float
-    c: PosteriorSummary
-    gamma: PosteriorSummary
-    gain: PosteriorSummary
-    gate_on: bool
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON shape of one entry of ``by_slice``."""
-        return {
-            "slice": self.slice,
-            "n": self.n,
-            "p0": self.p0,
-            "p1": self.p1,
-            "c_jeffreys": self.c_jeffreys,
-            "gamma_jeffreys": self.gamma_jeffreys,
-            "c": self.c.to_dict(),
-            "gamma": self.gamma.to_dict(),
-            "gain": self.gain.to_dict(),
-            "gate_on": self.gate_on,
-        }
+        return {"slice": self.slice, **self._rates_dict()}
 
 
 def slice_summaries(
