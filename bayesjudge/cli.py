@@ -392,9 +392,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     from bayesjudge.cli_channel import register as register_channel
     from bayesjudge.cli_gate import register as register_gate
+    from bayesjudge.cli_study import register as register_study
 
     register_gate(commands)
     register_channel(commands)
+    register_study(commands)
     return parser
 
 

@@ -1,0 +1,132 @@
+"""Per-replicate cost of the prevalence model in a study vs a fresh model per replicate.
+
+Fresh: clear the model cache, then :func:`bayesjudge.fitting.fit_prevalence` (build the PyMC
+model, compile it for nutpie, sample). Study: :func:`bayesjudge.studies.run_study` with the
+``bayes_nuts`` estimator only, one scenario, ``--replicates`` replicates, one worker, after one
+warm-up fit; its wall time per replicate includes data generation, the sampler, the per-replicate
+diagnostics (R-hat, ESS, divergences) and the chunk bookkeeping. Both sample 4 chains x 1000
+draws after 500 tuning steps (the study default).
+
+Optionally (``--design-dir`` and ``--design-wall``) it also records the wall time of a seed 004
+design run already made with ``bayesjudge study`` (the command is given with ``--design-cmd``).
+
+Run: ``python benchmarks/bench_study.py [--fresh 3] [--replicates 40]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _record import record
+
+from bayesjudge.data import JudgeCounts
+from bayesjudge.fitting import clear_model_cache, fit_prevalence
+from bayesjudge.studies import StudySpec, load_results, run_study, summarize
+
+COUNTS = JudgeCounts(m1=100, x1=90, m0=100, x0=28, n=1000, k=660)
+
+
+def _fresh(repeats: int) -> list[float]:
+    times = []
+    for seed in range(repeats):
+        clear_model_cache()
+        start = time.perf_counter()
+        fit_prevalence(
+            COUNTS, draws=1000, tune=500, chains=4, random_seed=seed, progressbar=False, check=False
+        )
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def _study(replicates: int) -> tuple[float, float, int]:
+    spec = StudySpec.from_dict(
+        {
+            "name": "bench",
+            "design": "prevalence",
+            "replicates": replicates,
+            "seed": 1,
+            "chunk_size": replicates,
+            "estimators": ["bayes_nuts"],
+            "grid": {"theta": [0.6]},
+            "fixed": {"q0": 0.7, "q1": 0.9, "n": 1000, "m1": 100, "m0": 100},
+        }
+    )
+    warm = StudySpec.from_dict({**spec.to_dict(), "replicates": 1, "chunk_size": 1})
+    run_study(warm, progressbar=False)
+    start = time.perf_counter()
+    ds = run_study(spec, progressbar=False)
+    wall = time.perf_counter() - start
+    failed = int(summarize(ds)["failed"].sum())
+    return wall / replicates, float(ds["fit_time"].median()), failed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--fresh", type=int, default=3, help="fresh build+compile+sample runs")
+    parser.add_argument("--replicates", type=int, default=40, help="replicates in the study")
+    parser.add_argument("--design-dir", default=None, help="folder of a seed004 study run")
+    parser.add_argument("--design-wall", type=float, default=None, help="its wall time, s")
+    parser.add_argument("--design-cmd", default="", help="the command that produced it")
+    args = parser.parse_args()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fresh = _fresh(args.fresh)
+        per_rep, median_fit, failed = _study(args.replicates)
+    fresh_median = statistics.median(fresh)
+    lines = [
+        "| path | seconds per replicate |",
+        "|---|---|",
+        f"| fresh model per replicate (build + compile + sample), median of {args.fresh} | "
+        f"{fresh_median:.2f} (runs: {', '.join(f'{t:.2f}' for t in fresh)}) |",
+        f"| in a study (cached compiled model + with_data), wall / {args.replicates} | "
+        f"{per_rep:.3f} |",
+        f"| in a study, median fit_time of one replicate (sampling + summary only) | "
+        f"{median_fit:.3f} |",
+        "",
+        f"Ratio fresh / study (wall per replicate): **{fresh_median / per_rep:.0f}x** "
+        "(target >= 50x).",
+        f"Replicates that failed their diagnostics in the study: {failed} of {args.replicates}.",
+    ]
+    if args.design_dir is not None and args.design_wall is not None:
+        ds = load_results(args.design_dir)
+        table = summarize(ds)
+        scenarios = int(ds["estimate"].isel(replicate=0, estimator=0).size)
+        replicates = int(ds.sizes["replicate"])
+        nuts = ds.sel(estimator="bayes_nuts")
+        fits = int(nuts["defined"].sum())
+        target = 21 * 4 * 200
+        extrapolated = args.design_wall * target / (scenarios * replicates)
+        lines += [
+            "",
+            "## Seed 004 design",
+            "",
+            f"Command: `{args.design_cmd}`",
+            "",
+            f"{scenarios} scenarios x {replicates} replicates = {scenarios * replicates} "
+            f"replicates, every estimator ({', '.join(ds['estimator'].to_numpy().tolist())}); "
+            f"{fits} NUTS fits, {int(table.query('estimator == "bayes_nuts"')['failed'].sum())}"
+            " failed their diagnostics.",
+            "",
+            f"Wall time: **{args.design_wall:.0f} s** with 2 worker processes "
+            f"({args.design_wall / (scenarios * replicates) * 1000:.1f} ms per replicate).",
+            f"Linear extrapolation to the full design (21 x 4 x 200 = {target} replicates): "
+            f"**{extrapolated / 60:.1f} minutes** (extrapolated, not run; target < 10 minutes).",
+        ]
+    record(
+        "study",
+        "Study benchmark: batched Bayesian fitting",
+        "python benchmarks/bench_study.py " + " ".join(sys.argv[1:]),
+        "\n".join(lines),
+    )
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
