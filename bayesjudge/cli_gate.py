@@ -223,21 +223,9 @@ def run_gate(args: argparse.Namespace) -> int:
             _print_loop(loop)
         if args.out is not None:
             print(f"report written to {args.out}")
-    return _exit_code(diagnostics)
+    from bayesjudge.cli import _diagnostics_exit
 
-
-def _exit_code(diagnostics: Any) -> int:
-    """Print failed diagnostic checks to stderr; return 0 if all passed, else 3."""
-    import sys
-
-    from bayesjudge.cli import EXIT_DIAGNOSTICS, EXIT_OK
-
-    if diagnostics.passed:
-        return EXIT_OK
-    print("bayesjudge gate: the posterior FAILED its diagnostics:", file=sys.stderr)
-    for check in diagnostics.failures:
-        print(f"  - {check.describe()}", file=sys.stderr)
-    return EXIT_DIAGNOSTICS
+    return _diagnostics_exit(diagnostics)
 
 
 def _fmt(value: float | None) -> str:

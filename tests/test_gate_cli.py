@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import xarray as xr
 
-from bayesjudge.cli import EXIT_BAD_INPUT, EXIT_OK, _Parser
+from bayesjudge.cli import EXIT_BAD_INPUT, EXIT_DIAGNOSTICS, EXIT_OK, _Parser
 from bayesjudge.cli_gate import register
 from bayesjudge.errors import DataError
 from bayesjudge.simulate_gate import TABLE4, rejudgment_gate, revise_loop, table4_gate
@@ -186,3 +186,13 @@ def test_error_paths(files, tmp_path, capsys):
         _run(["gate", str(rulings), "--k", "0"])
     assert exc.value.code == EXIT_BAD_INPUT
     assert "positive whole number" in capsys.readouterr().err
+
+
+def test_failing_diagnostics_exit_3(files, capsys):
+    _, rulings, _ = files
+    argv = ["gate", str(rulings), "--json", "--no-progress", "--random-seed", "1"]
+    code = _run([*argv, "--draws", "5", "--tune", "5", "--chains", "2"])
+    out, err = capsys.readouterr()
+    assert code == EXIT_DIAGNOSTICS
+    assert json.loads(out)["diagnostics"]["passed"] is False
+    assert "FAILED its diagnostics" in err
