@@ -1,11 +1,11 @@
 """The ``bayesjudge study`` subcommand: run a simulation study from a spec, resumably.
 
-``bayesjudge study SPEC [--out DIR] [--scheduler ADDRESS] [--workers N] [--resume] [--quick]``
-where ``SPEC`` is a built-in study name (``seed004``, ``bakeoff``) or a TOML file with the keys
-of :meth:`bayesjudge.studies.StudySpec.from_dict`. Exit codes: 0 success (MCMC replicates that
-failed their diagnostics are a finding of the study: they are counted in the table and the
-JSON, not an error); 2 bad input (unknown spec, invalid TOML, an output folder holding another
-study, dask missing for ``--scheduler``).
+``bayesjudge study SPEC [--out DIR] [--scheduler ADDRESS] [--workers N] [--resume] [--quick]
+[--figures DIR]`` where ``SPEC`` is a built-in study name (``seed004``, ``bakeoff``) or a TOML
+file with the keys of :meth:`bayesjudge.studies.StudySpec.from_dict`. Exit codes: 0 success
+(MCMC replicates that failed their diagnostics are a finding of the study: they are counted in
+the table and the JSON, not an error); 2 bad input (unknown spec, invalid TOML, an output folder
+holding another study, dask missing for ``--scheduler``).
 """
 
 from __future__ import annotations
@@ -74,6 +74,12 @@ def _cmd_study(args: argparse.Namespace) -> int:
         print(f"bayesjudge study: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     summary = summarize(results)
+    figures: list[str] = []
+    if args.figures is not None:
+        from bayesjudge.studies_plots import save_study_figures
+
+        name = spec.name.replace("-quick", "") if args.quick else spec.name
+        figures = [str(p) for p in save_study_figures(summary, args.figures, name=name)]
     check = None
     if {"bayes_nuts", "bayes_exact"} <= set(spec.estimators):
         table = exact_check(results)
@@ -90,6 +96,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
                 "spec": spec.to_dict(),
                 "failed": int(summary["failed"].sum()),
                 "exact_check": check,
+                "figures": figures,
                 "summary": summary.to_dict(orient="records"),
             }
         )
@@ -100,6 +107,8 @@ def _cmd_study(args: argparse.Namespace) -> int:
                 f"exact vs NUTS on {check['compared']} replicates: mean |z| = "
                 f"{check['mean_abs_z']:.3f}, share |z| > 3 = {check['share_abs_z_above_3']:.3f}"
             )
+        for path in figures:
+            print(f"figure: {path}")
     return EXIT_OK
 
 
@@ -121,6 +130,12 @@ def register(commands: Any) -> None:
     )
     sub.add_argument("--resume", action="store_true", help="continue a study in --out")
     sub.add_argument("--quick", action="store_true", help="a small version (about a minute)")
+    sub.add_argument(
+        "--figures",
+        metavar="DIR",
+        default=None,
+        help="also write the coverage, width and MAE figures as PNG files into DIR",
+    )
     sub.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     sub.add_argument("--json", action="store_true", help="print one JSON object")
     sub.set_defaults(handler=_cmd_study)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -32,10 +33,12 @@ from bayesjudge.priors import PrevalencePriors
 from bayesjudge.sampling import (
     CacheInfo,
     ModelCache,
+    NutsDraws,
     Sampler,
     progressbar_default,
     resolve_sampler,
     sample_nuts,
+    sample_nuts_draws,
 )
 from bayesjudge.simulate import rng_from
 
@@ -45,6 +48,7 @@ __all__ = [
     "fit_prevalence",
     "model_cache_info",
     "posterior_predictive_counts",
+    "prevalence_draws",
 ]
 
 _SAMPLE_DIMS = ("chain", "draw")
@@ -296,7 +300,7 @@ def fit_prevalence(
     sampler_seed = int(rng.integers(0, 2**32 - 1))
     trace = sample_nuts(
         _CACHE,
-        (kind, bool(restrict_j), priors, len(strata)),
+        _cache_key(kind, restrict_j, priors, len(strata)),
         build,
         _model_data(counts),
         draws=draws,
@@ -362,6 +366,70 @@ def fit_prevalence(
                 stacklevel=2,
             )
     return tree
+
+
+def _cache_key(
+    kind: str, restrict_j: bool, priors: PrevalencePriors, n_strata: int
+) -> tuple[object, ...]:
+    """Return the cache key of a prevalence model: what fixes its structure."""
+    return (kind, bool(restrict_j), priors, n_strata)
+
+
+def prevalence_draws(
+    counts: JudgeCounts,
+    *,
+    var_names: Sequence[str] = ("pi", "se", "sp"),
+    priors: PrevalencePriors | None = None,
+    restrict_j: bool = True,
+    draws: int = 2000,
+    tune: int = 1000,
+    chains: int = 4,
+    target_accept: float = 0.95,
+    random_seed: int | np.random.Generator | None = None,
+    cores: int | None = None,
+) -> NutsDraws:
+    """Return posterior draws of the unstratified prevalence model as plain arrays.
+
+    The same cached compiled model, sampler seed and NUTS settings as :func:`fit_prevalence`
+    (so, for the same arguments, the same draws), without building a DataTree, posterior
+    predictive draws or diagnostics: the fast path for studies that fit thousands of datasets
+    and check each replicate themselves (:mod:`bayesjudge.studies`).
+
+    Parameters
+    ----------
+    counts : JudgeCounts
+        The six counts.
+    var_names : sequence of str
+        Posterior variables to return.
+    priors, restrict_j, draws, tune, chains, target_accept, random_seed
+        As in :func:`fit_prevalence`.
+    cores : int, optional
+        Threads nutpie runs the chains on (one per process in a study).
+
+    Returns
+    -------
+    NutsDraws
+        ``draws[name]`` of shape ``(chains, draws)`` and the divergences per chain.
+    """
+    from bayesjudge.models.prevalence import prevalence_model
+
+    priors = PrevalencePriors() if priors is None else priors
+    arrays = {k: np.asarray(v, dtype=np.int64) for k, v in counts.as_dict().items()}
+    sampler, _ = resolve_sampler("auto")
+    return sample_nuts_draws(
+        _CACHE,
+        _cache_key("pooled", restrict_j, priors, 0),
+        lambda: prevalence_model(counts, priors=priors, restrict_j=restrict_j),
+        _model_data(arrays),
+        tuple(var_names),
+        draws=_check_positive_int("draws", draws, minimum=1),
+        tune=_check_positive_int("tune", tune, minimum=0),
+        chains=_check_positive_int("chains", chains, minimum=1),
+        seed=int(rng_from(random_seed).integers(0, 2**32 - 1)),  # as fit_prevalence derives it
+        target_accept=target_accept,
+        sampler=sampler,
+        cores=cores,
+    )
 
 
 def _counts_as_ints(counts: dict[str, np.ndarray]) -> dict[str, int]:

@@ -20,16 +20,19 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+import numpy as np
 import xarray as xr
 
 __all__ = [
     "CacheInfo",
     "ModelCache",
+    "NutsDraws",
     "Sampler",
     "nutpie_installed",
     "progressbar_default",
     "resolve_sampler",
     "sample_nuts",
+    "sample_nuts_draws",
 ]
 
 Sampler = Literal["auto", "nutpie", "pymc"]
@@ -234,3 +237,139 @@ def sample_nuts(
             "sample_stats": trace["sample_stats"].to_dataset(),
         }
     )
+
+
+@dataclass(frozen=True, slots=True)
+class NutsDraws:
+    """Posterior draws and divergences of one NUTS run, as plain arrays.
+
+    Attributes
+    ----------
+    draws : dict of str to ndarray
+        Each requested variable, shape ``(chains, draws, *shape)``, after tuning.
+    divergences : ndarray of int, shape (chains,)
+        Divergent transitions after tuning, per chain.
+    """
+
+    draws: dict[str, np.ndarray]
+    divergences: np.ndarray
+
+    def stacked(self, names: tuple[str, ...] | list[str]) -> np.ndarray:
+        """Return the scalar variables ``names`` stacked: shape ``(len(names), chains, draws)``."""
+        return np.stack([self.draws[name] for name in names])
+
+
+def _arrow_column(batch: Any, name: str) -> np.ndarray:
+    """Return one column of a nutpie arrow record batch as an array ``(rows, *shape)``."""
+    import pyarrow
+
+    column = batch.column(name)
+    shape = column.field.metadata.get(b"shape", b"")
+    item_shape = tuple(int(s) for s in shape.decode("utf-8").split(",")) if shape else ()
+    array = pyarrow.array(column)
+    if array.null_count:
+        raise ValueError(f"nutpie returned missing values in {name!r}")
+    if hasattr(array, "flatten"):
+        array = array.flatten()
+    return np.asarray(array.to_numpy(zero_copy_only=False)).reshape((batch.num_rows, *item_shape))
+
+
+def sample_nuts_draws(
+    cache: ModelCache,
+    key: Hashable,
+    build: Callable[[], Any],
+    data: Mapping[str, Any],
+    var_names: tuple[str, ...] | list[str],
+    *,
+    draws: int,
+    tune: int,
+    chains: int,
+    seed: int,
+    target_accept: float,
+    sampler: Literal["nutpie", "pymc"],
+    cores: int | None = None,
+) -> NutsDraws:
+    """Sample like :func:`sample_nuts`, returning only ``var_names`` and divergences as arrays.
+
+    The same cached model, data swap, seed and NUTS settings as :func:`sample_nuts`, so the
+    draws are identical to its posterior's; with nutpie the raw arrow trace is read directly
+    (``return_raw_trace=True``) instead of being converted to an ArviZ DataTree, which costs
+    about as much as sampling a small model. Meant for studies that fit thousands of datasets
+    and only need a few scalars and the divergence counts of each.
+
+    Parameters
+    ----------
+    cache, key, build, data, draws, tune, chains, seed, target_accept, sampler
+        As in :func:`sample_nuts` (no progress bar is shown).
+    var_names : sequence of str
+        Posterior variables to return (free or deterministic).
+    cores : int, optional
+        Threads nutpie runs the chains on (default: as many as chains and CPUs allow). The
+        draws do not depend on it: each chain has its own random stream. A study running one
+        process per core passes 1.
+
+    Returns
+    -------
+    NutsDraws
+        ``draws[name]`` of shape ``(chains, draws, *shape)`` and divergences per chain.
+
+    Raises
+    ------
+    KeyError
+        If a name in ``var_names`` is not a variable of the model.
+    """
+    names = list(var_names)
+    if sampler != "nutpie":
+        tree = sample_nuts(
+            cache,
+            key,
+            build,
+            data,
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            seed=seed,
+            progressbar=False,
+            target_accept=target_accept,
+            sampler=sampler,
+        )
+        posterior = tree["posterior"]
+        missing = [name for name in names if name not in posterior.data_vars]
+        if missing:
+            raise KeyError(f"{missing} are not variables of the model")
+        diverging = tree["sample_stats"]["diverging"].to_numpy()
+        return NutsDraws(
+            {name: posterior[name].to_numpy() for name in names},
+            diverging.sum(axis=1).astype(np.int64),
+        )
+    import nutpie
+
+    entry = cache._entry(key, build)
+    compiled = cache._compiled(entry)
+    if data:
+        compiled = compiled.with_data(**data)
+    raw = nutpie.sample(
+        compiled,
+        draws=draws,
+        tune=max(tune, 1),  # nuts-rs needs at least one tuning step
+        chains=chains,
+        seed=seed,
+        save_warmup=False,
+        progress_bar=False,
+        target_accept=target_accept,
+        cores=cores,
+        return_raw_trace=True,
+    )
+    draw_batches, stat_batches = raw.get_arrow_trace()
+    available = set(draw_batches[0].schema.names)
+    missing = [name for name in names if name not in available]
+    if missing:
+        raise KeyError(f"{missing} are not variables of the model; it has {sorted(available)}")
+    out: dict[str, list[np.ndarray]] = {name: [] for name in names}
+    divergences = np.zeros(len(stat_batches), dtype=np.int64)
+    for chain, (batch, stats) in enumerate(zip(draw_batches, stat_batches, strict=True)):
+        kept = ~_arrow_column(stats, "tuning").astype(bool)  # the rows after tuning
+        for name in names:
+            out[name].append(_arrow_column(batch, name)[kept])
+        divergences[chain] = int(_arrow_column(stats, "diverging")[kept].sum())
+    return NutsDraws({name: np.stack(parts) for name, parts in out.items()}, divergences)

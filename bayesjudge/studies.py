@@ -17,11 +17,14 @@ With an output folder, each finished chunk is written to its own NetCDF file thr
 temporary file and a rename, so an interrupted study leaves only whole chunks behind; run it
 again with ``resume=True`` and only the missing chunks are computed.
 
-**Batched Bayesian fitting.** The prevalence model (``bayes_nuts``) is fitted with
-:func:`bayesjudge.fitting.fit_prevalence`, whose compiled nutpie model is built once per process
-and re-used with new data for every replicate (no rebuild, no recompile). Each replicate's own
-R-hat (rank-normalised split R-hat), bulk and tail ESS of pi, Se and Sp, and its divergences are
-computed (vectorised over the replicates of a chunk); a replicate failing them has
+**Batched Bayesian fitting.** The prevalence model (``bayes_nuts``) is sampled through the
+model cache of :func:`bayesjudge.fitting.fit_prevalence`: its compiled nutpie model is built
+once per process and re-used with new data for every replicate (no rebuild, no recompile), and
+:func:`bayesjudge.sampling.sample_nuts_draws` reads nutpie's raw trace instead of converting
+it to an ArviZ DataTree (the draws are exactly ``fit_prevalence``'s with the same seed). Each
+replicate's own rank-normalised split R-hat, bulk and tail ESS of pi, Se and Sp, and its
+divergences are computed in numpy, vectorised over the replicates of a chunk (the numbers of
+:func:`bayesjudge.diagnostics.check_fit`, to 1e-10); a replicate failing them has
 ``passed = False``, keeps its estimate, and is counted in :func:`summarize` (column
 ``failed``). The exact posterior (:func:`bayesjudge.exact.exact_posterior`, ``bayes_exact``)
 is an alternative estimator, computed on the first ``exact_replicates`` replicates of every
@@ -342,6 +345,13 @@ def _validate(spec: StudySpec) -> None:
     for name in ("draws", "chains"):
         _whole(f"mcmc.{name}", getattr(spec.mcmc, name), 1)
     _whole("mcmc.tune", spec.mcmc.tune, 0)
+    target_accept = spec.mcmc.target_accept
+    if target_accept is not None and (
+        isinstance(target_accept, bool)
+        or not isinstance(target_accept, float | int)
+        or not 0.0 < target_accept < 1.0
+    ):
+        raise ValueError(f"mcmc.target_accept must lie in (0, 1); got {target_accept!r}")
     if not isinstance(spec.prob, float | int) or not 0.0 < spec.prob < 1.0:
         raise ValueError(f"prob must lie in (0, 1); got {spec.prob!r}")
     axes = [axis for axis, _ in spec.grid]
@@ -567,29 +577,38 @@ def _exact_row(counts: Any, prob: float) -> dict[str, float]:
     return _row(post.mean, interval.low, interval.high, post.sd)
 
 
+#: NUTS target acceptance of the pooled prevalence model: fit_prevalence's default.
+_PREVALENCE_TARGET_ACCEPT = 0.95
+_PREVALENCE_VARS = ("pi", "se", "sp")
+
+
 def _nuts_prevalence(
     counts: Any, spec: StudySpec, sampler_seed: int
 ) -> tuple[dict[str, float], np.ndarray, int]:
-    """Fit the prevalence model through the cached compiled model; return draws of pi, se, sp."""
-    from bayesjudge.fitting import fit_prevalence
+    """Fit the prevalence model on ``counts``; return its row, draws of pi, se, sp, divergences.
+
+    The draws are those of :func:`bayesjudge.fitting.fit_prevalence` with
+    ``random_seed=sampler_seed`` and the spec's NUTS settings (tested), from
+    :func:`bayesjudge.fitting.prevalence_draws` without building a DataTree. One nutpie
+    thread: a study runs one process per core.
+    """
+    from bayesjudge.fitting import prevalence_draws
 
     settings = spec.mcmc
-    tree = fit_prevalence(
+    fit = prevalence_draws(
         counts,
+        var_names=_PREVALENCE_VARS,
         draws=settings.draws,
         tune=settings.tune,
         chains=settings.chains,
-        target_accept=settings.target_accept,
+        target_accept=settings.target_accept or _PREVALENCE_TARGET_ACCEPT,
         random_seed=sampler_seed,
-        progressbar=False,
-        check=False,
+        cores=1,
     )
-    posterior = tree["posterior"]
-    draws = np.stack([posterior[v].to_numpy() for v in ("pi", "se", "sp")])
+    draws = fit.stacked(_PREVALENCE_VARS)
     pi = draws[0].reshape(-1)
     low, high = _quantile_interval(pi, spec.prob)
-    divergences = int(tree["sample_stats"]["diverging"].to_numpy().sum())
-    return _row(float(pi.mean()), low, high, float(pi.std())), draws, divergences
+    return _row(float(pi.mean()), low, high, float(pi.std())), draws, int(fit.divergences.sum())
 
 
 def _gate_replicate(
@@ -672,21 +691,149 @@ def _gate_replicate(
 
 
 # --------------------------------------------------------------------------- one chunk
-def _convergence(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Max R-hat, min bulk and min tail ESS over the variables, vectorised over replicates.
+def _split_chains(x: np.ndarray) -> np.ndarray:
+    """Split each chain in halves: (..., C, N) -> (..., 2C, N // 2) (a middle draw dropped)."""
+    half = x.shape[-1] // 2
+    return np.concatenate([x[..., :half], x[..., x.shape[-1] - half :]], axis=-2)
 
-    ``draws`` has shape (replicate, variable, chain, draw); the statistics are those of
-    :func:`bayesjudge.diagnostics.check_fit` (ArviZ rank-normalised split R-hat, bulk and tail
-    ESS).
+
+def _rank_normalise(x: np.ndarray) -> np.ndarray:
+    r"""Rank-normalise over the last two axes: :math:`\Phi^{-1}((r - 3/8)/(S + 1/4))`.
+
+    :math:`r` are the average ranks of the :math:`S` values of each (chain, draw) block (Blom's
+    offset; Vehtari et al. 2021, eq. 14).
     """
-    import arviz_stats as azs
+    from scipy.special import ndtri
+    from scipy.stats import rankdata
 
-    da = xr.DataArray(draws, dims=("replicate", "variable", "chain", "draw"))
-    dims = ["chain", "draw"]
-    r_hat = azs.rhat(da, sample_dims=dims, method="rank").max("variable")
-    bulk = azs.ess(da, sample_dims=dims, method="bulk").min("variable")
-    tail = azs.ess(da, sample_dims=dims, method="tail").min("variable")
-    return r_hat.to_numpy(), bulk.to_numpy(), tail.to_numpy()
+    flat = x.reshape(*x.shape[:-2], -1)
+    ranks = rankdata(flat, method="average", axis=-1)
+    size = flat.shape[-1]
+    return np.asarray(ndtri((ranks - 0.375) / (size - 0.75 + 1.0))).reshape(x.shape)
+
+
+def _psrf(x: np.ndarray) -> np.ndarray:
+    r"""Potential scale reduction of (..., C, N): :math:`\sqrt{(B/W + N - 1)/N}`.
+
+    :math:`B = N \operatorname{var}(\bar x_c)` and :math:`W` the mean within-chain variance
+    (both with ``ddof=1``), as in Vehtari et al. (2021), eq. 3-4.
+    """
+    n = x.shape[-1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        between = n * np.var(x.mean(axis=-1), axis=-1, ddof=1)
+        within = np.var(x, axis=-1, ddof=1).mean(axis=-1)
+        return np.asarray(np.sqrt((between / within + n - 1.0) / n))
+
+
+def _geyer_tau(rho: list[float], n: int, floor: float) -> float:
+    """Integrated autocorrelation time from autocorrelations ``rho`` (one entry per lag).
+
+    Geyer's initial positive sequence (sum pairs of lags while their sum is positive), then
+    his initial monotone sequence (each pair sum capped by the one before), as in Vehtari et
+    al. (2021), section 3.2; the time is at least ``floor``. NaN when the lag-1 value is NaN
+    (any other NaN ends the positive sequence before it is kept).
+    """
+    if math.isnan(rho[1]):
+        return math.nan
+    kept = [0.0] * n
+    kept[0] = 1.0
+    even, odd = 1.0, rho[1]
+    kept[1] = odd
+    t = 1
+    while t < n - 3 and even + odd > 0.0:
+        even, odd = rho[t + 1], rho[t + 2]
+        if even + odd >= 0.0:
+            kept[t + 1], kept[t + 2] = even, odd
+        t += 2
+    last = t - 2
+    if even > 0.0:
+        kept[last + 1] = even
+    t = 1
+    while t <= last - 2:
+        previous = kept[t - 1] + kept[t]
+        if kept[t + 1] + kept[t + 2] > previous:
+            kept[t + 1] = kept[t + 2] = previous / 2.0
+        t += 2
+    tau = -1.0 + 2.0 * sum(kept[: last + 1]) + sum(kept[last + 1 : last + 2])
+    return max(tau, floor)
+
+
+def _ess_blocks(x: np.ndarray) -> np.ndarray:
+    r"""Effective sample size of each (chain, draw) block of ``x`` (..., C, N).
+
+    :math:`\mathrm{ESS} = CN/\hat\tau` with :math:`\hat\tau` from the autocorrelations
+    :math:`\hat\rho_t = 1 - (W - \overline{\gamma_t})/\widehat{\mathrm{var}}^+` (FFT
+    autocovariances :math:`\gamma_t`; Vehtari et al. 2021, eq. 10) through
+    :func:`_geyer_tau`; :math:`CN` for a block whose values are all equal.
+    """
+    from scipy.fftpack import next_fast_len
+
+    x = np.asarray(x, dtype=float)
+    lead, (chains, n) = x.shape[:-2], x.shape[-2:]
+    blocks = x.reshape(-1, chains, n)
+    size = next_fast_len(2 * n)
+    centred = blocks - blocks.mean(axis=-1, keepdims=True)
+    spectrum = np.fft.rfft(centred, n=size, axis=-1)
+    spectrum *= np.conjugate(spectrum)
+    acov = np.fft.irfft(spectrum, n=size, axis=-1)[..., :n] / n
+    mean_var = acov[..., 0].mean(axis=-1) * n / (n - 1.0)
+    var_plus = mean_var * (n - 1.0) / n
+    if chains > 1:
+        var_plus = var_plus + np.var(blocks.mean(axis=-1), axis=-1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = 1.0 - (mean_var[:, None] - acov.mean(axis=-2)) / var_plus[:, None]
+    constant = (blocks.max(axis=(-2, -1)) - blocks.min(axis=(-2, -1))) < np.finfo(float).resolution
+    total = chains * n
+    floor = 1.0 / math.log10(total)
+    out = np.array(
+        [
+            float(total) if constant[b] else total / _geyer_tau(rho[b].tolist(), n, floor)
+            for b in range(blocks.shape[0])
+        ]
+    )
+    return out.reshape(lead)
+
+
+def _convergence(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Max R-hat, min bulk and min tail ESS over the variables, vectorised over replicates.
+
+    ``draws`` has shape (replicate, variable, chain, draw). The statistics are those of
+    :func:`bayesjudge.diagnostics.check_fit` (Vehtari, Gelman, Simpson, Carpenter and Bürkner
+    2021, the definitions ``arviz_stats`` implements): rank-normalised split
+    :math:`\hat R = \max(\hat R_{\mathrm{bulk}}, \hat R_{\mathrm{folded}})`, bulk ESS of the
+    rank-normalised split chains, and tail ESS, the smaller ESS of the indicators
+    :math:`I(x \le q_p)` at :math:`p` and :math:`1 - p` with :math:`p` ArviZ's
+    ``stats.ci_prob`` (what ``check_fit`` uses). They equal ``check_fit``'s numbers to 1e-10
+    (tested); computed here in numpy, vectorised over replicates and variables, because the
+    per-array loops of ``arviz_stats`` cost about 20 ms per replicate, half a NUTS fit.
+    A (replicate, variable) with a NaN draw, fewer than 4 draws or (R-hat only) fewer than 2
+    chains gets NaN, which fails the diagnostics.
+    """
+    from arviz_base import rcParams
+
+    draws = np.asarray(draws, dtype=float)
+    chains, n = draws.shape[-2:]
+    if n < 4:
+        unknown = np.full(draws.shape[0], np.nan)
+        return unknown, unknown.copy(), unknown.copy()
+    invalid = np.isnan(draws).any(axis=(-2, -1))
+    filled = np.where(np.isnan(draws), 0.0, draws)
+    split = _split_chains(filled)
+    normal = _rank_normalise(split)
+    r_bulk = _psrf(normal)
+    folded = np.abs(split - np.median(split, axis=(-2, -1), keepdims=True))
+    r_tail = _psrf(_rank_normalise(folded))
+    r_hat = np.where(r_tail > r_bulk, r_tail, r_bulk)
+    r_hat = np.where(invalid | (chains < 2), np.nan, r_hat)
+    bulk = np.where(invalid, np.nan, _ess_blocks(normal))
+    p = float(rcParams["stats.ci_prob"])  # check_fit's tail ESS uses this default
+    flat = filled.reshape(*filled.shape[:-2], -1)
+    tails = []
+    for q in sorted((p, 1.0 - p)):
+        cut = np.quantile(flat, q, axis=-1)[..., None, None]
+        tails.append(_ess_blocks(_split_chains((filled <= cut).astype(float))))
+    tail = np.where(invalid, np.nan, np.where(tails[1] < tails[0], tails[1], tails[0]))
+    return r_hat.max(axis=1), bulk.min(axis=1), tail.min(axis=1)
 
 
 def _run_chunk(spec: StudySpec, scenario: int, start: int, stop: int) -> xr.Dataset:

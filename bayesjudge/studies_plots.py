@@ -6,13 +6,15 @@ built without pyplot (no global figure state).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-__all__ = ["plot_coverage", "plot_mae", "plot_width_vs_j"]
+__all__ = ["plot_coverage", "plot_mae", "plot_width_vs_j", "save_study_figures"]
 
 
 def _estimators(summary: pd.DataFrame, estimators: Sequence[str] | None) -> list[str]:
@@ -145,3 +147,43 @@ def plot_mae(summary: pd.DataFrame, *, estimators: Sequence[str] | None = None) 
     ax.invert_yaxis()
     ax.set_xlabel("mean absolute error (averaged over scenarios)")
     return fig
+
+
+def save_study_figures(
+    summary: pd.DataFrame, folder: str | os.PathLike[str], *, name: str, dpi: int = 110
+) -> list[Path]:
+    """Write a study's figures as PNG files into ``folder``; return their paths.
+
+    ``study_<name>_coverage.png`` (:func:`plot_coverage`, faceted by ``judge`` when the
+    summary has that column; estimators run on fewer than half as many replicates as the
+    others, such as ``bayes_exact`` on its first few, are left out of this figure, whose band
+    is drawn for the common number), ``study_<name>_width.png`` (:func:`plot_width_vs_j`, when the
+    summary has a ``j`` column or ``q0`` and ``q1``) and ``study_<name>_mae.png``
+    (:func:`plot_mae`). Used by ``bayesjudge study ... --figures DIR``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> table = pd.DataFrame({"theta": [0.1, 0.5], "estimator": ["a", "a"], "n": [50, 50],
+    ...                       "coverage": [0.94, 0.96], "coverage_mcse": [0.03, 0.03],
+    ...                       "mae": [0.02, 0.03], "width": [0.2, 0.3], "j": [0.6, 0.6]})
+    >>> [p.name for p in save_study_figures(table, tempfile.mkdtemp(), name="demo")]
+    ['study_demo_coverage.png', 'study_demo_width.png', 'study_demo_mae.png']
+    """
+    target = Path(folder)
+    target.mkdir(parents=True, exist_ok=True)
+    x = "theta" if "theta" in summary.columns else None
+    figures: list[tuple[str, Figure]] = []
+    if x is not None:
+        runs = summary.groupby("estimator", sort=False)["n"].median()
+        common = [str(e) for e, n in runs.items() if n >= 0.5 * runs.max()]
+        figures.append(("coverage", plot_coverage(summary, x=x, estimators=common)))
+    if "j" in summary.columns or {"q0", "q1"} <= set(summary.columns):
+        figures.append(("width", plot_width_vs_j(summary)))
+    figures.append(("mae", plot_mae(summary)))
+    paths = []
+    for kind, fig in figures:
+        path = target / f"study_{name}_{kind}.png"
+        fig.savefig(path, dpi=dpi)
+        paths.append(path)
+    return paths

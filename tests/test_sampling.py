@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from bayesjudge import sampling
@@ -35,3 +36,83 @@ def test_resolve_sampler(monkeypatch):
     assert "not installed" in resolve_sampler("auto")[1]
     with pytest.raises(ImportError, match="needs nutpie"):
         resolve_sampler("nutpie")
+
+
+# --------------------------------------------------------------------------- raw draws
+def test_sample_nuts_draws_equal_the_datatree_path():
+    """The raw-trace path returns exactly the draws and divergences of ``sample_nuts``."""
+    pytest.importorskip("nutpie")
+    from bayesjudge import fitting
+    from bayesjudge.data import JudgeCounts
+    from bayesjudge.models.prevalence import prevalence_model
+    from bayesjudge.priors import PrevalencePriors
+    from bayesjudge.sampling import NutsDraws, sample_nuts, sample_nuts_draws
+
+    counts = JudgeCounts(m1=60, x1=50, m0=60, x0=12, n=500, k=300)
+    priors = PrevalencePriors()
+    arrays = {k: np.asarray(v, dtype=np.int64) for k, v in counts.as_dict().items()}
+    common = {
+        "cache": ModelCache(maxsize=1),
+        "key": "pooled",
+        "build": lambda: prevalence_model(counts, priors=priors, restrict_j=True),
+        "data": fitting._model_data(arrays),
+    }
+    settings = {"draws": 200, "tune": 100, "chains": 3, "seed": 7, "target_accept": 0.9}
+    tree = sample_nuts(**common, **settings, progressbar=False, sampler="nutpie")
+    names = ("pi", "se", "sp", "j")
+    fast = sample_nuts_draws(**common, var_names=names, **settings, sampler="nutpie")
+    single = sample_nuts_draws(**common, var_names=names, **settings, sampler="nutpie", cores=1)
+    assert isinstance(fast, NutsDraws)
+    for name in names:
+        expected = tree["posterior"][name].to_numpy()
+        assert fast.draws[name].shape == (3, 200)
+        np.testing.assert_array_equal(fast.draws[name], expected)  # bit for bit
+        np.testing.assert_array_equal(single.draws[name], expected)  # cores do not matter
+    diverging = tree["sample_stats"]["diverging"].to_numpy().sum(axis=1)
+    np.testing.assert_array_equal(fast.divergences, diverging)
+    assert fast.stacked(["pi", "se"]).shape == (2, 3, 200)
+    assert common["cache"].info().compiles == 1  # one compiled model served all three runs
+    with pytest.raises(KeyError, match=r"\['nope'\] are not variables of the model"):
+        sample_nuts_draws(**common, var_names=["nope"], **settings, sampler="nutpie")
+
+
+def test_sample_nuts_draws_with_pymc_sampler_uses_the_datatree():
+    import pymc as pm
+
+    from bayesjudge.sampling import sample_nuts_draws
+
+    def build():
+        with pm.Model() as model:
+            pm.Normal("mu", 0.0, 1.0)
+        return model
+
+    fit = sample_nuts_draws(
+        ModelCache(maxsize=1),
+        "normal",
+        build,
+        {},
+        ["mu"],
+        draws=50,
+        tune=50,
+        chains=2,
+        seed=3,
+        target_accept=0.8,
+        sampler="pymc",
+    )
+    assert fit.draws["mu"].shape == (2, 50)
+    assert fit.divergences.shape == (2,)
+    assert abs(float(np.mean(fit.draws["mu"]))) < 0.5  # 100 draws of N(0, 1): sd of mean ~0.1
+    with pytest.raises(KeyError, match=r"\['sigma'\] are not variables"):
+        sample_nuts_draws(
+            ModelCache(maxsize=1),
+            "normal",
+            build,
+            {},
+            ["sigma"],
+            draws=20,
+            tune=20,
+            chains=1,
+            seed=3,
+            target_accept=0.8,
+            sampler="pymc",
+        )

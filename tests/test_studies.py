@@ -71,6 +71,7 @@ def _values(ds: xr.Dataset) -> xr.Dataset:
         ({"prob": 1.5}, r"prob must lie in \(0, 1\)"),
         ({"colour": "red"}, r"unknown study setting\(s\) \['colour'\]"),
         ({"mcmc": {"draws": 10, "speed": 2}}, r"unknown mcmc setting\(s\) \['speed'\]"),
+        ({"mcmc": {"target_accept": 1.2}}, r"mcmc.target_accept must lie in \(0, 1\)"),
         ({"grid": {"replicate": [1]}}, "grid axes must be distinct"),
         ({"grid": {"theta": []}}, "must be a non-empty list"),
     ],
@@ -342,6 +343,93 @@ def test_failing_fits_are_counted_and_kept() -> None:
     assert not bool(ds["passed"].any())
 
 
+def test_replicate_diagnostics_equal_check_fit_on_a_fit() -> None:
+    """The study's vectorised R-hat and ESS are check_fit's numbers (tolerance 1e-10)."""
+    from bayesjudge.data import JudgeCounts
+    from bayesjudge.diagnostics import check_fit
+    from bayesjudge.fitting import fit_prevalence
+
+    names = ["pi", "se", "sp"]
+    stacked = []
+    expected = []
+    for seed, counts in enumerate(
+        [
+            JudgeCounts(m1=100, x1=90, m0=100, x0=28, n=1000, k=660),
+            JudgeCounts(m1=40, x1=30, m0=40, x0=9, n=400, k=40),  # pi near 0
+        ]
+    ):
+        tree = fit_prevalence(
+            counts, draws=400, tune=300, chains=4, random_seed=seed, progressbar=False, check=False
+        )
+        diagnostics = check_fit(tree, var_names=names)
+        expected.append((diagnostics.r_hat_max, diagnostics.ess_bulk_min, diagnostics.ess_tail_min))
+        stacked.append(np.stack([tree["posterior"][v].to_numpy() for v in names]))
+    got = np.stack(studies._convergence(np.stack(stacked)), axis=1)
+    np.testing.assert_allclose(got, np.array(expected), rtol=0, atol=1e-10)
+
+
+def _ar1(rng: np.random.Generator, phi: float, chains: int, n: int) -> np.ndarray:
+    x = np.zeros((chains, n))
+    noise = rng.normal(size=(chains, n))
+    for t in range(1, n):
+        x[:, t] = phi * x[:, t - 1] + noise[:, t]
+    return x
+
+
+def test_replicate_diagnostics_equal_arviz_stats_on_hard_cases() -> None:
+    """Per variable, equal to arviz_stats' array functions (1e-10 relative) on edge cases."""
+    from arviz_base import rcParams
+    from arviz_stats.base import array_stats
+
+    rng = np.random.default_rng(5)
+    normal = rng.normal(size=(4, 300))
+    cases = {
+        "slow mixing": _ar1(rng, 0.99, 4, 300),  # long Geyer sequence, monotone caps
+        "antithetic": _ar1(rng, -0.7, 4, 300),  # negative lag-1 autocorrelation
+        "ties": rng.integers(0, 3, size=(4, 300)).astype(float),
+        "constant": np.full((4, 300), 0.3),  # ESS = size, R-hat NaN
+        "stuck chain": np.vstack([np.full((1, 300), 2.0), normal[1:]]),
+        "shifted chain": normal + np.array([0.0, 0.0, 0.0, 3.0])[:, None],
+        "odd draws": _ar1(rng, 0.9, 3, 77)[:, :77],
+        "four draws": normal[:, :4],
+        "one chain": normal[:1],  # R-hat NaN (needs 2 chains), ESS defined
+        "a NaN": np.where(np.arange(300) == 7, np.nan, normal),  # all NaN
+    }
+    axes = {"chain_axis": -2, "draw_axis": -1}
+    for label, x in cases.items():
+        with np.errstate(all="ignore"):
+            got = [float(v[0]) for v in studies._convergence(x[None, None])]
+            want = [
+                float(array_stats.rhat(x, method="rank", **axes)),
+                float(array_stats.ess(x, method="bulk", **axes)),
+                float(array_stats.ess(x, method="tail", prob=rcParams["stats.ci_prob"], **axes)),
+            ]
+        np.testing.assert_allclose(got, want, rtol=1e-10, equal_nan=True, err_msg=label)
+    assert [float(v[0]) for v in studies._convergence(normal[None, None, :, :3])] == [
+        pytest.approx(np.nan, nan_ok=True)
+    ] * 3  # fewer than 4 draws: unknown, so the replicate fails
+
+
+def test_study_nuts_draws_are_fit_prevalence_draws() -> None:
+    """The study's raw-trace fit is fit_prevalence with the replicate's seed, draw for draw."""
+    from bayesjudge.data import JudgeCounts
+    from bayesjudge.fitting import fit_prevalence
+
+    spec = _spec(estimators=["bayes_nuts"], mcmc={"draws": 200, "tune": 100, "chains": 2})
+    counts = JudgeCounts(m1=40, x1=35, m0=40, x0=6, n=400, k=170)
+    row, draws, divergences = studies._nuts_prevalence(counts, spec, 1234)
+    tree = fit_prevalence(
+        counts, draws=200, tune=100, chains=2, random_seed=1234, progressbar=False, check=False
+    )
+    posterior = tree["posterior"]
+    for index, name in enumerate(["pi", "se", "sp"]):
+        np.testing.assert_array_equal(draws[index], posterior[name].to_numpy())
+    assert divergences == int(tree["sample_stats"]["diverging"].sum())
+    pi = posterior["pi"].to_numpy().reshape(-1)
+    assert row["estimate"] == pytest.approx(float(pi.mean()), abs=1e-15)
+    assert row["low"] == pytest.approx(float(np.quantile(pi, 0.025)), abs=1e-15)
+
+
 def test_exact_check_needs_both_estimators() -> None:
     ds = run_study(_spec(replicates=1), progressbar=False)
     with pytest.raises(ValueError, match="needs estimators 'bayes_nuts' and 'bayes_exact'"):
@@ -400,6 +488,29 @@ def test_cli_bad_spec_and_quick_on_toml(tmp_path: Path, capsys: pytest.CaptureFi
     )
     assert _cli(["study", str(spec), "--quick"]) == 2
     assert "--quick applies to the built-in studies only" in capsys.readouterr().err
+
+
+def test_cli_figures_option_writes_the_three_figures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = tmp_path / "fig.toml"
+    spec.write_text(
+        'name = "fig"\ndesign = "prevalence"\nreplicates = 3\nseed = 1\n'
+        'estimators = ["naive", "rogan_gladen_delta"]\n'
+        "[grid]\ntheta = [0.3, 0.6]\njudge = [{q0 = 0.8, q1 = 0.9}, {q0 = 0.9, q1 = 0.9}]\n"
+        "[fixed]\nn = 200\nm1 = 20\nm0 = 20\n",
+        encoding="utf-8",
+    )
+    figures = tmp_path / "figures"
+    code = _cli(
+        ["study", str(spec), "--out", str(tmp_path / "o"), "--figures", str(figures), "--json"]
+    )
+    payload = json.loads(capsys.readouterr().out)
+    assert code == 0
+    names = sorted(p.name for p in figures.glob("*.png"))
+    assert names == ["study_fig_coverage.png", "study_fig_mae.png", "study_fig_width.png"]
+    assert sorted(Path(p).name for p in payload["figures"]) == names
+    assert all((figures / n).read_bytes().startswith(b"\x89PNG") for n in names)
 
 
 # --------------------------------------------------------------------------- plots
