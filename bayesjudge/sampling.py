@@ -155,6 +155,19 @@ def progressbar_default(progressbar: bool | None) -> bool:
     return bool(progressbar)
 
 
+def _nutpie_sample(
+    cache: ModelCache, entry: _Entry, data: Mapping[str, Any], *, tune: int, **options: Any
+) -> Any:
+    """Swap ``data`` into a copy of the entry's compiled model and run nutpie on it."""
+    import nutpie
+
+    compiled = cache._compiled(entry)
+    if data:
+        compiled = compiled.with_data(**data)
+    # nuts-rs needs at least one tuning step; warm-up draws are never kept
+    return nutpie.sample(compiled, tune=max(tune, 1), save_warmup=False, **options)
+
+
 def sample_nuts(
     cache: ModelCache,
     key: Hashable,
@@ -199,18 +212,14 @@ def sample_nuts(
     """
     entry = cache._entry(key, build)
     if sampler == "nutpie":
-        import nutpie
-
-        compiled = cache._compiled(entry)
-        if data:
-            compiled = compiled.with_data(**data)
-        trace = nutpie.sample(
-            compiled,
+        trace = _nutpie_sample(
+            cache,
+            entry,
+            data,
             draws=draws,
-            tune=max(tune, 1),  # nuts-rs needs at least one tuning step
+            tune=tune,
             chains=chains,
             seed=seed,
-            save_warmup=False,
             progress_bar=progressbar,
             target_accept=target_accept,
         )
@@ -342,19 +351,14 @@ def sample_nuts_draws(
             {name: posterior[name].to_numpy() for name in names},
             diverging.sum(axis=1).astype(np.int64),
         )
-    import nutpie
-
-    entry = cache._entry(key, build)
-    compiled = cache._compiled(entry)
-    if data:
-        compiled = compiled.with_data(**data)
-    raw = nutpie.sample(
-        compiled,
+    raw = _nutpie_sample(
+        cache,
+        cache._entry(key, build),
+        data,
         draws=draws,
-        tune=max(tune, 1),  # nuts-rs needs at least one tuning step
+        tune=tune,
         chains=chains,
         seed=seed,
-        save_warmup=False,
         progress_bar=False,
         target_accept=target_accept,
         cores=cores,
