@@ -35,7 +35,7 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal, get_args
 
 import numpy as np
@@ -1103,14 +1103,7 @@ class TransferCheck:
 
     def to_dict(self) -> dict[str, object]:
         """Return the check as plain values."""
-        return {
-            "r_cal": self.r_cal,
-            "r_eval": self.r_eval,
-            "shift": self.shift,
-            "threshold": self.threshold,
-            "transfers": self.transfers,
-            "verdict": self.verdict,
-        }
+        return asdict(self)
 
 
 def transfer_check(r_cal: float, r_eval: float, *, threshold: float = 0.05) -> TransferCheck:
@@ -1175,16 +1168,7 @@ class IndependenceCheck:
 
     def to_dict(self) -> dict[str, object]:
         """Return the check as plain values (the ``independence_check`` JSON object)."""
-        return {
-            "observed": self.observed,
-            "expected": self.expected,
-            "difference": self.difference,
-            "p_value": self.p_value,
-            "n_pairs": self.n_pairs,
-            "n_items": self.n_items,
-            "flippy": self.flippy,
-            "consistent": self.consistent,
-        }
+        return asdict(self)
 
 
 def independence_check(
