@@ -223,6 +223,15 @@ def _figures_html(figures: dict[str, str]) -> str:
     )
 
 
+def _html_page(title: str, body: str) -> str:
+    """Return a complete, self-contained HTML document: the title as heading, then ``body``."""
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style></head><body>\n"
+        f"<h1>{html.escape(title)}</h1>\n{body}\n</body></html>\n"
+    )
+
+
 def _table_html(frame: pd.DataFrame) -> str:
     return frame.to_html(
         index=False, na_rep="", float_format=lambda x: f"{x:.4f}", classes="table", border=0
@@ -300,11 +309,7 @@ def write_report(
         diag_frame.to_csv(staging / "diagnostics.csv", index=False)
         diag_html = _diagnostics_html(diag_frame)
         figure_html = _figures_html(figures)
-        page = f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
-<style>{_CSS}</style></head><body>
-<h1>{html.escape(title)}</h1>
-<p>{data.m} gold-labelled calibration items ({data.m1} PASS, {data.m0} FAIL),
+        body = f"""<p>{data.m} gold-labelled calibration items ({data.m1} PASS, {data.m0} FAIL),
 {data.n} unlabelled items. bayesjudge {__version__}, model
 <code>{html.escape(str(posterior.attrs.get("model", "")))}</code>, priors
 <code>{html.escape(str(posterior.attrs.get("priors", "")))}</code>.</p>
@@ -314,9 +319,8 @@ def write_report(
 <h2>Diagnostics: {status}</h2>
 {diag_html}
 <h2>Figures</h2>
-{figure_html}
-</body></html>
-"""
+{figure_html}"""
+        page = _html_page(title, body)
         (staging / "report.html").write_text(page, encoding="utf-8")
         markdown = "\n\n".join(
             [

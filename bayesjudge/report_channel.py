@@ -22,7 +22,7 @@ import xarray as xr
 from bayesjudge._io import atomic_directory
 from bayesjudge._version import __version__
 from bayesjudge.channel import break_even
-from bayesjudge.report import _CSS, _markdown_table, _png, _table_html, write_posterior
+from bayesjudge.report import _html_page, _markdown_table, _png, _table_html, write_posterior
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -240,8 +240,8 @@ def write_channel_report(
         "",
         _markdown_table(steps),
     ]
+    title = f"Channel audit of {source or 'paired outcomes'}"
     body = [
-        f"<h1>Channel audit of {html.escape(source or 'paired outcomes')}</h1>",
         f"<p>bayesjudge {__version__}; intervals of mass {analysis.prob:g}; diagnostics "
         f"<span class='{'pass' if analysis.passed else 'fail'}'>{verdict}</span> "
         f"({html.escape(analysis.diagnostics['method'])}).</p>",
@@ -287,10 +287,7 @@ def write_channel_report(
         items = "".join(f"<li>{html.escape(f)}</li>" for f in analysis.diagnostics["failures"])
         body.append(f"<ul class='fail'>{items}</ul>")
         md += [""] + [f"- FAILED: {f}" for f in analysis.diagnostics["failures"]]
-    page = (
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>bayesjudge channel audit</title>"
-        f"<style>{_CSS}</style></head><body>{''.join(body)}</body></html>"
-    )
+    page = _html_page(title, "".join(body))
 
     groups: dict[str, xr.Dataset] = {"exact_steps": analysis.exact["posterior"].to_dataset()}
     if analysis.composition is not None:

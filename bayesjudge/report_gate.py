@@ -23,9 +23,9 @@ import xarray as xr
 from bayesjudge._io import atomic_directory
 from bayesjudge._version import __version__
 from bayesjudge.report import (
-    _CSS,
     _diagnostics_html,
     _figures_html,
+    _html_page,
     _markdown_table,
     _png,
     _table_html,
@@ -248,11 +248,8 @@ def write_gate_report(
         diag_html = _diagnostics_html(diag_frame)
         figure_html = _figures_html(figures)
         priors = html.escape(str(posterior.attrs.get("priors", "")))
-        page = f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
-<style>{_CSS}</style></head><body>
-<h1>{html.escape(title)}</h1>
-<p>bayesjudge {__version__}, model <code>gate</code>, priors <code>{priors}</code>.</p>
+        body = f"""<p>bayesjudge {__version__}, model <code>gate</code>,
+priors <code>{priors}</code>.</p>
 <h2>Reading</h2><p class="reading">{html.escape(reading)}</p>
 <h2>Posterior ({mass} equal-tailed intervals)</h2>
 {_table_html(posterior_rows)}
@@ -262,9 +259,8 @@ def write_gate_report(
 {diag_html}
 {"".join(extra_html)}
 <h2>Figures</h2>
-{figure_html}
-</body></html>
-"""
+{figure_html}"""
+        page = _html_page(title, body)
         (staging / "report.html").write_text(page, encoding="utf-8")
         markdown = "\n\n".join(
             [
