@@ -309,10 +309,15 @@ def write_report(
         diag_frame.to_csv(staging / "diagnostics.csv", index=False)
         diag_html = _diagnostics_html(diag_frame)
         figure_html = _figures_html(figures)
+        priors = ", ".join(
+            f"{name} ~ {posterior.attrs[f'prior_{name}']}"
+            for name in ("pi", "se", "sp")
+            if f"prior_{name}" in posterior.attrs
+        )
         body = f"""<p>{data.m} gold-labelled calibration items ({data.m1} PASS, {data.m0} FAIL),
 {data.n} unlabelled items. bayesjudge {__version__}, model
 <code>{html.escape(str(posterior.attrs.get("model", "")))}</code>, priors
-<code>{html.escape(str(posterior.attrs.get("priors", "")))}</code>.</p>
+<code>{html.escape(priors)}</code>.</p>
 <h2>Reading</h2><p class="reading">{html.escape(reading)}</p>
 <h2>Estimates of the true success rate ({100 * prob:g}% intervals)</h2>
 {_table_html(comparison)}
