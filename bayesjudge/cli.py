@@ -33,44 +33,31 @@ class _Parser(argparse.ArgumentParser):
 
 
 # --------------------------------------------------------------------------- argument types
-def _probability(text: str) -> float:
+def _parsed(text: str, cast: Callable[[str], Any], valid: Callable[[Any], bool], what: str) -> Any:
+    """Return ``cast(text)`` when it is ``valid``, else raise argparse's error naming ``what``."""
     try:
-        value = float(text)
+        value = cast(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number in (0, 1); got {text!r}") from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"must be a number in (0, 1); got {text!r}")
+        value = None
+    if value is None or not valid(value):
+        raise argparse.ArgumentTypeError(f"must be {what}; got {text!r}")
     return value
+
+
+def _probability(text: str) -> float:
+    return float(_parsed(text, float, lambda v: 0.0 < v < 1.0, "a number in (0, 1)"))
 
 
 def _unit(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number in [0, 1]; got {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be a number in [0, 1]; got {text!r}")
-    return value
+    return float(_parsed(text, float, lambda v: 0.0 <= v <= 1.0, "a number in [0, 1]"))
 
 
 def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number; got {text!r}")
-    return value
+    return int(_parsed(text, int, lambda v: v >= 1, "a positive whole number"))
 
 
 def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer; got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer; got {text!r}")
-    return value
+    return int(_parsed(text, int, lambda v: v >= 0, "a non-negative integer"))
 
 
 # --------------------------------------------------------------------------- output helpers

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from typing import Any
 
 from bayesjudge.cli import (
@@ -189,17 +188,3 @@ def register(commands: Any) -> None:
     sub.add_argument("--json", action="store_true", help="print one JSON object")
     sub.add_argument("--out", metavar="DIR", default=None, help="also write a report folder")
     sub.set_defaults(handler=_cmd_channel)
-
-
-def _main(argv: list[str] | None = None) -> int:  # pragma: no cover - until cli.py wires it
-    from bayesjudge.cli import _Parser
-
-    parser = _Parser(prog="bayesjudge")
-    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
-    register(commands)
-    args = parser.parse_args(argv)
-    return int(args.handler(args))
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(_main())

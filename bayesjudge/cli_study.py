@@ -139,17 +139,3 @@ def register(commands: Any) -> None:
     sub.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     sub.add_argument("--json", action="store_true", help="print one JSON object")
     sub.set_defaults(handler=_cmd_study)
-
-
-def _main(argv: list[str] | None = None) -> int:  # pragma: no cover - until cli.py wires it
-    from bayesjudge.cli import _Parser
-
-    parser = _Parser(prog="bayesjudge")
-    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
-    register(commands)
-    args = parser.parse_args(argv)
-    return int(args.handler(args))
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(_main())
