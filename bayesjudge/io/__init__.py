@@ -1,0 +1,1 @@
+"""The input layer: tables in any format read, columns and values mapped, labels joined."""
