@@ -1,0 +1,1 @@
+"""The input layer: read tables, map columns and values, join labels, stream large files."""
