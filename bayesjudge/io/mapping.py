@@ -472,10 +472,7 @@ def _missing_message(names: str, options: list[tuple[str, str]], present: Sequen
     if options:
         name, column = options[0]
         also = "".join(f" or {c!r} (as {n!r})" for n, c in options[1:])
-        as_name = f" (as {name!r})" if names != repr(name) else ""
-        return (
-            f"no {names} column; did you mean {column!r}{as_name}{also}? {_map_hint(name, column)}"
-        )
+        return f"no {names} column; did you mean {column!r}{also}? {_map_hint(name, column)}"
     first = names.split(" or ")[0].strip("'")
     shown = ", ".join(map(repr, present[:12])) + (", ..." if len(present) > 12 else "")
     return f"no {names} column; the table has {shown}; name one with --map {first}=COLUMN"

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from bayesjudge.errors import DataError
+from bayesjudge.io.problems import Problems
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -41,7 +42,7 @@ type TableFormat = Literal["auto", "csv", "tsv", "jsonl", "parquet"]
 type TableSource = pd.DataFrame | str | os.PathLike[str] | IO[bytes]
 
 FORMATS: tuple[str, ...] = get_args(TableFormat.__value__)
-_EXTENSIONS = {
+EXTENSIONS = {
     ".csv": "csv",
     ".tsv": "tsv",
     ".tab": "tsv",
@@ -111,7 +112,7 @@ def read_table(
     if isinstance(source, pd.DataFrame):
         return _from_frame(source, argument=argument)
     name, raw = _read_bytes(source, argument=argument)
-    chosen = _choose_format(format, name=name, head=raw[:4096], argument=argument)
+    chosen = choose_format(format, name=name, head=raw[:4096])
     table, rows = _parse_whole(raw, chosen, name=name)
     if table.num_rows == 0:
         raise DataError(f"{name}: the table has no data rows")
@@ -188,15 +189,15 @@ def _read_bytes(source: str | os.PathLike[str] | IO[bytes], *, argument: str) ->
     return name, raw
 
 
-def _choose_format(
-    format: str, *, name: str, head: bytes, argument: str
+def choose_format(
+    format: str, *, name: str, head: bytes
 ) -> Literal["csv", "tsv", "jsonl", "parquet"]:
     """Return the format to read: the forced one, else by extension, else by content."""
     if format != "auto":
         return format  # type: ignore[return-value]
     suffix = Path(name).suffix.lower()
-    if suffix in _EXTENSIONS:
-        return _EXTENSIONS[suffix]  # type: ignore[return-value]
+    if suffix in EXTENSIONS:
+        return EXTENSIONS[suffix]  # type: ignore[return-value]
     return sniff_format(head)
 
 
@@ -289,10 +290,12 @@ class RowNamer:
         buf: bytes | None = None,
         quoted: bool = False,
         whitespace_blank: bool = False,
+        skipped: Sequence[int] = (),
     ) -> None:
         self.unit = unit
         self.first = first
         self.records = records
+        self.skipped = np.asarray(skipped, dtype=np.intp)
         self._buf = buf
         self._quoted = quoted
         self._whitespace_blank = whitespace_blank
@@ -317,14 +320,27 @@ class RowNamer:
             self._buf = None
         return self._numbers
 
+    def _kept(self) -> np.ndarray:
+        numbers = self.numbers()
+        return np.delete(numbers, self.skipped) if self.skipped.size else numbers
+
     def names(self, positions: Sequence[int] | np.ndarray) -> list[str]:
-        """Return ``line N`` (or ``row N``) for records at the given 0-based positions."""
-        numbers = self.numbers()[np.asarray(positions, dtype=np.intp)]
+        """Return ``line N`` (or ``row N``) for rows of the parsed table at 0-based positions.
+
+        Records skipped by the parser (rows with the wrong number of fields) are not rows of
+        the table; :meth:`record_names` names those.
+        """
+        numbers = self._kept()[np.asarray(positions, dtype=np.intp)]
+        return [f"{self.unit} {n}" for n in numbers.tolist()]
+
+    def record_names(self, records: Sequence[int] | np.ndarray) -> list[str]:
+        """Return ``line N`` (or ``row N``) for records (parsed or skipped) at 0-based positions."""
+        numbers = self.numbers()[np.asarray(records, dtype=np.intp)]
         return [f"{self.unit} {n}" for n in numbers.tolist()]
 
     def index(self) -> pd.Index:
-        """Return the numbers of all records as a pandas index named by the unit."""
-        numbers = self.numbers()
+        """Return the numbers of the parsed table's rows as a pandas index named by the unit."""
+        numbers = self._kept()
         if numbers.size and numbers[-1] - numbers[0] == numbers.size - 1:
             return pd.RangeIndex(int(numbers[0]), int(numbers[-1]) + 1, name=self.unit)
         return pd.Index(numbers, name=self.unit)
@@ -391,13 +407,15 @@ def parse_csv_body(
     dictionary: Sequence[str] = (),
     use_threads: bool,
     name: str,
+    problems: Problems | None = None,
 ) -> tuple[pa.Table, RowNamer]:
     """Parse header-less CSV/TSV records with pyarrow, every requested column as text.
 
     ``include`` and ``dictionary`` are stripped column names; ``dictionary`` columns come back
     dictionary-encoded (cheap for columns with few distinct values). Rows with the wrong number of
-    fields are an error listing the first few with their lines. The returned table's columns are
-    named by the stripped names.
+    fields are an error listing the first few with their lines: raised at once, or recorded in
+    ``problems`` (the table then lacks those rows, and the namer skips them). The returned
+    table's columns are named by the stripped names.
     """
     import pyarrow as pa
     import pyarrow.csv as pacsv
@@ -411,9 +429,10 @@ def parse_csv_body(
 
     def handler(row: Any) -> str:
         invalid.total += 1
-        if len(invalid.numbers) < _INVALID_SHOWN and row.number is not None:
+        if row.number is not None:
             invalid.numbers.append(int(row.number))
-            invalid.texts.append(str(row.text))
+            if len(invalid.texts) < _INVALID_SHOWN:
+                invalid.texts.append(str(row.text))
         return "skip"
 
     def parse(threads: bool) -> pa.Table:
@@ -452,21 +471,23 @@ def parse_csv_body(
     except pa.ArrowInvalid as exc:
         raise _arrow_error(exc, body, first_line=first_line, name=name) from None
     records = table.num_rows + invalid.total
-    namer = RowNamer(unit="line", first=first_line, records=records, buf=body, quoted=quoted)
+    skipped = [n - 1 for n in invalid.numbers]
+    namer = RowNamer(
+        unit="line", first=first_line, records=records, buf=body, quoted=quoted, skipped=skipped
+    )
     if invalid.total:
-        expected = len(header.raw_names)
-        positions = [n - 1 for n in invalid.numbers]
-        shown = [
-            f"{where} ({_plural(_fields(text, delimiter), 'field')})"
-            for where, text in zip(namer.names(positions), invalid.texts, strict=True)
-        ]
-        rest = invalid.total - len(shown)
-        more = f", and {rest} more" if rest else ""
-        rows = "1 row does" if invalid.total == 1 else f"{invalid.total} rows do"
-        raise DataError(
-            f"{name}: every row must have the {expected} fields of the header; {rows} not: "
-            f"{', '.join(shown)}{more}"
+        collector = problems if problems is not None else Problems(name)
+        shown = skipped[:_INVALID_SHOWN]
+        collector.add_rows(
+            f"every row must have the {len(header.raw_names)} fields of the header",
+            rows=[
+                f"{where} ({_plural(_fields(text, delimiter), 'field')})"
+                for where, text in zip(namer.record_names(shown), invalid.texts, strict=True)
+            ],
+            total=invalid.total,
         )
+        if problems is None:
+            collector.raise_if_any()
     return table.rename_columns(wanted), namer
 
 
@@ -672,23 +693,23 @@ def iter_record_blocks(
     """
     pending = start
     finished = False
-    while not finished:
-        chunk = stream.read(block_size)
-        if not chunk:
+    while pending or not finished:
+        if not finished and len(pending) < block_size:
+            chunk = stream.read(block_size - len(pending))
+            if chunk:
+                pending += chunk
+                continue
             finished = True
-        else:
-            pending += chunk
-            if len(pending) < block_size:
-                continue
-        if finished:
-            cut = len(pending)
-        else:
-            cut = _last_record_end(pending, quoted=quoted)
-            if cut <= 0:
-                continue
+        cut = len(pending) if finished else _last_record_end(pending, quoted=quoted)
+        if cut <= 0:  # one record longer than the block: read on
+            chunk = stream.read(block_size)
+            if chunk:
+                pending += chunk
+            else:
+                finished = True
+            continue
         block, pending = pending[:cut], pending[cut:]
-        if block:
-            yield block, block.count(b"\n")
+        yield block, block.count(b"\n")
 
 
 def _last_record_end(buf: bytes, *, quoted: bool) -> int:
@@ -696,21 +717,13 @@ def _last_record_end(buf: bytes, *, quoted: bool) -> int:
     last = buf.rfind(b"\n")
     if last < 0 or not quoted or b'"' not in buf:
         return last + 1
-    data = np.frombuffer(buf, dtype=np.uint8)
-    quotes = np.flatnonzero(data == _QUOTE)
-    newlines = np.flatnonzero(data == _NEWLINE)
-    outside = newlines[np.searchsorted(quotes, newlines) % 2 == 0]
-    return int(outside[-1]) + 1 if outside.size else 0
-
-
-def text_columns(table: pa.Table, columns: Sequence[str]) -> dict[str, pa.ChunkedArray]:
-    """Return the named columns of a table (null columns where absent), as text or dictionary."""
-    import pyarrow as pa
-
-    out: dict[str, pa.ChunkedArray] = {}
-    for column in columns:
-        if column in table.column_names:
-            out[column] = table.column(column)
-        else:
-            out[column] = pa.chunked_array([pa.nulls(table.num_rows, pa.string())])
-    return out
+    for tail in (1 << 16, len(buf)):  # look near the end first; the quotes before it are counted
+        begin = max(0, len(buf) - tail)
+        data = np.frombuffer(buf, dtype=np.uint8, offset=begin)
+        quotes = np.flatnonzero(data == _QUOTE)
+        newlines = np.flatnonzero(data == _NEWLINE)
+        before = buf.count(b'"', 0, begin)
+        outside = newlines[(np.searchsorted(quotes, newlines) + before) % 2 == 0]
+        if outside.size:
+            return begin + int(outside[-1]) + 1
+    return 0
