@@ -522,11 +522,11 @@ def _reduce_judge(source: Source, options: _Options) -> _JudgePartial:
             _text_ids(table.column("item"), name="item", chunk=chunk, problems=problems)
         n_label, n_verdict = label.codes.size, verdict.codes.size
         width = local.size * n_label * n_verdict
-        kind = np.int32 if width < 2**31 else np.int64
-        key = label.indices.astype(kind, copy=False) * kind(n_verdict)
+        kind = np.dtype(np.int32 if width < 2**31 else np.int64)
+        key: np.ndarray = label.indices.astype(kind, copy=False) * np.asarray(n_verdict, kind)
         key += verdict.indices
         if group is not None:
-            key += group.astype(kind, copy=False) * kind(n_label * n_verdict)
+            key += group.astype(kind, copy=False) * np.asarray(n_label * n_verdict, kind)
         combos = np.bincount(key, minlength=width).reshape(local.size, n_label, n_verdict)
         _report(
             label,
