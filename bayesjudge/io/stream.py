@@ -67,7 +67,6 @@ __all__ = [
 ]
 
 DEFAULT_BLOCK_SIZE = 1 << 20
-_PARQUET_BATCH_ROWS = 1 << 20
 _FILE_SUFFIXES = tuple(EXTENSIONS)
 _BOM = b"\xef\xbb\xbf"
 COUNT_NAMES = ("m1", "x1", "m0", "x0", "n", "k")
@@ -258,7 +257,9 @@ def _chunks(source: Source, options: _Options, *, problems: Problems) -> Iterato
             return None if local else used
 
         if fmt == "parquet":
-            yield from _parquet_chunks(name, stream, head, resolve)
+            yield from _parquet_chunks(
+                name, stream, head, resolve, rows=max(1024, options.block_size // 8)
+            )
             return
         head = head.removeprefix(_BOM)
         if fmt == "jsonl":
@@ -321,6 +322,8 @@ def _parquet_chunks(
     stream: IO[bytes],
     head: bytes,
     resolve: Callable[[Sequence[str]], dict[str, str] | None],
+    *,
+    rows: int,
 ) -> Iterator[_Chunk]:
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -342,9 +345,7 @@ def _parquet_chunks(
         return
     raw = dict(zip(stripped, raw_names, strict=True))
     row = 1
-    for batch in file.iter_batches(
-        batch_size=_PARQUET_BATCH_ROWS, columns=[raw[c] for c in used.values()]
-    ):
+    for batch in file.iter_batches(batch_size=rows, columns=[raw[c] for c in used.values()]):
         table = pa.table({f: batch.column(raw[c]) for f, c in used.items()})
         yield _Chunk(table, RowNamer(unit="row", first=row, records=batch.num_rows))
         row += batch.num_rows

@@ -700,7 +700,12 @@ def iter_record_blocks(
                 pending += chunk
                 continue
             finished = True
-        cut = len(pending) if finished else _last_record_end(pending, quoted=quoted)
+        if finished:
+            cut = len(pending)
+        else:  # the last whole record within the first block_size bytes (else within them all)
+            cut = _last_record_end(pending[:block_size], quoted=quoted)
+            if cut <= 0 and len(pending) > block_size:
+                cut = _last_record_end(pending, quoted=quoted)
         if cut <= 0:  # one record longer than the block: read on
             chunk = stream.read(block_size)
             if chunk:
