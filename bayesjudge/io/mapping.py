@@ -400,7 +400,8 @@ def resolve_columns(
 ) -> dict[str, str]:
     """Return ``{name: column of the table}`` for every field present, recording what is wrong.
 
-    An explicit mapping wins over a column that already has the name. Problems recorded: a
+    An explicit mapping wins over a column that already has the name (and, in a :class:`OneOf`,
+    over the other alternatives' columns). Problems recorded: a
     mapping to a name no field has, to a column the table lacks (with near spellings), one column
     mapped to two names, a required column missing (with suggestions), two alternatives of a
     :class:`OneOf` both present, and (``strict``) unknown columns.
@@ -436,6 +437,10 @@ def resolve_columns(
     for item in fields:
         if isinstance(item, OneOf):
             names = [f.name for f in item.fields]
+            if any(n in mapping for n in names):  # an explicit choice wins over a column's name
+                for n in names:
+                    if n not in mapping:
+                        used.pop(n, None)
             found = [n for n in names if n in used]
             if len(found) > 1:
                 problems.add(
