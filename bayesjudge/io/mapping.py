@@ -170,12 +170,20 @@ class Spellings:
         return np.fromiter((self.code(v) for v in values), dtype=np.int8)
 
 
-def binary_codes(values: pd.Series | Sequence[object], spellings: Spellings) -> np.ndarray:
-    """Code a column as 1/0/-1 (missing)/-2 (invalid), parsing each distinct value once."""
+def binary_values(
+    values: pd.Series | Sequence[object], spellings: Spellings, *, missing: bool
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Parse a PASS/FAIL column, each distinct value once: floats 1/0/NaN, and codes if bad.
+
+    Returns the values (NaN where missing or invalid) and, only when some value is invalid (or
+    missing while not allowed), the per-row codes 1/0/-1 (missing)/-2 (invalid) for reporting.
+    """
     series = values if isinstance(values, pd.Series) else pd.Series(list(values), dtype=object)
-    codes, uniques = pd.factorize(series)
-    table = np.append(spellings.codes(list(uniques)), np.int8(MISSING))
-    return table[codes]  # code -1 (NaN) picks the trailing MISSING
+    indices, uniques = pd.factorize(series)
+    table = np.append(spellings.codes(list(uniques)), np.int8(MISSING))  # index -1: NaN
+    floats = np.where(table >= 0, table, np.nan).astype(float)
+    bad = (table == INVALID) | ((table == MISSING) & (not missing))
+    return floats[indices], (table[indices] if bad.any() else None)
 
 
 def report_codes(
@@ -561,16 +569,17 @@ def conform(
             return list(raw.iloc[positions])
 
         if field.kind == "binary":
-            codes = binary_codes(raw, spellings)
-            report_codes(
-                codes,
-                column=name,
-                missing=field.missing,
-                problems=collector,
-                names=names,
-                values=values,
-            )
-            out[name] = np.where(codes >= 0, codes, np.nan).astype(float)
+            parsed, codes = binary_values(raw, spellings, missing=field.missing)
+            if codes is not None:
+                report_codes(
+                    codes,
+                    column=name,
+                    missing=field.missing,
+                    problems=collector,
+                    names=names,
+                    values=values,
+                )
+            out[name] = parsed
         elif field.kind == "score":
             numbers, missing, not_number = score_numbers(raw)
             if field.missing:
