@@ -170,6 +170,22 @@ class Spellings:
         return np.fromiter((self.code(v) for v in values), dtype=np.int8)
 
 
+def _factorize(series: pd.Series) -> tuple[np.ndarray, list[object]]:
+    """Return each row's index into the distinct values (-1 where missing), and those values."""
+    if isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow":
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        array = pa.array(series.array)
+        if isinstance(array, pa.ChunkedArray):
+            array = array.combine_chunks()
+        encoded = pc.dictionary_encode(array)
+        indices = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+        return indices, encoded.dictionary.to_pylist()
+    indices, uniques = pd.factorize(series)
+    return indices, list(uniques)
+
+
 def binary_values(
     values: pd.Series | Sequence[object], spellings: Spellings, *, missing: bool
 ) -> tuple[np.ndarray, np.ndarray | None]:
@@ -179,8 +195,8 @@ def binary_values(
     missing while not allowed), the per-row codes 1/0/-1 (missing)/-2 (invalid) for reporting.
     """
     series = values if isinstance(values, pd.Series) else pd.Series(list(values), dtype=object)
-    indices, uniques = pd.factorize(series)
-    table = np.append(spellings.codes(list(uniques)), np.int8(MISSING))  # index -1: NaN
+    indices, uniques = _factorize(series)
+    table = np.append(spellings.codes(uniques), np.int8(MISSING))  # index -1: NaN
     floats = np.where(table >= 0, table, np.nan).astype(float)
     bad = (table == INVALID) | ((table == MISSING) & (not missing))
     return floats[indices], (table[indices] if bad.any() else None)

@@ -340,6 +340,9 @@ class RowNamer:
 
     def index(self) -> pd.Index:
         """Return the numbers of the parsed table's rows as a pandas index named by the unit."""
+        simple = self._buf is None or _physical_lines(self._buf) == self.records
+        if self._numbers is None and simple and not self.skipped.size:
+            return pd.RangeIndex(self.first, self.first + self.records, name=self.unit)
         numbers = self._kept()
         if numbers.size and numbers[-1] - numbers[0] == numbers.size - 1:
             return pd.RangeIndex(int(numbers[0]), int(numbers[-1]) + 1, name=self.unit)
@@ -404,15 +407,13 @@ def parse_csv_body(
     delimiter: str,
     first_line: int,
     include: Sequence[str] | None,
-    dictionary: Sequence[str] = (),
     use_threads: bool,
     name: str,
     problems: Problems | None = None,
 ) -> tuple[pa.Table, RowNamer]:
     """Parse header-less CSV/TSV records with pyarrow, every requested column as text.
 
-    ``include`` and ``dictionary`` are stripped column names; ``dictionary`` columns come back
-    dictionary-encoded (cheap for columns with few distinct values). Rows with the wrong number of
+    ``include`` holds stripped column names (all columns when None). Rows with the wrong number of
     fields are an error listing the first few with their lines: raised at once, or recorded in
     ``problems`` (the table then lacks those rows, and the namer skips them). The returned
     table's columns are named by the stripped names.
@@ -422,8 +423,8 @@ def parse_csv_body(
 
     lookup = dict(zip(header.names, header.raw_names, strict=True))
     wanted = header.names if include is None else list(include)
-    text_type, dict_type = pa.string(), pa.dictionary(pa.int32(), pa.string())
-    types = {lookup[c]: dict_type if c in dictionary else text_type for c in wanted}
+    text_type = pa.string()
+    types = {lookup[c]: text_type for c in wanted}
     quoted = b'"' in body
     invalid = _Invalid([], [])
 

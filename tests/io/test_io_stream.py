@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -110,6 +111,14 @@ def test_without_strata_and_from_a_stream() -> None:
     counts = judge_counts(io.BytesIO(data))
     assert counts.as_dict() == {"m1": 2, "x1": 1, "m0": 3, "x0": 1, "n": 3, "k": 2}
     assert repr(counts).startswith("StreamCounts(m1=2, x1=1, m0=3, x0=1, n=3, k=2, rows=8")
+
+
+def test_standard_input_streams(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Stdin:
+        buffer = io.BytesIO(b'{"label": "yes", "verdict": 1}\n{"label": null, "verdict": 0}\n')
+
+    monkeypatch.setattr(sys, "stdin", Stdin())
+    assert judge_counts("-").as_dict() == {"m1": 1, "x1": 1, "m0": 0, "x0": 0, "n": 1, "k": 0}
 
 
 def test_a_folder_a_glob_and_a_list_add_up(tmp_path: Path) -> None:
