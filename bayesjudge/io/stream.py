@@ -310,8 +310,8 @@ def _chunks(source: Source, options: _Options, *, problems: Problems) -> Iterato
             yield _Chunk(table.rename_columns([inverse[c] for c in table.column_names]), namer)
     except DataError as exc:
         problems.add(str(exc).removeprefix(f"{name}: "), source=name)
-    except OSError as exc:
-        problems.add(f"cannot be read ({exc.strerror or exc})", source=name)
+    except (OSError, EOFError) as exc:
+        problems.add(f"cannot be read ({getattr(exc, 'strerror', None) or exc})", source=name)
     finally:
         if owned:
             stream.close()

@@ -18,6 +18,7 @@ are shared with the streaming reader in :mod:`bayesjudge.io.stream`.
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import os
@@ -53,6 +54,7 @@ EXTENSIONS = {
     ".pq": "parquet",
 }
 _BOM = b"\xef\xbb\xbf"
+_GZIP_MAGIC = b"\x1f\x8b"
 _PARQUET_MAGIC = b"PAR1"
 _NEWLINE, _RETURN, _QUOTE = 10, 13, 34
 _INVALID_SHOWN = 5
@@ -77,7 +79,8 @@ def read_table(
         ``"auto"`` chooses by the file extension (``.csv``, ``.tsv``/``.tab``,
         ``.jsonl``/``.ndjson``/``.json``, ``.parquet``/``.pq``), else by the content: Parquet's
         magic bytes, a first character ``{`` for JSON Lines, a header with more tabs than commas
-        for TSV, CSV otherwise.
+        for TSV, CSV otherwise. A gzip-compressed file (``.csv.gz``, ...) is decompressed on the
+        fly, whatever its name.
     argument : str
         What the table is called in error messages when it has no file name (e.g. ``"labels"``).
 
@@ -152,7 +155,7 @@ def open_source(
     if isinstance(source, str | os.PathLike):
         path = os.fspath(source)
         if path == "-":
-            return "<stdin>", sys.stdin.buffer, False
+            return "<stdin>", _gunzipped(sys.stdin.buffer), False
         if not path:
             raise DataError(f"{argument}: the file name is empty")
         if os.path.isdir(path):
@@ -160,25 +163,42 @@ def open_source(
         if not os.path.exists(path):
             raise DataError(f"{argument}: no such file {path!r}")
         try:
-            return path, open(path, "rb"), True
+            with open(path, "rb") as probe:
+                compressed = probe.read(2) == _GZIP_MAGIC
+            return path, (gzip.open(path, "rb") if compressed else open(path, "rb")), True
         except PermissionError:
             raise DataError(f"{argument}: {path!r} cannot be read (permission denied)") from None
         except OSError as exc:
             raise DataError(f"{argument}: {path!r} cannot be read ({exc.strerror})") from None
     if hasattr(source, "read"):
-        return source_name(source), source, False
+        return source_name(source), _gunzipped(source), False
     raise DataError(
         f"{argument} must be a pandas DataFrame, a file path, '-' (standard input) or a binary "
         f"file object; got {type(source).__name__}"
     )
 
 
+def _gunzipped(stream: IO[bytes]) -> IO[bytes]:
+    """Return a stream that decompresses ``stream`` if it starts with gzip's magic bytes."""
+    if stream.seekable():
+        where = stream.tell()
+        head = stream.read(2)
+        stream.seek(where)
+    elif hasattr(stream, "peek"):
+        head = stream.peek(2)[:2]
+    else:
+        return stream
+    return gzip.GzipFile(fileobj=stream, mode="rb") if head == _GZIP_MAGIC else stream  # type: ignore[return-value]
+
+
 def _read_bytes(source: str | os.PathLike[str] | IO[bytes], *, argument: str) -> tuple[str, bytes]:
     name, stream, owned = open_source(source, argument=argument)
     try:
         raw = stream.read()
-    except OSError as exc:
-        raise DataError(f"{name}: cannot be read ({exc.strerror or exc})") from None
+    except (OSError, EOFError) as exc:
+        raise DataError(
+            f"{name}: cannot be read ({getattr(exc, 'strerror', None) or exc})"
+        ) from None
     finally:
         if owned:
             stream.close()
@@ -195,9 +215,11 @@ def choose_format(
     """Return the format to read: the forced one, else by extension, else by content."""
     if format != "auto":
         return format  # type: ignore[return-value]
-    suffix = Path(name).suffix.lower()
-    if suffix in EXTENSIONS:
-        return EXTENSIONS[suffix]  # type: ignore[return-value]
+    suffixes = [x.lower() for x in Path(name).suffixes]
+    if suffixes[-1:] == [".gz"]:
+        suffixes = suffixes[:-1]
+    if suffixes and suffixes[-1] in EXTENSIONS:
+        return EXTENSIONS[suffixes[-1]]  # type: ignore[return-value]
     return sniff_format(head)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import sys
@@ -111,6 +112,14 @@ def test_without_strata_and_from_a_stream() -> None:
     counts = judge_counts(io.BytesIO(data))
     assert counts.as_dict() == {"m1": 2, "x1": 1, "m0": 3, "x0": 1, "n": 3, "k": 2}
     assert repr(counts).startswith("StreamCounts(m1=2, x1=1, m0=3, x0=1, n=3, k=2, rows=8")
+
+
+def test_gzip_streams(tmp_path: Path) -> None:
+    frame = judge_frame(1500, seed=9)
+    expected, _ = in_memory(write(frame, tmp_path / "judge.csv"), columns=MAPPING)
+    zipped = tmp_path / "judge.csv.gz"
+    zipped.write_bytes(gzip.compress((tmp_path / "judge.csv").read_bytes()))
+    assert judge_counts(zipped, columns=MAPPING, block_size=2048).as_dict() == expected
 
 
 def test_standard_input_streams(monkeypatch: pytest.MonkeyPatch) -> None:

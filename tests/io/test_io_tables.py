@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import re
 import sys
@@ -135,6 +136,19 @@ def test_stdin_is_read_and_sniffed(monkeypatch: pytest.MonkeyPatch) -> None:
     frame = read_table("-")
     assert frame.attrs["source"] == "<stdin>"
     assert frame["verdict"].tolist() == ["pass"]
+
+
+def test_gzip_is_decompressed(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl.gz"
+    path.write_bytes(gzip.compress(b'{"id": "007", "label": 1}\n\n{"id": "8", "label": 0}\n'))
+    frame = read_table(path)
+    assert frame["id"].tolist() == ["007", "8"]
+    assert frame.index.tolist() == [1, 3]
+    assert read_table(io.BytesIO(gzip.compress(b"a,b\n1,2\n")))["b"].tolist() == ["2"]
+    broken = tmp_path / "broken.csv.gz"
+    broken.write_bytes(gzip.compress(b"a,b\n1,2\n")[:-6])
+    with pytest.raises(DataError, match=re.escape("broken.csv.gz: cannot be read")):
+        read_table(broken)
 
 
 def test_format_forces_the_parser(tmp_path: Path) -> None:
