@@ -26,7 +26,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Literal, get_args
+from typing import IO, TYPE_CHECKING, Any, Literal, cast, get_args
 
 import numpy as np
 import pandas as pd
@@ -165,7 +165,9 @@ def open_source(
         try:
             with open(path, "rb") as probe:
                 compressed = probe.read(2) == _GZIP_MAGIC
-            return path, (gzip.open(path, "rb") if compressed else open(path, "rb")), True
+            if compressed:  # the caller closes the streams returned here
+                return path, cast("IO[bytes]", gzip.open(path, "rb")), True  # noqa: SIM115
+            return path, open(path, "rb"), True  # noqa: SIM115
         except PermissionError:
             raise DataError(f"{argument}: {path!r} cannot be read (permission denied)") from None
         except OSError as exc:
