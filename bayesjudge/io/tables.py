@@ -166,8 +166,8 @@ def open_source(
             with open(path, "rb") as probe:
                 compressed = probe.read(2) == _GZIP_MAGIC
             if compressed:  # the caller closes the streams returned here
-                return path, cast("IO[bytes]", gzip.open(path, "rb")), True  # noqa: SIM115
-            return path, open(path, "rb"), True  # noqa: SIM115
+                return path, cast("IO[bytes]", gzip.open(path, "rb")), True
+            return path, open(path, "rb"), True
         except PermissionError:
             raise DataError(f"{argument}: {path!r} cannot be read (permission denied)") from None
         except OSError as exc:
