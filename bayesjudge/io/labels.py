@@ -218,7 +218,7 @@ def join_labels(
             f"{int(missing.sum())} of {label_ids.nunique()} label id(s) are not among the "
             f"results' ids: {_id_list(absent_ids.tolist())}"
         )
-        near = _near_misses(absent_ids, pd.Series(result_ids, dtype=object))
+        near = near_misses(absent_ids, pd.Series(result_ids, dtype=object))
         if near:
             message += (
                 f"; {near[0]} of them match a result id once case, spaces and leading zeros are "
@@ -259,7 +259,7 @@ def join_labels(
     return joined, report
 
 
-def _near_misses(absent: pd.Series, present: pd.Series) -> tuple[int, str, str] | None:
+def near_misses(absent: pd.Series, present: pd.Series) -> tuple[int, str, str] | None:
     """Count absent ids that match a present id after normalising; return one example pair."""
     normal_present = _normalised(present)
     lookup = pd.Series(present.to_numpy(), index=normal_present.to_numpy())

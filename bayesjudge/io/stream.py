@@ -70,12 +70,19 @@ DEFAULT_BLOCK_SIZE = 1 << 20
 _FILE_SUFFIXES = tuple(EXTENSIONS)
 _BOM = b"\xef\xbb\xbf"
 COUNT_NAMES = ("m1", "x1", "m0", "x0", "n", "k")
+_LABEL_CODES = np.array([MISSING, 0, 1], dtype=np.int8)  # labels kept apart: index = code + 1
 
 JUDGE_FIELDS: tuple[Field | OneOf, ...] = (
     Field("label", "binary", missing=True),
     OneOf((Field("verdict", "binary"), Field("score", "score"))),
     Field("stratum", "text", required=False),
     Field("item", "text", required=False),
+)
+JUDGE_FIELDS_LABELS_APART: tuple[Field | OneOf, ...] = (
+    Field("label", "binary", required=False, missing=True),
+    OneOf((Field("verdict", "binary"), Field("score", "score"))),
+    Field("stratum", "text", required=False),
+    Field("item", "text"),
 )
 GATE_FIELDS: tuple[Field | OneOf, ...] = (
     Field("item", "text"),
@@ -136,6 +143,8 @@ class _Options:
     format: str
     block_size: int
     threshold: float | None = None
+    label_ids: tuple[str, ...] | None = None  # gold labels kept apart, joined by item id
+    label_codes: tuple[int, ...] | None = None  # 1, 0 or -1 (blank) per id
 
 
 @dataclass(slots=True)
@@ -147,6 +156,8 @@ class _JudgePartial:
     rows: int
     has_stratum: bool
     problems: Problems
+    seen: np.ndarray | None = None  # result rows per label id, when labels are kept apart
+    sample_ids: list[str] | None = None  # some result ids, for near-miss hints
 
 
 @dataclass(slots=True)
@@ -165,13 +176,20 @@ def _options(
     format: str,
     block_size: int,
     threshold: float | None = None,
+    labels: pd.DataFrame | None = None,
 ) -> _Options:
     if format not in FORMATS:
         raise ValueError(f"format must be one of {list(FORMATS)}; got {format!r}")
     if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1024:
         raise ValueError(f"block_size must be a whole number of bytes >= 1024; got {block_size!r}")
     Spellings(tuple(positive), tuple(negative))  # check them once, here
+    label_ids = label_codes = None
+    if labels is not None:
+        label_ids, label_codes = _label_table(labels)
+        fields = JUDGE_FIELDS_LABELS_APART
     return _Options(
+        label_ids=label_ids,
+        label_codes=label_codes,
         fields=fields,
         columns=tuple((columns or {}).items()),
         positive=tuple(positive),
@@ -180,6 +198,36 @@ def _options(
         block_size=block_size,
         threshold=None if threshold is None else check_threshold(threshold),
     )
+
+
+def _label_table(labels: pd.DataFrame) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """Check a conformed labels table (``item``, ``label``) and return its ids and codes."""
+    problems = Problems(str(labels.attrs.get("source", "labels")))
+    absent = [c for c in ("item", "label") if c not in labels.columns]
+    if absent:
+        problems.add(f"the labels have no column(s) {absent}; read them with read_labels()")
+        problems.raise_if_any()
+    ids = labels["item"].astype(object)
+    repeated = ids[ids.duplicated(keep=False)]
+    if len(repeated):
+        counts = repeated.value_counts(sort=False)
+        problems.add(
+            f"labels: each id must appear once; {counts.size} id(s) appear more than once: "
+            + _ids_shown(counts.index.tolist(), [f"{c} rows" for c in counts.tolist()])
+        )
+    problems.raise_if_any()
+    values = labels["label"].to_numpy(dtype=float)
+    codes = np.where(np.isnan(values), MISSING, values).astype(int)
+    return tuple(str(i) for i in ids), tuple(int(c) for c in codes)
+
+
+def _ids_shown(ids: Sequence[object], notes: Sequence[str] | None = None) -> str:
+    shown = [
+        repr(i) if notes is None else f"{i!r} ({n})"
+        for i, n in zip(ids[:5], notes or [""] * len(ids), strict=False)
+    ]
+    rest = len(ids) - len(shown)
+    return ", ".join(shown) + (f", and {rest} more" if rest else "")
 
 
 def expand_sources(source: Source | Sequence[str | os.PathLike[str]]) -> list[Source]:
@@ -474,11 +522,34 @@ def _reduce_judge(source: Source, options: _Options) -> _JudgePartial:
     has_stratum = False
     warned = False
     score_codes = np.array([NEGATIVE, POSITIVE, -2], dtype=np.int8)
+    seen = sample_ids = None
+    if options.label_ids is not None and options.label_codes is not None:
+        id_set = pa.array(options.label_ids, pa.string())
+        id_codes = np.append(np.array(options.label_codes, dtype=np.int32) + 1, 0)  # 0: none
+        seen = np.zeros(len(options.label_ids), dtype=np.int64)
     for chunk in _chunks(source, options, problems=problems):
         table = chunk.table
         size = table.num_rows
         rows += size
-        label = _encode(table.column("label"), spellings)
+        if seen is not None:
+            if "label" in table.column_names:
+                own = _encode(table.column("label"), spellings)
+                if (own.codes[np.unique(own.indices)] != MISSING).any():
+                    problems.add(
+                        "these data have labels in column 'label' and labels were given apart; "
+                        "give labels in one place only"
+                    )
+            items = _text_ids(table.column("item"), name="item", chunk=chunk, problems=problems)
+            if sample_ids is None:
+                sample_ids = items.slice(0, 100_000).to_pylist()
+            where = pc.fill_null(pc.index_in(items, value_set=id_set), -1).to_numpy(
+                zero_copy_only=False
+            )
+            found = where[where >= 0]
+            seen += np.bincount(found, minlength=seen.size)
+            label = _Coded(id_codes[where], _LABEL_CODES, pa.array([]))
+        else:
+            label = _encode(table.column("label"), spellings)
         if "verdict" in table.column_names:
             verdict = _encode(table.column("verdict"), spellings)
             if options.threshold is not None and not warned:
@@ -519,7 +590,7 @@ def _reduce_judge(source: Source, options: _Options) -> _JudgePartial:
             strata.setdefault("", 0)
             local = np.zeros(1, dtype=np.int64)
             group = None
-        if "item" in table.column_names:
+        if "item" in table.column_names and seen is None:
             _text_ids(table.column("item"), name="item", chunk=chunk, problems=problems)
         n_label, n_verdict = label.codes.size, verdict.codes.size
         width = local.size * n_label * n_verdict
@@ -553,7 +624,7 @@ def _reduce_judge(source: Source, options: _Options) -> _JudgePartial:
                 counts[g, (y + 1) * 2 + v] += combos[s, lab, ver]
     if rows == 0 and not problems:
         problems.add("the table has no data rows")
-    return _JudgePartial(list(strata), counts, rows, has_stratum, problems)
+    return _JudgePartial(list(strata), counts, rows, has_stratum, problems, seen, sample_ids)
 
 
 def _name(source: Source) -> str:
@@ -562,10 +633,12 @@ def _name(source: Source) -> str:
     return source_name(source)
 
 
-def _combine(partials: Sequence[_JudgePartial], *, label: str) -> StreamCounts:
+def _combine(partials: Sequence[_JudgePartial], *, label: str, options: _Options) -> StreamCounts:
     problems = Problems(label)
     for partial in partials:
         problems.merge(partial.problems)
+    if options.label_ids is not None and not problems:
+        _check_join(partials, options.label_ids, problems)
     problems.raise_if_any()
     totals: dict[str, np.ndarray] = {}
     for partial in partials:
@@ -587,6 +660,39 @@ def _combine(partials: Sequence[_JudgePartial], *, label: str) -> StreamCounts:
     )
 
 
+def _check_join(
+    partials: Sequence[_JudgePartial], label_ids: tuple[str, ...], problems: Problems
+) -> None:
+    """Refuse label ids absent from the results, or matching several result rows."""
+    from bayesjudge.io.labels import near_misses
+
+    seen = np.sum([p.seen for p in partials if p.seen is not None], axis=0)
+    ids = np.asarray(label_ids, dtype=object)
+    several = np.flatnonzero(seen > 1)
+    if several.size:
+        problems.add(
+            f"results: {several.size} labelled id(s) have several rows: "
+            + _ids_shown(ids[several].tolist(), [f"{c} rows" for c in seen[several].tolist()])
+            + "; a streamed join needs one row per labelled id (combine repeats first, or read "
+            "the data in memory and use join_labels(repeats=...))"
+        )
+    absent = np.flatnonzero(seen == 0)
+    if absent.size:
+        message = (
+            f"{absent.size} of {ids.size} label id(s) are not among the results' ids: "
+            + _ids_shown(ids[absent].tolist())
+        )
+        sample = [i for p in partials for i in (p.sample_ids or [])]
+        near = near_misses(pd.Series(ids[absent]), pd.Series(sample, dtype=object))
+        if near:
+            message += (
+                f"; some match a result id once case, spaces and leading zeros are ignored "
+                f"(e.g. label id {near[1]!r} vs result id {near[2]!r}): ids are compared "
+                "exactly, as text, so make them agree in one of the files"
+            )
+        problems.add(message)
+
+
 def _six(cells: np.ndarray) -> list[int]:
     """Cells (unlabelled F/P, gold-FAIL F/P, gold-PASS F/P) -> m1, x1, m0, x0, n, k."""
     c = [int(v) for v in cells]
@@ -604,6 +710,7 @@ def judge_counts(
     positive: Sequence[str] = (),
     negative: Sequence[str] = (),
     threshold: float | None = None,
+    labels: pd.DataFrame | None = None,
     format: TableFormat = "auto",
     block_size: int = DEFAULT_BLOCK_SIZE,
 ) -> StreamCounts:
@@ -620,6 +727,12 @@ def judge_counts(
         Column mapping and extra PASS/FAIL spellings, as in :func:`bayesjudge.io.conform`.
     threshold : float, optional
         Turns a ``score`` column in [0, 1] into verdicts: ``score >= threshold`` is PASS.
+    labels : DataFrame, optional
+        Gold labels kept apart (``item``, ``label``; from :func:`bayesjudge.io.read_labels`),
+        joined by the data's ``item`` column as the blocks stream by: ids compared exactly, as
+        text. Refused, naming the ids: an id twice in the labels, a label id absent from the data,
+        a labelled id with several rows (unlabelled ids are not checked for repeats: that would
+        need every id in memory), and labels also in the data's own ``label`` column.
     format : {"auto", "csv", "tsv", "jsonl", "parquet"}
         As in :func:`bayesjudge.io.read_table` (applied to every file).
     block_size : int
@@ -651,9 +764,11 @@ def judge_counts(
         format=format,
         block_size=block_size,
         threshold=threshold,
+        labels=labels,
     )
     files = expand_sources(source)
-    return _combine([_reduce_judge(f, options) for f in files], label=_sources_label(files))
+    partials = [_reduce_judge(f, options) for f in files]
+    return _combine(partials, label=_sources_label(files), options=options)
 
 
 # --------------------------------------------------------------------------- gate cells
@@ -812,6 +927,7 @@ def judge_counts_on_cluster(
     positive: Sequence[str] = (),
     negative: Sequence[str] = (),
     threshold: float | None = None,
+    labels: pd.DataFrame | None = None,
     format: TableFormat = "auto",
     block_size: int = DEFAULT_BLOCK_SIZE,
 ) -> StreamCounts:
@@ -827,7 +943,7 @@ def judge_counts_on_cluster(
     scheduler : str, optional
         Address of a running Dask scheduler (``"tcp://host:8786"``). By default a
         ``LocalCluster`` is started for the call and closed after it.
-    columns, positive, negative, threshold, format, block_size
+    columns, positive, negative, threshold, labels, format, block_size
         As in :func:`judge_counts`.
 
     Raises
@@ -852,6 +968,7 @@ def judge_counts_on_cluster(
         format=format,
         block_size=block_size,
         threshold=threshold,
+        labels=labels,
     )
     files = [f for f in expand_sources(source) if isinstance(f, str) and f != "-"]
     if not files:
@@ -869,4 +986,4 @@ def judge_counts_on_cluster(
         client.close()
         if cluster is not None:
             cluster.close()
-    return _combine(partials, label=_sources_label(files))
+    return _combine(partials, label=_sources_label(files), options=options)

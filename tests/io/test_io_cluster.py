@@ -75,3 +75,21 @@ def test_a_missing_dask_names_the_extra(monkeypatch: pytest.MonkeyPatch, tmp_pat
     monkeypatch.setitem(sys.modules, "distributed", None)
     with pytest.raises(ImportError, match=r"pip install 'bayesjudge\[studies\]'"):
         judge_counts_on_cluster(tmp_path)
+
+
+def test_the_cluster_joins_labels_kept_apart(tmp_path: Path, cluster: object) -> None:
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    (folder / "a.csv").write_text("id,verdict\n1,yes\n2,no\n3,yes\n")
+    (folder / "b.csv").write_text("id,verdict\n4,no\n5,yes\n")
+    labels = pd.DataFrame({"item": ["2", "5"], "label": [1.0, 0.0]})
+    local = judge_counts(folder, columns={"item": "id"}, labels=labels)
+    remote = judge_counts_on_cluster(
+        folder,
+        scheduler=cluster.scheduler_address,  # type: ignore[attr-defined]
+        columns={"item": "id"},
+        labels=labels,
+    )
+    assert (
+        remote.as_dict() == local.as_dict() == {"m1": 1, "x1": 0, "m0": 1, "x0": 1, "n": 3, "k": 2}
+    )

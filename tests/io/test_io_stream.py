@@ -18,10 +18,13 @@ from bayesjudge.data import Rulings
 from bayesjudge.errors import DataError
 from bayesjudge.gates import gate_cells as gate_cells_in_memory
 from bayesjudge.io import (
+    Field,
     Spellings,
     conform,
     gate_cells,
+    join_labels,
     judge_counts,
+    read_labels,
     read_table,
     verdicts_from_scores,
 )
@@ -62,7 +65,10 @@ def write(frame: pd.DataFrame, path: Path) -> Path:
 def in_memory(path: Path | pd.DataFrame, **options: object) -> tuple[dict[str, int], pd.DataFrame]:
     """The in-memory path: read the whole table, conform it, count with pandas."""
     threshold = options.pop("threshold", None)
-    table = conform(read_table(path), JUDGE_FIELDS, **options)  # type: ignore[arg-type]
+    if isinstance(path, pd.DataFrame):
+        table = path
+    else:
+        table = conform(read_table(path), JUDGE_FIELDS, **options)  # type: ignore[arg-type]
     if threshold is not None:
         table["verdict"] = verdicts_from_scores(table["score"], threshold=threshold)  # type: ignore[arg-type]
     label, verdict = table["label"], table["verdict"]
@@ -359,3 +365,58 @@ def test_gate_cells_refuse_an_item_with_two_labels() -> None:
     data = b"item,verdict,label\na,1,1\nb,0,0\na,1,0\nb,1,\n"
     with pytest.raises(DataError, match="must be the same on every row of an item: item 'a'"):
         gate_cells(io.BytesIO(data))
+
+
+# --------------------------------------------------------------------------- labels kept apart
+def results_and_labels(tmp_path: Path, n: int = 2000) -> tuple[Path, pd.DataFrame]:
+    rng = np.random.default_rng(10)
+    frame = pd.DataFrame(
+        {
+            "id": [f"{i:06d}" for i in range(n)],
+            "judge": VERDICTS[rng.integers(0, VERDICTS.size, n)],
+            "task": np.array(["a", "b"])[rng.integers(0, 2, n)],
+        }
+    )
+    path = write(frame, tmp_path / "results.csv")
+    chosen = rng.choice(n, size=n // 10, replace=False)
+    gold = pd.DataFrame(
+        {"sample_id": frame["id"].iloc[chosen], "gold": LABELS[rng.integers(0, 5, chosen.size)]}
+    )
+    gold.to_csv(tmp_path / "gold.csv", index=False)
+    labels = read_labels(tmp_path / "gold.csv", columns={"item": "sample_id", "label": "gold"})
+    return path, labels
+
+
+def test_labels_kept_apart_give_the_in_memory_join(tmp_path: Path) -> None:
+    path, labels = results_and_labels(tmp_path)
+    columns = {"item": "id", "verdict": "judge", "stratum": "task"}
+    results = conform(
+        read_table(path),
+        (Field("item", "text"), Field("verdict", "binary"), Field("stratum", "text")),
+        columns=columns,
+    )
+    joined, report = join_labels(results, labels)
+    expected, by = in_memory(joined)
+    counts = judge_counts(path, columns=columns, labels=labels, block_size=2048)
+    assert counts.as_dict() == expected
+    assert counts.m1 + counts.m0 == report.labelled  # blank labels stay unlabelled
+    assert counts.by_stratum is not None
+    pd.testing.assert_frame_equal(counts.by_stratum, by, check_names=False)
+
+
+def test_labels_kept_apart_refusals(tmp_path: Path) -> None:
+    path = tmp_path / "results.csv"
+    path.write_text("id,verdict,label\n007,1,\n008,0,\n008,1,\n009,1,\n")
+    labels = pd.DataFrame({"item": ["7", "008", "x"], "label": [1.0, 0.0, 1.0]})
+    with pytest.raises(DataError) as info:
+        judge_counts(path, columns={"item": "id"}, labels=labels)
+    message = str(info.value)
+    assert "1 labelled id(s) have several rows: '008' (2 rows)" in message
+    assert "2 of 3 label id(s) are not among the results' ids: '7', 'x'" in message
+    assert "(e.g. label id '7' vs result id '007')" in message
+    path.write_text("id,verdict,label\n007,1,1\n")
+    with pytest.raises(DataError, match="labels in column 'label' and labels were given apart"):
+        judge_counts(path, columns={"item": "id"}, labels=labels.iloc[:0])
+    twice = pd.DataFrame({"item": ["a", "a"], "label": [1.0, 1.0]})
+    with pytest.raises(DataError, match=r"appear more than once: 'a' \(2 rows\)"):
+        judge_counts(path, labels=twice)
