@@ -177,11 +177,14 @@ def _factorize(series: pd.Series) -> tuple[np.ndarray, list[object]]:
         import pyarrow.compute as pc
 
         array = pa.array(series.array)
-        if isinstance(array, pa.ChunkedArray):
-            array = array.combine_chunks()
-        encoded = pc.dictionary_encode(array)
-        indices = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
-        return indices, encoded.dictionary.to_pylist()
+        chunks = array if isinstance(array, pa.ChunkedArray) else pa.chunked_array([array])
+        encoded = pc.dictionary_encode(chunks).unify_dictionaries()
+        if not encoded.num_chunks:
+            return np.zeros(0, dtype=np.int32), []
+        indices = np.concatenate(
+            [pc.fill_null(c.indices, -1).to_numpy(zero_copy_only=False) for c in encoded.chunks]
+        )
+        return indices, encoded.chunk(0).dictionary.to_pylist()
     indices, uniques = pd.factorize(series)
     return indices, list(uniques)
 
@@ -616,7 +619,9 @@ def conform(
             out[name] = _whole(raw, name=name, field=field, problems=collector, names=names)
     if problems is None:
         collector.raise_if_any()
-    result = pd.DataFrame(out, index=index)
+    # one block per column, sharing the parsed arrays: no consolidating copy
+    parts = [pd.DataFrame({n: v}, index=index, copy=False) for n, v in out.items()]
+    result = pd.concat(parts, axis=1) if parts else pd.DataFrame(index=index)
     result.attrs["source"] = source
     result.attrs["columns"] = dict(used)
     return result

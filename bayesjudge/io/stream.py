@@ -230,10 +230,19 @@ def _ids_shown(ids: Sequence[object], notes: Sequence[str] | None = None) -> str
     return ", ".join(shown) + (f", and {rest} more" if rest else "")
 
 
+def _is_data(path: Path) -> bool:
+    """Whether a file's name says it holds data (``.csv``, ..., also gzipped: ``.csv.gz``)."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes[-1:] == [".gz"]:
+        suffixes = suffixes[:-1]
+    return bool(suffixes) and suffixes[-1] in _FILE_SUFFIXES
+
+
 def expand_sources(source: Source | Sequence[str | os.PathLike[str]]) -> list[Source]:
     """Return the files a source stands for: itself, the data files of a folder, a glob's matches.
 
-    A folder contributes its ``.csv``, ``.tsv``, ``.jsonl``, ``.parquet`` (...) files, sorted;
+    A folder contributes its ``.csv``, ``.tsv``, ``.jsonl``, ``.parquet`` (...) files, gzipped
+    or not, sorted;
     a pattern with ``*``, ``?`` or ``[`` its sorted matches. A folder or pattern with no data file
     is a :class:`DataError`.
     """
@@ -248,11 +257,7 @@ def expand_sources(source: Source | Sequence[str | os.PathLike[str]]) -> list[So
     if text == "-":
         return [text]
     if os.path.isdir(text):
-        files = sorted(
-            str(p)
-            for p in Path(text).iterdir()
-            if p.is_file() and p.suffix.lower() in _FILE_SUFFIXES
-        )
+        files = sorted(str(p) for p in Path(text).iterdir() if p.is_file() and _is_data(p))
         if not files:
             raise DataError(f"folder {text!r} holds no data files ({', '.join(_FILE_SUFFIXES)})")
         return list(files)

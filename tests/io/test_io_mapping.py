@@ -281,3 +281,11 @@ def test_text_fields_keep_text_as_written() -> None:
 def test_bad_field_kind() -> None:
     with pytest.raises(ValueError, match=re.escape("kind must be one of ['binary', 'score'")):
         Field("x", "bool")  # type: ignore[arg-type]
+
+
+def test_a_dataframe_index_is_kept_even_with_repeated_labels() -> None:
+    frame = pd.DataFrame({"label": ["1", "0", "x"], "verdict": ["y", "n", "y"]}, index=list("aab"))
+    out = conform(frame.iloc[:2], JUDGE)
+    assert out.index.tolist() == ["a", "a"]
+    with pytest.raises(DataError, match="row 'b' has 'x'"):
+        conform(frame, JUDGE)

@@ -143,12 +143,16 @@ def test_a_folder_a_glob_and_a_list_add_up(tmp_path: Path) -> None:
     parts.mkdir()
     write(frame.iloc[:1000], parts / "a.csv")
     write(frame.iloc[1000:1800], parts / "b.parquet")
-    write(frame.iloc[1800:], parts / "c.jsonl")
+    write(frame.iloc[1800:2100], parts / "c.jsonl")
+    write(frame.iloc[2100:], parts / "d.tsv")
+    (parts / "d.tsv.gz").write_bytes(gzip.compress((parts / "d.tsv").read_bytes()))
+    (parts / "d.tsv").unlink()
     (parts / "notes.txt").write_text("not data")
     assert judge_counts(parts, columns=MAPPING).as_dict() == whole
-    assert judge_counts(str(parts / "[abc].*"), columns=MAPPING).files == 3
+    assert judge_counts(str(parts / "[abcd].*"), columns=MAPPING).files == 4
     listed = judge_counts(
-        [parts / "a.csv", parts / "b.parquet", parts / "c.jsonl"], columns=MAPPING
+        [parts / "a.csv", parts / "b.parquet", parts / "c.jsonl", parts / "d.tsv.gz"],
+        columns=MAPPING,
     )
     assert listed.as_dict() == whole
 
