@@ -621,10 +621,10 @@ def _json_text(value: object) -> str | None:
 
 
 def _float_text(value: float) -> str:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    return str(pc.cast(pa.scalar(value, pa.float64()), pa.string()).as_py())
+    """Write a JSON number read as a float the way pyarrow does for whole numbers (1.0 -> 1)."""
+    if value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return repr(value)
 
 
 def arrow_as_text(column: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:

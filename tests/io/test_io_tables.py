@@ -242,6 +242,14 @@ def test_wrong_field_counts_are_listed_with_lines(tmp_path: Path) -> None:
     assert "and 2 more rows" in message
 
 
+def test_a_stray_quote_falls_back_to_row_numbers(tmp_path: Path) -> None:
+    # a quote inside an unquoted value is literal to the parser but upsets quote counting:
+    # rows are then named by their order among the data rows
+    path = write(tmp_path, "j.csv", 'a,b\n5" screen,1\n\nfoo,bar,baz\n')
+    with pytest.raises(DataError, match=re.escape("row 2 (3 fields)")):
+        read_table(path)
+
+
 def test_a_source_of_the_wrong_type() -> None:
     with pytest.raises(DataError, match="must be a pandas DataFrame, a file path"):
         read_table(42)  # type: ignore[arg-type]
