@@ -424,3 +424,15 @@ def test_labels_kept_apart_refusals(tmp_path: Path) -> None:
     twice = pd.DataFrame({"item": ["a", "a"], "label": [1.0, 1.0]})
     with pytest.raises(DataError, match=r"appear more than once: 'a' \(2 rows\)"):
         judge_counts(path, labels=twice)
+
+
+def test_crlf_without_a_final_newline() -> None:
+    rows = ["1,1", "0,0", ",1"] * 400
+    rows[700] = "x,1"
+    data = ("label,verdict\r\n" + "\r\n".join(rows)).encode()
+    with pytest.raises(DataError, match="line 702 has 'x'"):
+        judge_counts(io.BytesIO(data), block_size=1024)
+    rows[700] = "1,1"
+    data = ("label,verdict\r\n" + "\r\n".join(rows)).encode()
+    counts = judge_counts(io.BytesIO(data), block_size=1024)
+    assert counts.as_dict() == {"m1": 401, "x1": 401, "m0": 399, "x0": 0, "n": 400, "k": 400}
