@@ -544,9 +544,10 @@ def conform(
     -------
     DataFrame
         One column per field present, named by the field, with the table's index: ``binary`` as
-        float 1.0/0.0 (NaN where missing), ``score`` as float, ``text`` as str (None where missing),
-        ``whole`` as int64 (or float with NaN where missing is allowed). ``attrs["columns"]`` holds
-        the mapping used, ``attrs["source"]`` the input's name.
+        float 1.0/0.0 (NaN where missing), ``score`` as float, ``text`` as pandas ``str``
+        stripped of surrounding spaces (NaN where blank or missing), ``whole`` as int64 (or float
+        with NaN where missing is allowed). ``attrs["columns"]`` holds the mapping used,
+        ``attrs["source"]`` the input's name.
 
     Raises
     ------
@@ -634,14 +635,9 @@ def _text(
     field: Field,
     problems: Problems,
     names: Callable[[np.ndarray], list[str]],
-) -> np.ndarray:
-    codes, uniques = pd.factorize(raw)
-    stripped = np.array(
-        [str(v.item() if isinstance(v, np.generic) else v).strip() for v in uniques] + [""],
-        dtype=object,
-    )
-    text = stripped[codes]
-    blank = text == ""
+) -> pd.api.extensions.ExtensionArray:
+    stripped = raw.astype(_TEXT).str.strip()  # vectorised (pyarrow); missing stays missing
+    blank = (stripped.isna() | (stripped == "")).to_numpy(dtype=bool)
     if blank.any() and not field.missing:
         positions = np.flatnonzero(blank)
         problems.add_rows(
@@ -649,8 +645,7 @@ def _text(
             rows=names(positions[: problems.limit]),
             total=int(positions.size),
         )
-    text[blank] = None
-    return text
+    return stripped.mask(blank).array
 
 
 def _whole(
