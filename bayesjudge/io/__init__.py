@@ -1,0 +1,1 @@
+"""The input layer: tables, column and value mapping, label joins and evaluation-tool logs."""
