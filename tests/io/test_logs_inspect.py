@@ -208,7 +208,11 @@ def test_inspect_numeric_scorers(logs: dict[str, Path]) -> None:
 
 
 def test_inspect_scorer_must_be_named_among_several(logs: dict[str, Path]) -> None:
-    with pytest.raises(DataError, match=r"several scorers, \['grade', 'length', 'binary'\]"):
+    with pytest.raises(
+        DataError,
+        match=r"samples\[\]\.scores: the log holds several scorers, "
+        r"\['grade', 'length', 'binary'\]",
+    ):
         read_eval_log(logs["eval"])
     with pytest.raises(DataError, match=r"no scorer 'nope' in the log; it holds \['grade'"):
         read_inspect_log(logs["eval"], scorer="nope")

@@ -223,18 +223,22 @@ def fail(path: str, field: str, message: str, *, sample: str | None = None) -> D
     return DataError(f"{where}: {message}")
 
 
-def choose(path: str, *, what: str, option: str, name: str | None, names: Sequence[str]) -> str:
+def choose(
+    path: str, *, field: str, what: str, option: str, name: str | None, names: Sequence[str]
+) -> str:
     """Return ``name``, or the only one of ``names``; a DataError listing them otherwise."""
     if name is not None:
         if name not in names:
-            raise DataError(f"{path}: no {what} {name!r} in the log; it holds {_listed(names)}")
+            raise DataError(
+                f"{path}: {field}: no {what} {name!r} in the log; it holds {_listed(names)}"
+            )
         return name
     if len(names) == 1:
         return names[0]
     if not names:
-        raise DataError(f"{path}: the log holds no {what}")
+        raise DataError(f"{path}: {field}: the log holds no {what}")
     raise DataError(
-        f"{path}: the log holds several {what}s, {_listed(names)}; name one with "
+        f"{path}: {field}: the log holds several {what}s, {_listed(names)}; name one with "
         f"{option}=...{_ALIASES.get(option, '')}"
     )
 

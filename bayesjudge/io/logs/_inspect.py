@@ -123,7 +123,14 @@ def read_inspect_log(
             "samples",
             "the log holds no samples (written with log_samples=False, or a header only)",
         )
-    chosen = choose(name, what="scorer", option="scorer", name=scorer, names=_scorers(log))
+    chosen = choose(
+        name,
+        field="samples[].scores",
+        what="scorer",
+        option="scorer",
+        name=scorer,
+        names=_scorers(log),
+    )
     system = str(log.eval.model)
     rulings = [_ruling(sample, index, chosen, system, name) for index, sample in enumerate(samples)]
     counts = status_counts(r.status for r in rulings)

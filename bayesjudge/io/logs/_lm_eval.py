@@ -112,10 +112,14 @@ def read_lm_eval_samples(
     if not records:
         raise DataError(f"{name}: the file holds no samples")
     filters = list(dict.fromkeys(str(r.get("filter", "none")) for _, r in records))
-    chosen_filter = choose(name, what="filter", option="filter", name=filter, names=filters)
+    chosen_filter = choose(
+        name, field="filter", what="filter", option="filter", name=filter, names=filters
+    )
     records = [(n, r) for n, r in records if str(r.get("filter", "none")) == chosen_filter]
     metrics = list(dict.fromkeys(m for _, r in records for m in _metric_names(r)))
-    judge = choose(name, what="metric", option="metric", name=metric, names=metrics)
+    judge = choose(
+        name, field="metrics", what="metric", option="metric", name=metric, names=metrics
+    )
     system, version = _run_info(name)
     items = [_item(record, item_field, path=name, line=line) for line, record in records]
     epochs = epochs_in_order([(item,) for item in items])

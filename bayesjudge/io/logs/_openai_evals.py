@@ -91,7 +91,14 @@ def read_openai_evals_log(path: str | os.PathLike[str], *, metric: str | None = 
             )
     if not events:
         raise DataError(f"{name}: the log holds no events")
-    judge = choose(name, what="metric", option="metric", name=metric, names=_metrics(events))
+    judge = choose(
+        name,
+        field="match and metrics events",
+        what="metric",
+        option="metric",
+        name=metric,
+        names=_metrics(events),
+    )
     system = ",".join(str(f) for f in (spec or {}).get("completion_fns") or []) or "unknown"
     by_sample: dict[str, list[tuple[int, Mapping[str, Any]]]] = {}
     for line, event in events:

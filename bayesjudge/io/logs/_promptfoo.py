@@ -87,7 +87,12 @@ def read_promptfoo_results(
     judge = OVERALL
     if assertion is not None:
         judge = choose(
-            name, what="assertion", option="assertion", name=assertion, names=_assertions(results)
+            name,
+            field="results.results[].gradingResult.componentResults[].assertion",
+            what="assertion",
+            option="assertion",
+            name=assertion,
+            names=_assertions(results),
         )
     several_prompts = len({_prompt_key(r) for r in results}) > 1
     tests: dict[str, tuple[str, int]] = {}

@@ -170,8 +170,12 @@ def item_verdicts(
 
 def _selected(log: EvalLog, *, system: str | None, judge: str | None) -> pd.DataFrame:
     frame = log.frame
-    chosen_system = choose(log.path, what="system", option="system", name=system, names=log.systems)
+    chosen_system = choose(
+        log.path, field="system", what="system", option="system", name=system, names=log.systems
+    )
     frame = frame[frame["system"] == chosen_system]
     judges = tuple(pd.unique(frame["judge"]))
-    chosen_judge = choose(log.path, what="judge", option="judge", name=judge, names=judges)
+    chosen_judge = choose(
+        log.path, field="judge", what="judge", option="judge", name=judge, names=judges
+    )
     return frame[frame["judge"] == chosen_judge]
