@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -123,3 +124,22 @@ def test_lm_eval_corpus_metric_is_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps(line) + "\n")
     with pytest.raises(DataError, match=r"line 1: bleu \(sample doc_id 3\): .* is not a number"):
         read_eval_log(path)
+
+
+def test_lm_eval_nan_value_is_unscored(tmp_path: Path) -> None:
+    path = tmp_path / "samples_nan_2026.jsonl"
+    lines = [
+        {"doc_id": 0, "filter": "none", "metrics": ["acc"], "acc": 1.0},
+        {"doc_id": 1, "filter": "none", "metrics": ["acc"], "acc": math.nan},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))  # json writes NaN
+    log = read_eval_log(path)
+    assert list(log.frame["status"]) == ["ok", "unscored"]
+    assert log.frame["verdict"].tolist()[0] == 1.0
+
+
+def test_lm_eval_binary_file(tmp_path: Path) -> None:
+    path = tmp_path / "samples_x_2026.jsonl"
+    path.write_bytes(b"\xff\xfe\x00garbage\n")
+    with pytest.raises(DataError, match=r"samples_x_2026\.jsonl: not UTF-8 text"):
+        read_eval_log(path, tool="lm_eval")

@@ -7,6 +7,7 @@ One row per ruling (one judgement of one item by one judge): ``item``, ``epoch``
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -282,16 +283,20 @@ def first_line(message: object, *, limit: int = 200) -> str:
 
 
 def number(value: object) -> float | None:
-    """Return a JSON number as a float (None for anything else, booleans included)."""
+    """Return a finite JSON number as a float (None for anything else: booleans, NaN, text)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return float(value)
+    value = float(value)
+    return value if math.isfinite(value) else None
 
 
 def load_json(path: str) -> Any:
     """Parse a whole JSON file; a DataError naming the file and position if it is not JSON."""
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text (a binary or corrupt file?): {exc}") from exc
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -303,8 +308,17 @@ def load_json(path: str) -> Any:
 
 def iter_jsonl(path: str) -> Iterator[tuple[int, Any]]:
     """Yield (line number, parsed object) for each non-blank line of a JSON Lines file."""
-    with open(path, encoding="utf-8") as handle:
-        for number_, line in enumerate(handle, start=1):
+    with open(path, encoding="utf-8", errors="strict") as handle:
+        lines = enumerate(handle, start=1)
+        while True:
+            try:
+                number_, line = next(lines)
+            except StopIteration:
+                return
+            except UnicodeDecodeError as exc:
+                raise DataError(
+                    f"{path}: not UTF-8 text (a binary or corrupt file?): {exc}"
+                ) from exc
             if not line.strip():
                 continue
             try:

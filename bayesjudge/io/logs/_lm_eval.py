@@ -168,6 +168,8 @@ def _ruling(
     if isinstance(value, bool):
         return Ruling(item, epoch, system, judge, float(value), float(value), raw_text(value), "ok")
     score = number(value)
+    if isinstance(value, float) and score is None:  # NaN or infinite: no score
+        return Ruling(item, epoch, system, judge, NAN, NAN, raw_text(value), "unscored")
     if score is None:
         raise fail(
             path,

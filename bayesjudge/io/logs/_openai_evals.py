@@ -175,6 +175,6 @@ def _ruling(
     score = number(value)
     if score is not None:
         return Ruling(sample, epoch, system, judge, NAN, score, raw_text(value), "ok")
-    if value is None or value == _INVALID:
+    if value is None or value == _INVALID or isinstance(value, float):  # float: NaN
         return Ruling(sample, epoch, system, judge, NAN, NAN, raw_text(value), "unscored")
     return Ruling(sample, epoch, system, judge, NAN, NAN, raw_text(value), "ok")
