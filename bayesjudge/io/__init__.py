@@ -8,7 +8,9 @@
 * :func:`read_labels` / :func:`join_labels` - gold labels from a separate table, joined by id,
   with a :class:`JoinReport`;
 * :func:`judge_counts`, :func:`gate_cells`, :func:`judge_counts_on_cluster` - large files
-  streamed (or spread over a Dask cluster) to the sufficient statistics.
+  streamed (or spread over a Dask cluster) to the sufficient statistics;
+* :mod:`bayesjudge.io.logs` - the logs of evaluation tools (Inspect AI, promptfoo,
+  lm-evaluation-harness, OpenAI evals) read as they are.
 
 Names are imported on first use, so importing this package loads neither pyarrow nor dask.
 """
