@@ -1,0 +1,1 @@
+"""Reporting helpers shared by every family: safe output folders and files, and text escaping."""
