@@ -1054,7 +1054,7 @@ def _is_control(char: str) -> bool:
 
 # --------------------------------------------------------------------------- worker lifetime
 def end_with_parent(parent_pid: int | None = None) -> None:
-    """Make this process end (SIGTERM) when its parent process dies.
+    """Make this process end (SIGTERM) when the process that started it dies.
 
     Meant as a process-pool initializer, so that killing the main process of, for instance,
     ``bayesjudge study --workers 2`` does not leave its workers running::
@@ -1062,18 +1062,27 @@ def end_with_parent(parent_pid: int | None = None) -> None:
         ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
                             initializer=end_with_parent, initargs=(os.getpid(),))
 
-    On Linux the kernel sends the signal (``prctl(PR_SET_PDEATHSIG, SIGTERM)``); the parent
-    is then checked once more, so a parent that died before the call is noticed too.
-    Elsewhere a daemon thread checks the parent twice a second. In a ``multiprocessing``
-    child the parent's liveness is also read from the pipe multiprocessing keeps to it.
+    Two watchers, each enough on its own:
+
+    - Linux: the kernel signals the process when its parent process ends
+      (``prctl(PR_SET_PDEATHSIG, SIGTERM)``); the parent pid is read again after arming it,
+      so a parent that died just before is noticed too. This works even while the worker
+      holds the GIL in a long computation. With the ``spawn`` context the parent is the main
+      process; with ``forkserver`` it is the fork server, which outlives the main process as
+      long as workers hold its pipe, so there only the second watcher helps.
+    - In a ``multiprocessing`` child (any start method, any OS): a daemon thread blocks on
+      ``multiprocessing.parent_process().join()``, which returns when the process that
+      started the pool ends, and then ends this one. It needs the GIL to run.
+
+    Outside ``multiprocessing`` and off Linux, a daemon thread checks the parent pid twice a
+    second.
 
     Parameters
     ----------
     parent_pid : int, optional
-        The process expected to be the parent (``os.getpid()`` in the process that creates a
-        ``spawn`` pool). If the parent is already another process, this one ends at once.
-        Leave it out with the ``forkserver`` context, whose workers are children of the fork
-        server (which itself ends with the main process).
+        The process expected to have started this one (``os.getpid()`` in the process that
+        creates the pool, with any start method). If it is already another process, this one
+        ends at once.
 
     Notes
     -----
@@ -1091,18 +1100,24 @@ def _end_with_parent(parent_pid: int | None, *, use_prctl: bool) -> None:
     import multiprocessing
 
     watched = os.getppid()
-    if parent_pid is not None and watched != parent_pid:
-        _terminate()
     mp_parent = multiprocessing.parent_process()
+    starter = mp_parent.pid if mp_parent is not None else watched
+    if parent_pid is not None and starter != parent_pid:
+        _terminate()
     libc = _libc() if use_prctl else None
-    if libc is not None and _arm_death_signal(libc):
-        # the parent may have died between reading its pid and arming the signal
-        if os.getppid() != watched or (mp_parent is not None and not mp_parent.is_alive()):
+    armed = libc is not None and _arm_death_signal(libc)
+    if armed and os.getppid() != watched:
+        _terminate()  # the parent died between reading its pid and arming the signal
+    if mp_parent is not None:
+        if not mp_parent.is_alive():
             _terminate()
-        return
-    threading.Thread(
-        target=_watch_parent, args=(watched, mp_parent), name="bayesjudge-parent", daemon=True
-    ).start()
+        threading.Thread(
+            target=_await_parent, args=(mp_parent,), name="bayesjudge-parent", daemon=True
+        ).start()
+    elif not armed:
+        threading.Thread(
+            target=_poll_parent, args=(watched,), name="bayesjudge-parent", daemon=True
+        ).start()
 
 
 def _arm_death_signal(libc: ctypes.CDLL) -> bool:
@@ -1113,10 +1128,15 @@ def _arm_death_signal(libc: ctypes.CDLL) -> bool:
     return bool(status == 0)
 
 
-def _watch_parent(watched: int, mp_parent: Any) -> None:
+def _await_parent(mp_parent: Any) -> None:
+    mp_parent.join()  # returns when the parent's end of the pipe to this process closes
+    _terminate()
+
+
+def _poll_parent(watched: int) -> None:
     stop = threading.Event()
     while not stop.wait(0.5):
-        if os.getppid() != watched or (mp_parent is not None and not mp_parent.is_alive()):
+        if os.getppid() != watched:
             _terminate()
 
 
