@@ -56,6 +56,7 @@ from bayesjudge.errors import DataError
 
 __all__ = [
     "MANIFEST_NAME",
+    "FileRecord",
     "Manifest",
     "OutputError",
     "OutputKind",
