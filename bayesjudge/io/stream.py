@@ -101,7 +101,7 @@ class StreamCounts:
     Attributes
     ----------
     m1, x1, m0, x0, n, k : int
-        As in :class:`bayesjudge.data.JudgeCounts` (build one with ``JudgeCounts(**c.as_dict())``
+        As in :class:`bayesjudge.JudgeCounts` (build one with ``JudgeCounts(**c.as_dict())``
         or ``JudgeData.from_counts(**c.as_dict())``).
     rows : int
         Data rows read.
@@ -790,7 +790,7 @@ def gate_cells(
 
     Each item's rulings are counted (``r``) and passes added up (``k``) across blocks, whether
     the file is sorted by item or not (memory grows with the number of items, not of rulings);
-    then items are grouped into cells, as :func:`bayesjudge.gates.gate_cells` does in memory.
+    then items are grouped into cells, as :func:`bayesjudge.gates.cells.gate_cells` does in memory.
 
     Returns
     -------

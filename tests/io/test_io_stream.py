@@ -14,9 +14,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from bayesjudge.data import Rulings
 from bayesjudge.errors import DataError
-from bayesjudge.gates import gate_cells as gate_cells_in_memory
+from bayesjudge.gates.cells import gate_cells as gate_cells_in_memory
+from bayesjudge.gates.data import Rulings
 from bayesjudge.io import (
     Field,
     Spellings,
