@@ -297,3 +297,36 @@ def test_report_failure_leaves_previous_report_intact(monkeypatch, capsys, small
         main(["report", str(small_csv), "--out", str(out_dir), *FAST_FIT])
     assert (out_dir / "report.html").read_text() == "previous"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report", "small.csv"]
+
+
+def test_default_seed_makes_runs_byte_identical(capsys, small_csv):
+    from bayesjudge.validation import DEFAULT_SEED
+
+    argv = ("estimate", str(small_csv), "--json", "--prior", "pi=beta:1,1", *FAST_FIT)
+    first = run(capsys, *argv)
+    second = run(capsys, *argv)
+    assert first[0] == second[0] == EXIT_OK
+    assert first[1] == second[1]  # byte for byte, with no seed given
+    payload = json.loads(first[1])
+    provenance = payload["provenance"]
+    assert provenance["seed"] == DEFAULT_SEED
+    assert provenance["priors"]["pi"] == "Beta(1, 1)"
+    assert {"python", "bayesjudge", "numpy", "pymc", "arviz-stats"} <= set(provenance["versions"])
+    assert provenance["command"] == "bayesjudge " + " ".join(argv)
+    # the text output says which seed it used
+    code, out, _ = run(capsys, "estimate", str(small_csv), *FAST_FIT)
+    assert code == EXIT_OK
+    assert f"seed {DEFAULT_SEED}" in out
+
+
+def test_seed_versions_and_command_are_recorded_in_the_report(capsys, small_csv, tmp_path):
+    out_dir = tmp_path / "report"
+    argv = ("report", str(small_csv), "--out", str(out_dir), "--random-seed", "5", *FAST_FIT)
+    code, _, _ = run(capsys, *argv)
+    assert code == EXIT_OK
+    tree = xr.open_datatree(out_dir / "posterior.nc")
+    assert int(tree.attrs["seed"]) == 5
+    assert "pymc" in json.loads(tree.attrs["versions"])
+    assert tree.attrs["command"] == "bayesjudge " + " ".join(argv)
+    assert json.loads(tree.attrs["attempts"])[0]["sampler_seed"] == int(tree.attrs["sampler_seed"])
+    assert "seed 5" in (out_dir / "report.html").read_text()
