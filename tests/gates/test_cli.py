@@ -188,6 +188,15 @@ def test_error_paths(files, tmp_path, capsys):
         _run(["gate", str(rulings), "--k", "0"])
     assert exc.value.code == EXIT_BAD_INPUT
     assert "must be a whole number from 1 to 1,000,000,000" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        _run(["gate", str(rulings), "--k", "1", "10000000000"])
+    assert exc.value.code == EXIT_BAD_INPUT
+    assert "argument --k: must be a whole number from 1 to 1,000,000,000; got '10000000000'" in (
+        capsys.readouterr().err
+    )
+    # more caps than the bound: refused before any work, not after exhausting memory
+    assert _run(["gate", str(rulings), "--k", *map(str, range(1, 1003))]) == EXIT_BAD_INPUT
+    assert "at most 1000 caps at once" in capsys.readouterr().err
 
 
 def test_failing_diagnostics_exit_3(files, capsys):

@@ -330,3 +330,25 @@ def test_seed_versions_and_command_are_recorded_in_the_report(capsys, small_csv,
     assert tree.attrs["command"] == "bayesjudge " + " ".join(argv)
     assert json.loads(tree.attrs["attempts"])[0]["sampler_seed"] == int(tree.attrs["sampler_seed"])
     assert "seed 5" in (out_dir / "report.html").read_text()
+
+
+def test_stratified_report_has_per_stratum_posteriors(capsys, tmp_path):
+    frames = []
+    for i, (name, pi) in enumerate((("short", 0.3), ("long", 0.7))):
+        frame = judge_table(pi=pi, se=0.9, sp=0.85, n=600, m1=60, m0=60, random_seed=70 + i)
+        frame["stratum"] = name
+        frames.append(frame)
+    path = tmp_path / "strata.csv"
+    pd.concat(frames, ignore_index=True).to_csv(path, index=False)
+    out_dir = tmp_path / "report"
+    argv = ("report", str(path), "--stratified", "--out", str(out_dir), *FAST_FIT)
+    code, _, err = run(capsys, *argv)
+    assert code == EXIT_OK, err
+    tree = xr.open_datatree(out_dir / "posterior.nc")
+    assert tree["posterior"]["pi_stratum"].dims == ("chain", "draw", "stratum")
+    assert sorted(tree["posterior"]["stratum"].values.tolist()) == ["long", "short"]
+    code, out, _ = run(capsys, "estimate", str(path), "--stratified", "--json", *FAST_FIT)
+    assert code == EXIT_OK
+    posterior = json.loads(out)["posterior"]
+    assert {"pi", "pi[long]", "pi[short]", "se[long]", "sp[short]", "j[long]"} <= set(posterior)
+    assert posterior["pi[short]"]["mean"] < posterior["pi[long]"]["mean"]
