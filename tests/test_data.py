@@ -900,3 +900,27 @@ def test_docs_pages_run_as_doctests(
 def test_docs_data_page_shows_its_files() -> None:
     names = [name for name, _ in CSV_BLOCK.findall((DOCS / "data.md").read_text())]
     assert names == ["judge.csv", "bad.csv", "rulings.csv", "loop.csv", "paired.csv"]
+
+
+@pytest.mark.parametrize("name", ["judge", "gate", "channel"])
+def test_bundled_examples_load_into_their_contracts(name: str) -> None:
+    import bayesjudge as bj
+    from bayesjudge.channels import PairedOutcomes
+    from bayesjudge.gates import Rulings
+
+    frame = bj.load_example(name)
+    if name == "judge":
+        data = bj.JudgeData.from_frame(frame)
+        assert (data.m1, data.m0, data.n) == (150, 150, 2000)
+    elif name == "gate":
+        rulings = Rulings.from_frame(frame)
+        assert (rulings.items.size, int(rulings.labelled.sum())) == (1000, 160)
+        assert set(rulings.r.tolist()) == {6}
+        # the gold set was drawn by class: 80 compliant and 80 violating items
+        assert int((rulings.label == 1).sum()) == int((rulings.label == 0).sum()) == 80
+    else:
+        outcomes = PairedOutcomes.from_frame(frame)
+        assert outcomes.stages == ("e0", "e1", "e2")
+        assert sorted(set(outcomes.slice.tolist())) == ["easy", "hard", "medium"]
+    with pytest.raises(ValueError, match=r"name must be one of \['channel', 'gate', 'judge'\]"):
+        bj.load_example("panel")  # type: ignore[arg-type]
