@@ -4,6 +4,9 @@ Exit codes: 0 success; 2 bad input (the message on stderr names the argument, co
 3 the posterior failed its diagnostics (the failures are printed); 130 interrupted. A user
 error never shows a traceback, and a closed output pipe (``bayesjudge estimate ... | head``)
 ends quietly.
+
+Output options are checked, and their folders locked, before a command does any work
+(:func:`bayesjudge.cli.common.claimed_outputs`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from bayesjudge.cli.common import (
     EXIT_OK,
     Parser,
     UserError,
+    claimed_outputs,
 )
 from bayesjudge.errors import DataError, FitWarning
 
@@ -78,6 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(arguments)
         handler: Callable[[argparse.Namespace], int] = args.handler
         with (
+            claimed_outputs(args),
             recording_command(["bayesjudge", *arguments]),
             warnings.catch_warnings(record=True) as caught,
         ):
