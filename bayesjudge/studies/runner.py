@@ -74,11 +74,11 @@ import xarray as xr
 
 from bayesjudge._version import __version__
 from bayesjudge.inference.diagnostics import batched_convergence
+from bayesjudge.reporting.netcdf import write_netcdf
 from bayesjudge.reporting.output import (
     MANIFEST_NAME,
     claim_output_folder,
     end_with_parent,
-    write_file_atomically,
     write_manifest,
     write_text_atomically,
 )
@@ -788,11 +788,6 @@ def _chunk_path(folder: Path, chunk: tuple[int, int, int]) -> Path:
     return folder / "chunks" / f"s{scenario:05d}_r{start:07d}-{stop:07d}.nc"
 
 
-def _write_netcdf(dataset: xr.Dataset, path: Path) -> None:
-    """Write a NetCDF file atomically: a temporary file in the same folder, then a rename."""
-    write_file_atomically(path, lambda temporary: dataset.to_netcdf(temporary, engine="h5netcdf"))
-
-
 def _read_chunk(path: Path, spec: StudySpec, chunk: tuple[int, int, int]) -> xr.Dataset | None:
     """Return a finished chunk, or None (with a warning) when its file cannot be used.
 
@@ -1131,7 +1126,7 @@ def _run(
 
     def on_done(chunk: tuple[int, int, int], ds: xr.Dataset) -> None:
         if folder is not None:
-            _write_netcdf(ds, _chunk_path(folder, chunk))
+            write_netcdf(ds, _chunk_path(folder, chunk))
         done[chunk] = ds
         bar.update(1)
 
@@ -1141,7 +1136,7 @@ def _run(
         bar.close()
     result = _assemble(spec, done)
     if folder is not None:
-        _write_netcdf(result, folder / "results.nc")
+        write_netcdf(result, folder / "results.nc")
         write_text_atomically(folder / "summary.csv", summarize(result).to_csv(index=False))
         write_manifest(folder, kind="study")
     return result

@@ -1,7 +1,8 @@
 """The command line's one error policy: Ctrl-C, a full disk, a closed pipe.
 
 Subprocesses are synchronised with files and pipes, never with sleeps that race: the Ctrl-C
-test waits for the study's first chunk file before it sends SIGINT.
+test waits for the study's first chunk file before it sends SIGINT. A full disk is simulated
+in-process: the file write of the NetCDF files (``Path.write_bytes``) fails with ENOSPC.
 """
 
 from __future__ import annotations
@@ -71,10 +72,11 @@ def test_ctrl_c_ends_quietly_with_130(tmp_path: Path) -> None:
     assert sorted(os.listdir(tmp_path)) == ["long.toml", "study"]
 
 
-def _full(self: object, path: str, *args: object, **kwargs: object) -> None:
-    """A write that finds the disk full, as to_netcdf would."""
-    Path(path).write_bytes(b"half")
-    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+def _full(self: Path, data: object) -> int:
+    """A file write that finds the disk full (NetCDF files are written with write_bytes)."""
+    with open(self, "wb") as stream:
+        stream.write(b"half")
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
 
 
 def test_a_full_disk_while_writing_a_study_is_one_line(
@@ -83,7 +85,7 @@ def test_a_full_disk_while_writing_a_study_is_one_line(
     spec = tmp_path / "small.toml"
     spec.write_text(SMALL_STUDY)
     out = tmp_path / "study"
-    monkeypatch.setattr(xr.Dataset, "to_netcdf", _full)
+    monkeypatch.setattr(Path, "write_bytes", _full)
     assert main(["study", str(spec), "--out", str(out), "--no-progress"]) == EXIT_BAD_INPUT
     captured = capsys.readouterr()
     chunk = out / "chunks" / "s00000_r0000000-0000002.nc"
@@ -101,7 +103,7 @@ def test_a_full_disk_while_writing_a_report_is_one_line(
     (out / "report.html").write_text("previous")
     write_manifest(out, kind="report")  # a report an earlier run wrote
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    monkeypatch.setattr(xr.DataTree, "to_netcdf", _full)
+    monkeypatch.setattr(Path, "write_bytes", _full)
     assert main(["channel", str(stack), "--out", str(out)]) == EXIT_BAD_INPUT
     captured = capsys.readouterr()
     assert captured.err == (

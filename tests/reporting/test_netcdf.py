@@ -12,7 +12,7 @@ import pytest
 import xarray as xr
 
 from bayesjudge.reporting import netcdf
-from bayesjudge.reporting.netcdf import write_posterior
+from bayesjudge.reporting.netcdf import write_netcdf, write_posterior
 
 
 def _tree(value: float) -> xr.DataTree:
@@ -42,11 +42,12 @@ def test_a_failed_write_leaves_the_previous_file(
     target = write_posterior(_tree(0.25), tmp_path / "posterior.nc")
     before = target.read_bytes()
 
-    def full(self: xr.DataTree, path: str, **kwargs: object) -> None:
-        Path(path).write_bytes(b"half")
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
+    def full(self: Path, data: object) -> int:
+        with open(self, "wb") as stream:
+            stream.write(b"half")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
 
-    monkeypatch.setattr(xr.DataTree, "to_netcdf", full)
+    monkeypatch.setattr(Path, "write_bytes", full)
     with pytest.raises(OSError, match="No space left on device") as info:
         write_posterior(_tree(0.75), target)
     assert info.value.filename == os.fspath(target)  # the file, not a hidden temporary
@@ -54,7 +55,14 @@ def test_a_failed_write_leaves_the_previous_file(
     assert os.listdir(tmp_path) == ["posterior.nc"]
 
 
+def test_a_study_dataset_round_trips(tmp_path: Path) -> None:
+    data = xr.Dataset({"estimate": (("replicate", "estimator"), np.arange(6.0).reshape(3, 2))})
+    written = write_netcdf(data, tmp_path / "chunk.nc")
+    with xr.open_dataset(written, engine="h5netcdf") as back:
+        xr.testing.assert_identical(back.load(), data)
+
+
 def test_docstring_examples_run() -> None:
     result = doctest.testmod(netcdf)
-    assert result.attempted >= 1
+    assert result.attempted >= 2
     assert result.failed == 0
