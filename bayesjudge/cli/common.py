@@ -28,6 +28,7 @@ __all__ = [
     "EXIT_DIAGNOSTICS",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
+    "OutputOption",
     "Parser",
     "UserError",
     "add_fit_options",

@@ -7,7 +7,7 @@ built without pyplot (no global figure state).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -189,21 +189,20 @@ def save_study_figures(
     >>> [p.name for p in save_study_figures(table, tempfile.mkdtemp(), name="demo")]
     ['study_demo_coverage.png', 'study_demo_width.png', 'study_demo_mae.png']
     """
-    x = "theta" if "theta" in summary.columns else None
-    figures: list[tuple[str, Figure]] = []
-    if x is not None:
+    figures: dict[str, Callable[[], Figure]] = {}
+    if "theta" in summary.columns:
         runs = summary.groupby("estimator", sort=False)["n"].median()
         common = [str(e) for e, n in runs.items() if n >= 0.5 * runs.max()]
-        figures.append(("coverage", plot_coverage(summary, x=x, estimators=common)))
+        figures["coverage"] = partial(plot_coverage, summary, x="theta", estimators=common)
     if "j" in summary.columns or {"q0", "q1"} <= set(summary.columns):
-        figures.append(("width", plot_width_vs_j(summary)))
-    figures.append(("mae", plot_mae(summary)))
-    names = [f"study_{name}_{kind}.png" for kind, _ in figures]
-    target = check_output_files(folder, names=names, inputs=inputs)
-    paths = []
-    for file, (_, fig) in zip(names, figures, strict=True):
-        paths.append(write_file_atomically(target / file, partial(_save_png, fig, dpi=dpi)))
-    return paths
+        figures["width"] = partial(plot_width_vs_j, summary)
+    figures["mae"] = partial(plot_mae, summary)
+    names = {kind: f"study_{name}_{kind}.png" for kind in figures}
+    target = check_output_files(folder, names=names.values(), inputs=inputs)  # before drawing
+    return [
+        write_file_atomically(target / names[kind], partial(_save_png, draw(), dpi=dpi))
+        for kind, draw in figures.items()
+    ]
 
 
 def _save_png(fig: Figure, path: Path, *, dpi: int) -> None:

@@ -79,6 +79,7 @@ from bayesjudge.reporting.output import (
     MANIFEST_NAME,
     claim_output_folder,
     end_with_parent,
+    read_manifest,
     write_manifest,
     write_text_atomically,
 )
@@ -966,9 +967,11 @@ def _execute(
         initializer=_start_worker,
         initargs=(os.getpid(),),
     )
-    with _workers_ignore_ctrl_c():  # the workers start during the first submits
-        running = {pool.submit(_run_chunk, spec, *chunk): chunk for chunk in pending}
+    running: dict[Any, tuple[int, int, int]] = {}
     try:
+        with _workers_ignore_ctrl_c():  # the workers start during the first submits
+            for chunk in pending:
+                running[pool.submit(_run_chunk, spec, *chunk)] = chunk
         while running:
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
@@ -1171,7 +1174,8 @@ def _prepare_folder(folder: Path, spec: StudySpec, *, resume: bool) -> None:
     elif folder.exists() and any(p.name != MANIFEST_NAME for p in folder.iterdir()):
         raise ValueError(f"output folder {folder} holds a study without its spec.json")
     folder.mkdir(exist_ok=True)
-    write_manifest(folder, kind="study", files=())  # marks the folder before anything else
+    if read_manifest(folder) is None:
+        write_manifest(folder, kind="study", files=())  # marks the folder before anything else
     for stale in [*folder.glob(".*.bayesjudge-tmp-*"), *folder.glob("chunks/.*.bayesjudge-tmp-*")]:
         stale.unlink(missing_ok=True)  # left by a killed run: this run holds the lock
     write_text_atomically(

@@ -7,6 +7,8 @@ shows that nothing was read, fitted or written first.
 
 from __future__ import annotations
 
+import argparse
+import doctest
 import os
 import subprocess
 import sys
@@ -16,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from bayesjudge.cli import common
 from bayesjudge.cli.app import main
-from bayesjudge.cli.common import EXIT_BAD_INPUT
+from bayesjudge.cli.common import EXIT_BAD_INPUT, named_paths
 from bayesjudge.reporting.output import lock_output_folder
 
 DEADLINE = 300.0  # seconds: an upper bound for a subprocess, never a wait
@@ -200,3 +203,33 @@ def test_written_files_and_folders_follow_the_umask(tmp_path: Path) -> None:
         if mode != (0o750 if (out / name).is_dir() else 0o640)
     }
     assert wrong == {}
+
+
+def test_named_paths_are_the_existing_paths_and_glob_matches(work: Path) -> None:
+    inputs = work / "inputs"
+    args = argparse.Namespace(
+        data=str(inputs / "data.csv"),
+        logs=str(inputs / "*.toml"),  # a glob: its matches
+        missing=str(inputs / "nothing.csv"),  # nothing to protect
+        prior=["pi=beta:1,1", str(inputs)],  # list items count too
+        stdin="-",
+        k=[1, 2],
+        out=str(work / "work"),
+    )
+    assert named_paths(args, skip=["out"]) == [
+        str(inputs / "data.csv"),
+        str(inputs / "spec.toml"),
+        str(inputs),
+    ]
+
+
+def test_a_glob_input_inside_out_is_refused(capsys: pytest.CaptureFixture[str], work: Path) -> None:
+    pattern = str(work / "inputs" / "*.csv")
+    argv = ["channel", pattern, "--out", str(work / "inputs")]
+    refuses(capsys, work, argv, f"it holds the input {work / 'inputs' / 'data.csv'}")
+
+
+def test_docstring_examples_run(work: Path) -> None:
+    result = doctest.testmod(common, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 4
+    assert result.failed == 0

@@ -311,6 +311,30 @@ def test_a_study_folder_is_checked_before_any_work(
     assert _snapshot(tmp_path) == before
 
 
+def test_a_study_folder_without_its_spec_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "study"
+    run_study(_spec(replicates=2), out=out, progressbar=False)
+    (out / "spec.json").unlink()
+    with pytest.raises(ValueError, match=f"output folder {out} holds a study without its spec"):
+        run_study(_spec(replicates=2), out=out, resume=True, progressbar=False)
+
+
+def test_figures_are_checked_before_they_are_drawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bayesjudge.studies import plots
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a figure was drawn")
+
+    monkeypatch.setattr(plots, "plot_mae", never)
+    (tmp_path / "figures").write_text("mine")
+    table = summarize(run_study(_spec(replicates=2), progressbar=False))
+    with pytest.raises(OutputError, match="it is a regular file, not a folder"):
+        plots.save_study_figures(table, tmp_path / "figures", name="x")
+    assert (tmp_path / "figures").read_text() == "mine"
+
+
 def test_a_damaged_chunk_is_computed_again_on_resume(tmp_path: Path) -> None:
     spec = _spec()
     out = tmp_path / "study"
