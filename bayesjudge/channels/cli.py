@@ -18,6 +18,7 @@ from bayesjudge.cli.common import (
     add_fit_options,
     add_seed_option,
     emit_json,
+    named_paths,
     probability,
     report_failures,
 )
@@ -147,7 +148,9 @@ def _cmd_channel(args: argparse.Namespace) -> int:
     if args.out is not None:
         from bayesjudge.channels.report import write_channel_report
 
-        write_channel_report(args.out, analysis, source=args.outcomes)
+        write_channel_report(
+            args.out, analysis, source=args.outcomes, inputs=named_paths(args, skip=["out"])
+        )
     if args.json:
         emit_json(analysis.to_dict())
     else:
@@ -194,5 +197,11 @@ def register(commands: Any) -> None:
         "--strict", action="store_true", help="reject columns other than the documented ones"
     )
     sub.add_argument("--json", action="store_true", help="print one JSON object")
-    sub.add_argument("--out", metavar="DIR", default=None, help="also write a report folder")
-    sub.set_defaults(handler=_cmd_channel)
+    sub.add_argument(
+        "--out",
+        metavar="DIR",
+        default=None,
+        help="also write a report folder (a new or empty folder, or a report bayesjudge wrote "
+        "there and nobody changed)",
+    )
+    sub.set_defaults(handler=_cmd_channel, outputs={"out": "report"})

@@ -2,7 +2,9 @@
 
 A family's command module (e.g. :mod:`bayesjudge.prevalence.cli`) registers its subcommand
 with :func:`add_fit_options` and friends, calls one analysis function, and prints what it
-returns with :func:`emit_json` or the table helpers here. Exit codes: 0 success, 2 bad input
+returns with :func:`emit_json` or the table helpers here. A command that writes declares its
+output options (``set_defaults(outputs={"out": "report"})``); :func:`claimed_outputs` checks
+them before any work. Exit codes: 0 success, 2 bad input
 (one message naming the argument, column or row, never a traceback), 3 a posterior that failed
 its diagnostics, 130 interrupted.
 """
@@ -10,11 +12,14 @@ its diagnostics, 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import math
+import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
+from typing import Any, Literal, NoReturn
 
 from bayesjudge.validation import DEFAULT_SEED
 
@@ -23,13 +28,16 @@ __all__ = [
     "EXIT_DIAGNOSTICS",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
+    "OutputOption",
     "Parser",
     "UserError",
     "add_fit_options",
     "add_seed_option",
+    "claimed_outputs",
     "clean",
     "emit_json",
     "fmt",
+    "named_paths",
     "positive_int",
     "probability",
     "report_failures",
@@ -41,6 +49,10 @@ EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 EXIT_DIAGNOSTICS = 3
 EXIT_INTERRUPTED = 130
+
+#: What an output option names: a report folder (replaced as a whole), a study folder (filled
+#: and resumed) or a folder that receives files beside others (``study --figures``).
+OutputOption = Literal["report", "study", "files"]
 
 
 class UserError(Exception):
@@ -234,3 +246,99 @@ def report_failures(passed: bool, failures: Sequence[str]) -> int:
         file=sys.stderr,
     )
     return EXIT_DIAGNOSTICS
+
+
+# --------------------------------------------------------------------------- output options
+def named_paths(args: argparse.Namespace, *, skip: Sequence[str] = ()) -> list[str]:
+    """Return every existing file or folder an argument names: what an output must not hold.
+
+    Every text value of the parsed arguments (and every text item of a list value) that names
+    an existing path counts, and so do the files a glob pattern (``'logs/*.json'``) matches; a
+    new input option needs no registration. Standard input (``-``) is left out.
+
+    Parameters
+    ----------
+    args : Namespace
+        The parsed arguments.
+    skip : sequence of str
+        Destinations to leave out (the output options themselves).
+
+    Returns
+    -------
+    list of str
+        The paths, in the order the arguments hold them.
+
+    Examples
+    --------
+    >>> import argparse, tempfile
+    >>> with tempfile.NamedTemporaryFile(suffix=".csv") as data:
+    ...     args = argparse.Namespace(data=data.name, prior=["pi=beta:1,1"], out="report")
+    ...     named_paths(args, skip=["out"]) == [data.name]
+    True
+    """
+    found: list[str] = []
+    for dest, value in vars(args).items():
+        if dest in skip:
+            continue
+        values = value if isinstance(value, list | tuple) else [value]
+        for item in values:
+            if not isinstance(item, str) or item in {"", "-"}:
+                continue
+            if os.path.lexists(item):
+                found.append(item)
+            elif glob.has_magic(item):
+                found.extend(glob.glob(item))
+    return found
+
+
+@contextmanager
+def claimed_outputs(args: argparse.Namespace) -> Iterator[None]:
+    """Check a command's output options before any work, and hold their folders' locks.
+
+    A command declares its output options with ``set_defaults(outputs={"out": "report"})``
+    (each destination with an :data:`OutputOption`). Before the command runs, each given
+    option is checked against the inputs (:func:`named_paths`): a report or study folder
+    with :func:`~bayesjudge.reporting.output.claim_output_folder`, whose lock is held until
+    the command ends, so that a second run into the same folder is refused at once; a folder
+    receiving files with :func:`~bayesjudge.reporting.output.check_output_files`.
+
+    Raises
+    ------
+    UserError
+        Naming the option, the path and the reason, when an output is refused.
+
+    Examples
+    --------
+    >>> import argparse, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     args = argparse.Namespace(out=tmp + "/report", outputs={"out": "report"})
+    ...     with claimed_outputs(args):
+    ...         pass
+    >>> args = argparse.Namespace(out=".", outputs={"out": "report"})
+    >>> with claimed_outputs(args):  # doctest: +ELLIPSIS
+    ...     pass
+    Traceback (most recent call last):
+    ...
+    bayesjudge.cli.common.UserError: --out: cannot write output folder ...: it is the current...
+    """
+    from bayesjudge.reporting.output import (
+        OutputError,
+        check_output_files,
+        claim_output_folder,
+    )
+
+    outputs: Mapping[str, OutputOption] = getattr(args, "outputs", None) or {}
+    inputs = named_paths(args, skip=[*outputs, "outputs"])
+    with ExitStack() as held:
+        for dest, kind in outputs.items():
+            value = getattr(args, dest, None)
+            if value is None:
+                continue
+            try:
+                if kind == "files":
+                    check_output_files(value, inputs=inputs)
+                else:
+                    held.enter_context(claim_output_folder(value, inputs=inputs, kind=kind))
+            except OutputError as exc:
+                raise UserError(f"--{dest.replace('_', '-')}: {exc}") from None
+        yield

@@ -24,6 +24,7 @@ from bayesjudge.cli.common import (
     emit_json,
     estimates_table,
     fmt,
+    named_paths,
     probability,
     report_failures,
 )
@@ -59,7 +60,13 @@ def register(commands: Any) -> None:
     sub.add_argument("--prob", type=probability, default=0.95, help="interval mass")
     add_seed_option(sub)
     sub.add_argument("--json", action="store_true", help="print one JSON object")
-    sub.add_argument("--out", metavar="DIR", default=None, help="also write a report folder")
+    sub.add_argument(
+        "--out",
+        metavar="DIR",
+        default=None,
+        help="also write a report folder (a new or empty folder, or a report bayesjudge wrote "
+        "there and nobody changed)",
+    )
     sub.add_argument("--loop", metavar="LOGS.csv", default=None, help="loop logs to analyse")
     sub.add_argument(
         "--calibration",
@@ -82,7 +89,7 @@ def register(commands: Any) -> None:
         "log_kappa (normal; normal:1,1.5)",
     )
     sub.add_argument("--strict", action="store_true", help="reject undocumented columns")
-    sub.set_defaults(handler=run_gate)
+    sub.set_defaults(handler=run_gate, outputs={"out": "report"})
 
 
 def run_gate(args: argparse.Namespace) -> int:
@@ -135,7 +142,9 @@ def run_gate(args: argparse.Namespace) -> int:
     if args.out is not None:
         from bayesjudge.gates.report import write_gate_report
 
-        write_gate_report(args.out, analysis, source=args.rulings)
+        write_gate_report(
+            args.out, analysis, source=args.rulings, inputs=named_paths(args, skip=["out"])
+        )
     if args.json:
         emit_json(analysis.to_dict())
     else:

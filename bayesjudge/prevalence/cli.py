@@ -20,6 +20,7 @@ from bayesjudge.cli.common import (
     emit_json,
     estimates_table,
     fmt,
+    named_paths,
     positive_int,
     probability,
     report_failures,
@@ -27,6 +28,8 @@ from bayesjudge.cli.common import (
 )
 
 __all__ = ["register"]
+
+_OUT_HELP = "a new or empty folder, or a report bayesjudge wrote there and nobody changed"
 
 _PRIORS = "pi, se, sp (each beta; default jeffreys)"
 _DATA_HELP = "judge data (columns label, verdict or score[, stratum])"
@@ -129,7 +132,9 @@ def _analyze(args: argparse.Namespace) -> Any:
 def _write(args: argparse.Namespace, analysis: Any) -> Any:
     from bayesjudge.prevalence.report import write_report
 
-    return write_report(args.out, analysis, source=_source(args))
+    return write_report(
+        args.out, analysis, source=_source(args), inputs=named_paths(args, skip=["out"])
+    )
 
 
 def _exit(analysis: Any) -> int:
@@ -273,10 +278,15 @@ def register(commands: Any) -> None:
                 "integration, without PyMC (fast; unstratified model only)",
             )
             sub.add_argument("--json", action="store_true", help="print one JSON object")
-            sub.add_argument("--out", metavar="DIR", default=None, help="also write a report")
-            sub.set_defaults(handler=_cmd_estimate)
+            sub.add_argument(
+                "--out", metavar="DIR", default=None, help=f"also write a report ({_OUT_HELP})"
+            )
+            sub.set_defaults(handler=_cmd_estimate, outputs={"out": "report"})
         else:
             sub.add_argument(
-                "--out", metavar="DIR", default="bayesjudge-report", help="report folder"
+                "--out",
+                metavar="DIR",
+                default="bayesjudge-report",
+                help=f"report folder (default bayesjudge-report; {_OUT_HELP})",
             )
-            sub.set_defaults(handler=_cmd_report)
+            sub.set_defaults(handler=_cmd_report, outputs={"out": "report"})

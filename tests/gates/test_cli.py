@@ -11,6 +11,7 @@ import xarray as xr
 from bayesjudge.cli.app import main
 from bayesjudge.cli.common import EXIT_BAD_INPUT, EXIT_DIAGNOSTICS, EXIT_OK
 from bayesjudge.gates.simulate import TABLE4, rejudgment_gate, revise_loop, table4_gate
+from bayesjudge.reporting.output import MANIFEST_NAME
 
 S_KEYS = {"mean", "sd", "low", "high", "prob"}
 
@@ -130,6 +131,7 @@ def test_report_folder(json_run):
     _, payload, out = json_run
     names = {p.name for p in out.iterdir()}
     assert names == {
+        MANIFEST_NAME,
         "report.html",
         "summary.md",
         "posterior.nc",
@@ -146,6 +148,21 @@ def test_report_folder(json_run):
     )
     curve = pd.read_csv(out / "curve.csv")
     assert curve["cap"].tolist() == [1, 2, 3, 4, 5]
+
+
+def test_report_escapes_the_file_name_and_replaces_its_report(files, tmp_path, capsys):
+    _, rulings, _ = files
+    hostile = tmp_path / "a|b <i>x.csv"
+    hostile.write_bytes(rulings.read_bytes())
+    out = tmp_path / "report"
+    tiny = ["--draws", "50", "--tune", "50", "--chains", "2", "--no-progress", "--json"]
+    for source in (rulings, hostile):  # the second run replaces the first's report
+        assert _run(["gate", str(source), "--out", str(out), *tiny]) in (EXIT_OK, EXIT_DIAGNOSTICS)
+    capsys.readouterr()
+    summary = (out / "summary.md").read_text()
+    assert "<i>" not in summary  # neither in the title nor in the recorded command
+    assert summary.count(r"a\|b &lt;i&gt;x.csv") == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([hostile.name, "report"])
 
 
 def test_loop_only_json(files, capsys):

@@ -16,6 +16,7 @@ import bayesjudge as bj
 from bayesjudge.cli.app import main
 from bayesjudge.cli.common import EXIT_BAD_INPUT, EXIT_DIAGNOSTICS, EXIT_OK
 from bayesjudge.prevalence.simulate import judge_table
+from bayesjudge.reporting.output import read_manifest, write_manifest
 
 BASELINE_METHODS = [
     "naive",
@@ -282,10 +283,30 @@ def test_report_writes_self_contained_files(capsys, small_csv, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 
+def test_report_replaces_its_own_report_and_escapes_the_file_name(capsys, small_csv, tmp_path):
+    out_dir = tmp_path / "report"
+    hostile = tmp_path / "runs|<i>x.csv"
+    hostile.write_bytes(small_csv.read_bytes())
+    tiny = ["--draws", "50", "--tune", "50", "--chains", "2", "--no-progress"]
+    for source in (small_csv, hostile):  # the second run replaces the first's report
+        code, _out, err = run(capsys, "report", str(source), "--out", str(out_dir), *tiny)
+        assert code in (EXIT_OK, EXIT_DIAGNOSTICS), err
+    summary = (out_dir / "summary.md").read_text()
+    title = summary.splitlines()[0]
+    assert title.startswith("# bayesjudge report: ")
+    assert title.endswith(r"/runs\|&lt;i&gt;x.csv")
+    assert "<i>" not in summary
+    assert read_manifest(out_dir) is not None
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [hostile.name, "report", "small.csv"]
+    )
+
+
 def test_report_failure_leaves_previous_report_intact(monkeypatch, capsys, small_csv, tmp_path):
     out_dir = tmp_path / "report"
     out_dir.mkdir()
     (out_dir / "report.html").write_text("previous")
+    write_manifest(out_dir, kind="report")  # a report an earlier run wrote
 
     import bayesjudge.prevalence.report as report
 
