@@ -21,7 +21,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -53,6 +53,7 @@ from bayesjudge.io.tables import (
     parse_csv_body,
     parse_header,
     parse_jsonl,
+    peek_columns,
 )
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ __all__ = [
     "DEFAULT_BLOCK_SIZE",
     "StreamCounts",
     "gate_cells",
+    "judge_column",
     "judge_counts",
     "judge_counts_on_cluster",
 ]
@@ -267,6 +269,45 @@ def expand_sources(source: Source | Sequence[str | os.PathLike[str]]) -> list[So
             raise DataError(f"no file matches {text!r}")
         return list(matches)
     return [text]
+
+
+def judge_column(
+    source: Source | Sequence[str | os.PathLike[str]],
+    *,
+    columns: Mapping[str, str] | None = None,
+    format: TableFormat = "auto",
+) -> Literal["verdict", "score"] | None:
+    r"""Return which judge column a judge file holds, ``"verdict"`` or ``"score"``, from its header.
+
+    Only the header (CSV, TSV), the first record (JSON Lines) or the schema (Parquet) is read; a
+    folder or glob is judged by its first file. The column mapping applies as in
+    :func:`judge_counts`.
+
+    Returns
+    -------
+    str or None
+        ``"verdict"`` or ``"score"``; None when the source is not a file path (standard input, a
+        file object) or the header holds neither or both (the full reader then says what is
+        wrong).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "judge.csv"
+    >>> _ = path.write_text("gold,p\n1,0.9\n,0.2\n")
+    >>> judge_column(path, columns={"label": "gold", "score": "p"})
+    'score'
+    """
+    files = expand_sources(source)
+    first = files[0]
+    if not isinstance(first, str | os.PathLike) or os.fspath(first) == "-":
+        return None
+    names = peek_columns(first, format=format)
+    used = resolve_columns(
+        names, JUDGE_FIELDS, columns=columns, strict=False, problems=Problems(_name(first))
+    )
+    found = [name for name in ("verdict", "score") if name in used]
+    return found[0] if len(found) == 1 else None
 
 
 def _read_more(stream: IO[bytes], head: bytes, size: int) -> bytes:
