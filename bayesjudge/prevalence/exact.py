@@ -97,7 +97,7 @@ from scipy.interpolate import CubicHermiteSpline
 from scipy.optimize import minimize_scalar
 
 from bayesjudge.errors import DataError
-from bayesjudge.io.columns import TableLike
+from bayesjudge.io.tables import TableLike
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
 from bayesjudge.priors import PrevalencePriors
 from bayesjudge.results import Estimate, Interval, PosteriorSummary

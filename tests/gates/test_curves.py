@@ -397,7 +397,7 @@ def test_independence_expectation_corrects_the_plug_in_bias():
 def test_independence_check_errors_and_ordering():
     with pytest.raises(DataError, match="at least two rulings"):
         independence_check(["a", "b"], [1, 0])
-    with pytest.raises(DataError, match="missing required column 'verdict'"):
+    with pytest.raises(DataError, match="rulings: no 'verdict' column"):
         independence_check_table(pd.DataFrame({"item": [1, 1]}))
     ordered = pd.DataFrame({"item": ["a"] * 4, "ruling": [4, 3, 2, 1], "verdict": [1, 1, 0, 0]})
     assert independence_check_table(ordered, random_seed=0).observed == pytest.approx(2 / 3)
