@@ -96,9 +96,7 @@ def test_spellings_in_any_case_mix(words: list[tuple[str, list[bool]]]) -> None:
         "".join(c.upper() if up else c for c, up in zip(w, ups, strict=True)) for w, ups in words
     ]
     expected = [1.0 if w in ("pass", "true", "correct") else 0.0 for w, _ in words]
-    frame = pd.DataFrame(
-        {"label": [1, 0, *[None] * len(spelled)], "verdict": [1, 0, *spelled]}
-    )
+    frame = pd.DataFrame({"label": [1, 0, *[None] * len(spelled)], "verdict": [1, 0, *spelled]})
     assert JudgeData.from_frame(frame).test_judge.tolist() == expected
 
 
@@ -626,7 +624,9 @@ def test_rulings_missing_ruling_number() -> None:
 
 
 def test_rulings_columns() -> None:
-    with pytest.raises(DataError, match=both("rulings: no 'verdict' column", "did you mean 'pass'")):
+    with pytest.raises(
+        DataError, match=both("rulings: no 'verdict' column", "did you mean 'pass'")
+    ):
         Rulings.from_frame(pd.DataFrame({"item": ["a"], "pass": [1]}))
     frame = rulings_frame()
     frame["model"] = "x"

@@ -20,7 +20,7 @@ computes, at each candidate threshold :math:`t`:
 * Youden's :math:`J = S_e + S_p - 1` under those two independent posteriors: its mean and sd
   exactly, its quantiles from the CDF
   :math:`F_J(u) = E\,[F_{\mathrm{wide}}(u + 1 - X_{\mathrm{narrow}})]`, integrated by
-  Gauss-Legendre quadrature over the quantiles of the narrower of the two;
+  Gauss-Legendre quadrature in the normal score of the narrower of the two;
 * the exact posterior of :math:`\pi` (:func:`bayesjudge.exact_posterior`, restricted to
   :math:`J > 0`) from the six counts at :math:`t`, and its equal-tailed interval.
 
@@ -214,13 +214,23 @@ def _j_summary(se: tuple[float, float], sp: tuple[float, float], prob: float) ->
     sd_se = np.sqrt(se[0] * se[1] / ((se[0] + se[1]) ** 2 * (se[0] + se[1] + 1)))
     sd_sp = np.sqrt(sp[0] * sp[1] / ((sp[0] + sp[1]) ** 2 * (sp[0] + sp[1] + 1)))
     narrow, wide = (se, sp) if sd_se <= sd_sp else (sp, se)
+    # F_J(t) = P(X <= t) + int_{t < x < t + 1} f_narrow(x) F_wide(t + 1 - x) dx (where x <= t
+    # the wider variable's CDF is 1). The integral is Gauss-Legendre in the normal score z of
+    # the narrower variable over exactly that range, so its density is phi(z) dz and the
+    # integrand has no kink inside (a Jeffreys Beta's CDF has one at 0 and 1).
     nodes, weights = np.polynomial.legendre.leggauss(_NODES)
-    u, w = (nodes + 1.0) / 2.0, weights / 2.0
-    x = special.betaincinv(narrow[0], narrow[1], u)  # quantiles of the narrower variable
 
     def cdf(t: np.ndarray) -> np.ndarray:
-        arg = np.clip(t[:, None] + 1.0 - x[None, :], 0.0, 1.0)
-        return special.betainc(wide[0], wide[1], arg) @ w
+        below = special.betainc(narrow[0], narrow[1], np.clip(t, 0.0, 1.0))
+        inside = special.betainc(narrow[0], narrow[1], np.clip(t + 1.0, 0.0, 1.0))
+        z_lo = np.clip(special.ndtri(below), -9.0, 9.0)[:, None]
+        z_hi = np.clip(special.ndtri(inside), -9.0, 9.0)[:, None]
+        half = (z_hi - z_lo) / 2.0
+        z = z_lo + half * (nodes + 1.0)
+        w = half * weights * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
+        x = special.betaincinv(narrow[0], narrow[1], special.ndtr(z))
+        arg = np.clip(t[:, None] + 1.0 - x, 0.0, 1.0)
+        return below + np.sum(w * special.betainc(wide[0], wide[1], arg), axis=1)
 
     levels = np.array([(1 - prob) / 2, 0.5, (1 + prob) / 2])
     lo, hi = np.full(3, -1.0), np.full(3, 1.0)
