@@ -346,6 +346,23 @@ class InputOptions:
     item_field: str | None = None
     scheduler: str | None = None
 
+    def table(self) -> str:
+        """Return DATA, a table: refuse the eval-log options, which do not apply to it.
+
+        Raises
+        ------
+        UserError
+            If ``--scorer``, ``--system``, ``--partial``, ``--filter`` or ``--item-field`` was
+            given.
+        """
+        given = [name for name in _LOG_OPTIONS if getattr(self, name) is not None]
+        if given:
+            flags = ", ".join("--" + name.replace("_", "-") for name in given)
+            raise UserError(f"{flags}: for eval logs only, and {self.source} is a table")
+        if self.source is None:
+            raise UserError("no DATA given")
+        return self.source
+
     @property
     def table_format(self) -> str:
         """``--format`` if it names a table format, else ``"auto"``."""
@@ -369,12 +386,8 @@ class InputOptions:
         if self.source is None:
             raise UserError("no DATA given")
         tool = log_tool(self.source, format=self.format)  # type: ignore[arg-type]
-        given = [name for name in _LOG_OPTIONS if getattr(self, name) is not None]
         if tool is None:
-            if given:
-                flags = ", ".join("--" + name.replace("_", "-") for name in given)
-                raise UserError(f"{flags}: for eval logs only, and {self.source} is a table")
-            return self.source
+            return self.table()
         try:
             log = read_eval_log(
                 self.source,

@@ -719,8 +719,9 @@ def _check_join(
         problems.add(
             f"results: {several.size} labelled id(s) have several rows: "
             + _ids_shown(ids[several].tolist(), [f"{c} rows" for c in seen[several].tolist()])
-            + "; a streamed join needs one row per labelled id (combine repeats first, or read "
-            "the data in memory and use join_labels(repeats=...))"
+            + "; a streamed join needs one row per labelled id: say how to combine them with "
+            "epochs='first', 'majority', 'any' or 'all' (JudgeData.from_frame(..., epochs=...), "
+            "on the command line --epochs), which reads the data in memory"
         )
     absent = np.flatnonzero(seen == 0)
     if absent.size:

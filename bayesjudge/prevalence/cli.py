@@ -65,7 +65,7 @@ def _load(args: argparse.Namespace, *, counts: bool) -> Any:
     )
     if streams:
         return JudgeCounts.from_file(
-            options.source,
+            options.table(),
             format=options.format,  # type: ignore[arg-type]
             columns=options.columns,
             positive=options.positive,
