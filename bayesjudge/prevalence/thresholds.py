@@ -20,7 +20,8 @@ computes, at each candidate threshold :math:`t`:
 * Youden's :math:`J = S_e + S_p - 1` under those two independent posteriors: its mean and sd
   exactly, its quantiles from the CDF
   :math:`F_J(u) = E\,[F_{\mathrm{wide}}(u + 1 - X_{\mathrm{narrow}})]`, integrated by
-  Gauss-Legendre quadrature in the normal score of the narrower of the two;
+  Gauss-Legendre quadrature in the normal score of the narrower of the two (to about 1e-7 in
+  probability, against adaptive QUADPACK quadrature);
 * the exact posterior of :math:`\pi` (:func:`bayesjudge.exact_posterior`, restricted to
   :math:`J > 0`) from the six counts at :math:`t`, and its equal-tailed interval.
 
@@ -54,7 +55,7 @@ from bayesjudge.validation import check_int, check_prob
 
 __all__ = ["ThresholdAnalysis", "ThresholdPoint", "candidate_thresholds", "threshold_analysis"]
 
-_NODES = 256
+_NODES = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +235,7 @@ def _j_summary(se: tuple[float, float], sp: tuple[float, float], prob: float) ->
 
     levels = np.array([(1 - prob) / 2, 0.5, (1 + prob) / 2])
     lo, hi = np.full(3, -1.0), np.full(3, 1.0)
-    for _ in range(60):
+    for _ in range(45):  # the bracket [-1, 1] halved 45 times: 6e-14
         mid = (lo + hi) / 2.0
         below = cdf(mid) < levels
         lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
