@@ -355,12 +355,16 @@ class InputOptions:
             If ``--scorer``, ``--system``, ``--partial``, ``--filter`` or ``--item-field`` was
             given.
         """
-        given = [name for name in _LOG_OPTIONS if getattr(self, name) is not None]
-        if given:
-            flags = ", ".join("--" + name.replace("_", "-") for name in given)
-            raise UserError(f"{flags}: for eval logs only, and {self.source} is a table")
+        import glob
+        import os
+
         if self.source is None:
             raise UserError("no DATA given")
+        given = [name for name in _LOG_OPTIONS if getattr(self, name) is not None]
+        exists = self.source == "-" or os.path.exists(self.source) or glob.glob(self.source)
+        if given and exists:  # a missing file is the reader's to report
+            flags = ", ".join("--" + name.replace("_", "-") for name in given)
+            raise UserError(f"{flags}: for eval logs only, and {self.source} is a table")
         return self.source
 
     @property

@@ -332,7 +332,7 @@ def _chunks(source: Source, options: _Options, *, problems: Problems) -> Iterato
     try:
         name, stream, owned = open_source(source, argument="data")
     except DataError as exc:
-        problems.add(str(exc))
+        problems.add(str(exc).removeprefix("data: "), source=_name(source))
         return
     try:
         head = stream.read(1 << 16)

@@ -317,7 +317,7 @@ def variance_decomposition(
 
     Parameters
     ----------
-    data_or_counts : JudgeData, JudgeCounts, DataFrame or CSV path
+    data_or_counts : JudgeData, JudgeCounts, DataFrame or path
         Binary judge data, or its six counts.
 
     Returns

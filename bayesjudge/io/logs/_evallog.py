@@ -319,12 +319,15 @@ def choose(
         raise DataError(f"{path}: {field}: the log holds no {what}")
     raise DataError(
         f"{path}: {field}: the log holds several {what}s, {_listed(names)}; name one with "
-        f"{option}=...{_ALIASES.get(option, '')}"
+        f"{option}=...{_ALIASES.get(option, '')}; on the command line "
+        f"{_FLAGS.get(option, '--' + option)} NAME"
     )
 
 
 # The per-tool option names that read_eval_log calls `judge`.
 _ALIASES = {option: " (judge=... in read_eval_log)" for option in ("scorer", "assertion", "metric")}
+# The command line's flag for each option (every kind of judge is --scorer).
+_FLAGS = {"scorer": "--scorer", "assertion": "--scorer", "metric": "--scorer", "judge": "--scorer"}
 
 
 def _listed(names: Sequence[str]) -> str:

@@ -226,7 +226,8 @@ def _resolve_partial(
         where = shown_items([f"{r.item!r} (epoch {r.epoch})" for r in partials])
         raise DataError(
             f"{path}: samples[].scores[{scorer!r}]: {len(partials)} partial grade(s) 'P', for "
-            f"samples {where}; say what they count as with partial='fail', 'pass' or 'drop'"
+            f"samples {where}; say what they count as with partial='fail', 'pass' or 'drop' "
+            "(on the command line --partial)"
         )
     if partial == "drop":
         return [r for r in rulings if r.status != "partial"], len(partials)

@@ -146,7 +146,8 @@ def item_verdicts(
         raise DataError(
             f"{log.path}: {len(several)} item(s) have several rulings by {chosen_judge!r} "
             f"(item (rulings): {shown_items(several)}); reduce them with epochs='first', "
-            "'majority', 'any' or 'all', or model every ruling with rulings(...)"
+            "'majority', 'any' or 'all' (on the command line --epochs), or model every ruling "
+            "with rulings(...) (bayesjudge gate)"
         )
     if epochs is None or epochs == "first":
         verdict = first
