@@ -56,7 +56,7 @@ __all__ = ["EPOCH_RULES", "EpochRule", "JudgeCounts", "JudgeData", "JudgeSource"
 type EpochRule = Literal["first", "majority", "any", "all"]
 EPOCH_RULES: tuple[str, ...] = get_args(EpochRule.__value__)
 #: What judge data are read from: a table (DataFrame, path, ``"-"``, binary file) or an eval log.
-type JudgeSource = TableLike | EvalLog
+type JudgeSource = "TableLike | EvalLog"
 #: A source of gold labels kept apart: a DataFrame, a path or a binary file.
 type LabelSource = pd.DataFrame | str | os.PathLike[str] | IO[bytes]
 
