@@ -78,8 +78,7 @@ def _load(args: argparse.Namespace, *, counts: bool) -> Any:
     if options.scheduler is not None:
         raise UserError(
             "--scheduler reduces judge files to counts, which needs binary verdicts (or scores "
-            "and --threshold), no --epochs and no --strict"
-            + ("" if counts else ", and a command that works from counts (baselines, estimate)")
+            "and --threshold), no --epochs and no --strict" + ("" if counts else " or --stratified")
         )
     return JudgeData.from_frame(
         options.data(),
