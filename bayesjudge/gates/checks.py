@@ -18,7 +18,7 @@ from scipy.special import ndtr
 
 from bayesjudge.errors import DataError
 from bayesjudge.gates.caps import check_unit_array
-from bayesjudge.io.columns import TableLike, parse_binary, read_table
+from bayesjudge.io.tables import TableLike
 from bayesjudge.validation import rng_from
 
 __all__ = [
@@ -261,7 +261,9 @@ def independence_check_table(
 ) -> IndependenceCheck:
     """Run :func:`independence_check` on a long rulings table (``item``, ``verdict``[, ``ruling``]).
 
-    Rulings are ordered by the ``ruling`` column when there is one, else by row order.
+    The table is read by :meth:`bayesjudge.gates.data.Rulings.from_frame` (so any format, with
+    its checks); rulings are ordered by the ``ruling`` column when there is one, else by row
+    order.
 
     Examples
     --------
@@ -270,19 +272,11 @@ def independence_check_table(
     >>> independence_check_table(t, random_seed=0).observed
     0.5
     """
-    frame = read_table(table, argument="rulings")
-    for column in ("item", "verdict"):
-        if column not in frame.columns:
-            raise DataError(
-                f"rulings: missing required column {column!r}; the table has {list(frame.columns)}"
-            )
-    if "ruling" in frame.columns:
-        frame = frame.sort_values("ruling", kind="stable")
-    verdict = parse_binary(frame["verdict"], column="verdict", frame=frame)
+    from bayesjudge.gates.data import Rulings
+
+    sequence = Rulings.from_frame(table).sequence
+    assert sequence is not None
+    items, verdict = sequence
     return independence_check(
-        frame["item"].astype(str).str.strip().to_numpy(),
-        verdict,
-        method=method,
-        n_permutations=n_permutations,
-        random_seed=random_seed,
+        items, verdict, method=method, n_permutations=n_permutations, random_seed=random_seed
     )

@@ -6,6 +6,8 @@ Where to find each piece:
 * :mod:`~bayesjudge.prevalence.baselines`: naive, calibration-only, Rogan-Gladen (delta,
   Lang-Reiczigel, bootstrap), PPI, PPI++ on judge data;
 * :mod:`~bayesjudge.prevalence.exact`: the exact posterior by numerical integration;
+* :mod:`~bayesjudge.prevalence.thresholds`: a scoring judge's posterior ROC and the threshold
+  with the narrowest interval of pi;
 * :mod:`~bayesjudge.prevalence.allocation`: how to split a calibration budget by class;
 * :mod:`~bayesjudge.prevalence.fit`: :func:`fit_prevalence` (the PyMC model is
   :mod:`bayesjudge.models.prevalence`);
@@ -26,6 +28,8 @@ _NAMES = {
     "MAX_BOOT": ".baselines",
     "Method": ".analysis",
     "PrevalenceAnalysis": ".analysis",
+    "ThresholdAnalysis": ".thresholds",
+    "ThresholdPoint": ".thresholds",
     "RANDOM_SAMPLE_METHODS": ".baselines",
     "REPORTED": ".fit",
     "VarianceDecomposition": ".allocation",
@@ -35,10 +39,13 @@ _NAMES = {
     "baselines": ".baselines",
     "calibration_check": ".analysis",
     "calibration_only": ".baselines",
+    "can_stream": ".data",
+    "candidate_thresholds": ".thresholds",
     "compare": ".analysis",
     "comparison_estimates": ".analysis",
     "exact_posterior": ".exact",
     "fit_prevalence": ".fit",
+    "judge_scores_table": ".simulate",
     "judge_table": ".simulate",
     "naive": ".baselines",
     "optimal_ratio": ".allocation",
@@ -48,6 +55,7 @@ _NAMES = {
     "prevalence_draws": ".fit",
     "rogan_gladen": ".baselines",
     "rogan_gladen_bootstrap_draws": ".baselines",
+    "threshold_analysis": ".thresholds",
     "variance_decomposition": ".allocation",
 }
 

@@ -15,11 +15,13 @@ from bayesjudge.cli.common import (
     EXIT_OK,
     UserError,
     add_fit_options,
+    add_input_options,
     add_seed_option,
     bounded_int,
     emit_json,
     estimates_table,
     fmt,
+    input_options,
     named_paths,
     positive_int,
     probability,
@@ -32,16 +34,73 @@ __all__ = ["register"]
 _OUT_HELP = "a new or empty folder, or a report bayesjudge wrote there and nobody changed"
 
 _PRIORS = "pi, se, sp (each beta; default jeffreys)"
-_DATA_HELP = "judge data (columns label, verdict or score[, stratum])"
+_DATA_HELP = (
+    "judge data: a file or - (stdin) with columns label, verdict or score[, stratum][, item] "
+    "(mapped with --map), or an eval log (Inspect, promptfoo, lm-eval, OpenAI evals) with "
+    "--labels"
+)
 
 
-def _load(path: str | None, *, strict: bool) -> Any:
+def _load(args: argparse.Namespace, *, counts: bool) -> Any:
+    """Read DATA as the command line says: streamed to counts where it can be, else loaded.
+
+    With ``counts``, a table file, folder or glob of binary verdicts (or scores and
+    ``--threshold``) read without ``--epochs`` or ``--strict`` is reduced block by block to the
+    six counts (:meth:`JudgeCounts.from_file`), so memory stays flat in the number of rows;
+    anything else is loaded as :class:`JudgeData`.
+    """
     from bayesjudge.examples import load_example
-    from bayesjudge.prevalence.data import JudgeData
+    from bayesjudge.prevalence.data import JudgeCounts, JudgeData, can_stream
 
-    if path is None:
-        return JudgeData.from_frame(load_example("judge"), strict=strict)
-    return JudgeData.from_csv(path, strict=strict)
+    options = input_options(args)
+    if options.source is None:
+        return JudgeData.from_frame(load_example("judge"), strict=options.strict)
+    streams = (
+        counts
+        and not options.strict
+        and can_stream(
+            options.source,
+            format=options.format,  # type: ignore[arg-type]
+            columns=options.columns,
+            threshold=options.threshold,
+            epochs=options.epochs,  # type: ignore[arg-type]
+        )
+    )
+    if streams:
+        return JudgeCounts.from_file(
+            options.table(),
+            format=options.format,  # type: ignore[arg-type]
+            columns=options.columns,
+            positive=options.positive,
+            negative=options.negative,
+            threshold=options.threshold,
+            labels=options.labels,
+            label_columns=options.label_columns,
+            scheduler=options.scheduler,
+        )
+    if options.scheduler is not None:
+        raise UserError(
+            "--scheduler reduces judge files to counts, which needs binary verdicts (or scores "
+            "and --threshold), no --epochs and no --strict" + ("" if counts else " or --stratified")
+        )
+    return JudgeData.from_frame(
+        options.data(),
+        strict=options.strict,
+        format=options.table_format,  # type: ignore[arg-type]
+        columns=options.columns,
+        positive=options.positive,
+        negative=options.negative,
+        threshold=options.threshold,
+        labels=options.labels,
+        label_columns=options.label_columns,
+        epochs=options.epochs,  # type: ignore[arg-type]
+    )
+
+
+def _print_input(data: Any) -> None:
+    if data.origin is not None:
+        for line in data.origin.lines():
+            print(line)
 
 
 def _priors(specs: list[str]) -> Any:
@@ -62,20 +121,22 @@ def _cmd_baselines(args: argparse.Namespace) -> int:
     from bayesjudge.prevalence.analysis import calibration_check, flag_random_sample_estimators
     from bayesjudge.prevalence.baselines import baseline_estimates
 
-    data = _load(args.data, strict=args.strict)
+    data = _load(args, counts=True)
     estimates = flag_random_sample_estimators(
         baseline_estimates(data, prob=args.prob, random_seed=args.random_seed, n_boot=args.n_boot),
         calibration_check(data),
     )
     if args.json:
-        emit_json(
-            {
-                "n_labelled": data.m,
-                "n_unlabelled": data.n,
-                "estimates": [e.to_dict() for e in estimates],
-            }
-        )
+        payload: dict[str, Any] = {
+            "n_labelled": data.m,
+            "n_unlabelled": data.n,
+            "estimates": [e.to_dict() for e in estimates],
+        }
+        if data.origin is not None:
+            payload["input"] = data.origin.to_dict()
+        emit_json(payload)
     else:
+        _print_input(data)
         print(f"{_source(args)}: {data.m} labelled, {data.n} unlabelled items")
         print(estimates_table(estimates, args.prob))
         print(f"seed {args.random_seed}")
@@ -109,10 +170,10 @@ def _cmd_allocate(args: argparse.Namespace) -> int:
 def _analyze(args: argparse.Namespace) -> Any:
     from bayesjudge.prevalence.analysis import analyze_prevalence
 
-    data = _load(args.data, strict=args.strict)
     priors = _priors(args.prior)
     if getattr(args, "method", "nuts") == "exact" and args.stratified:
         raise UserError("--method exact covers the unstratified model only; drop --stratified")
+    data = _load(args, counts=not args.stratified)  # the stratified model needs the items
     return analyze_prevalence(
         data,
         method=getattr(args, "method", "nuts"),
@@ -143,8 +204,29 @@ def _exit(analysis: Any) -> int:
     return report_failures(analysis.passed, [c.describe() for c in analysis.diagnostics.failures])
 
 
+def _print_thresholds(thresholds: Any) -> None:
+    print(
+        f"no --threshold given: judge scores turned into verdicts at the threshold with the "
+        f"narrowest interval of pi ({thresholds.prob:g} intervals, calibration set):"
+    )
+    print(
+        f"{'threshold':>9} {'se':>6} {'se band':>15} {'sp':>6} {'sp band':>15} {'j':>6} "
+        f"{'j band':>15} {'pi width':>8}"
+    )
+    for p in thresholds.points:
+        bands = "".join(
+            f" {s.mean:>6.3f} [{s.eti.low:>5.3f}, {s.eti.high:>5.3f}]" for s in (p.se, p.sp, p.j)
+        )
+        mark = "  <- chosen" if p.threshold == thresholds.chosen else ""
+        print(f"{p.threshold:>9.4g}{bands} {p.width:>8.4f}{mark}")
+    print(f"threshold {thresholds.chosen:g}: {thresholds.reason}")
+
+
 def _print_estimate(args: argparse.Namespace, analysis: Any) -> None:
     data = analysis.data
+    _print_input(data)
+    if analysis.thresholds is not None:
+        _print_thresholds(analysis.thresholds)
     print(f"{_source(args)}: {data.m} labelled, {data.n} unlabelled items")
     print(f"{'posterior':<12} {'mean':>8} {'sd':>8} {'low':>8} {'high':>8}")
     for name, s in analysis.summaries.items():
@@ -177,29 +259,31 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     analysis = _analyze(args)
     files = _write(args, analysis)
+    _print_input(analysis.data)
+    if analysis.thresholds is not None:
+        _print_thresholds(analysis.thresholds)
     print(f"report written to {files.folder}: report.html, summary.md, posterior.nc")
     print(f"seed {analysis.seed}")
     return _exit(analysis)
 
 
 # --------------------------------------------------------------------------- parser
-def _add_data_options(parser: argparse.ArgumentParser, *, optional: bool) -> None:
+def _add_data_options(parser: argparse.ArgumentParser, *, optional: bool, counts: bool) -> None:
     if optional:
         parser.add_argument(
             "data",
             nargs="?",
-            metavar="DATA.csv",
+            metavar="DATA",
             help=f"{_DATA_HELP}; the bundled example when omitted",
         )
     else:
-        parser.add_argument("data", metavar="DATA.csv", help=_DATA_HELP)
+        many = "; a folder or glob of files is reduced to counts" if counts else ""
+        parser.add_argument("data", metavar="DATA", help=_DATA_HELP + many)
     parser.add_argument(
         "--prob", type=probability, default=0.95, help="interval mass (default 0.95)"
     )
     add_seed_option(parser)
-    parser.add_argument(
-        "--strict", action="store_true", help="reject columns other than the documented ones"
-    )
+    add_input_options(parser, scheduler=counts)
 
 
 def _n_boot(text: str) -> int:
@@ -216,7 +300,7 @@ def register(commands: Any) -> None:
         description="Naive, calibration-only, Rogan-Gladen (delta, Lang-Reiczigel, bootstrap), "
         "PPI and PPI++ estimates of the true success rate.",
     )
-    _add_data_options(baselines, optional=False)
+    _add_data_options(baselines, optional=False, counts=True)
     baselines.add_argument(
         "--n-boot", type=_n_boot, default=2000, help="bootstrap resamples (default 2000)"
     )
@@ -259,7 +343,7 @@ def register(commands: Any) -> None:
             description="Fit the Bayesian prevalence model (pi, Se, Sp with Jeffreys priors, "
             "J > 0), check its diagnostics and compare it with the frequentist baselines.",
         )
-        _add_data_options(sub, optional=optional_data)
+        _add_data_options(sub, optional=optional_data, counts=name == "estimate")
         add_fit_options(sub, target_accept="0.95; 0.99 stratified", priors=_PRIORS)
         sub.add_argument(
             "--n-boot", type=_n_boot, default=2000, help="bootstrap resamples (default 2000)"

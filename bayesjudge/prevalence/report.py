@@ -71,7 +71,7 @@ def plain_reading(analysis: PrevalenceAnalysis) -> str:
     data, prob = analysis.data, analysis.prob
     pi = analysis.summaries["pi"]
     j = analysis.summaries.get("j")
-    judged = float(np.mean(data.test_judge))
+    judged = analysis.counts.p_hat
     gap = 100.0 * (judged - pi.mean)
     direction = "inflates" if gap > 0 else "deflates"
     mass = f"{100 * prob:g}%"

@@ -76,6 +76,7 @@ def test_json_schema_is_exactly_as_specified(json_run):
         "estimates",
         "independence_check",
         "calibration",
+        "input",
         "provenance",
     }
     post = payload["posterior"]
@@ -187,7 +188,7 @@ def test_loop_text_output(files, capsys):
 def test_error_paths(files, tmp_path, capsys):
     _folder, rulings, _ = files
     assert _run(["gate"]) == EXIT_BAD_INPUT
-    assert "gate needs RULINGS.csv" in capsys.readouterr().err
+    assert "gate needs RULINGS, --loop LOGS, or both" in capsys.readouterr().err
     assert _run(["gate", str(tmp_path / "missing.csv")]) == EXIT_BAD_INPUT
     assert "no such file" in capsys.readouterr().err
     bad = pd.read_csv(rulings)

@@ -442,7 +442,7 @@ def test_independence_check_errors_and_ordering():
         independence_check(["a", "b"], [1, 0])
     with pytest.raises(ValueError, match=r"method must be one of \['moments', 'permutation'\]"):
         independence_check(["a", "a"], [1, 0], method="exact")  # type: ignore[arg-type]
-    with pytest.raises(DataError, match="missing required column 'verdict'"):
+    with pytest.raises(DataError, match="rulings: no 'verdict' column"):
         independence_check_table(pd.DataFrame({"item": [1, 1]}))
     ordered = pd.DataFrame({"item": ["a"] * 4, "ruling": [4, 3, 2, 1], "verdict": [1, 1, 0, 0]})
     assert independence_check_table(ordered, random_seed=0).observed == pytest.approx(2 / 3)

@@ -56,7 +56,9 @@ def test_baselines_json_schema(capsys, example_csv):
     code, out, err = run(capsys, "baselines", str(example_csv), "--json", "--random-seed", "1")
     assert code == EXIT_OK, err
     payload = json.loads(out)  # exactly one JSON object, nothing else on stdout
-    assert set(payload) == {"n_labelled", "n_unlabelled", "estimates"}
+    assert set(payload) == {"n_labelled", "n_unlabelled", "estimates", "input"}
+    assert payload["input"]["streamed"] is True  # binary verdicts in a file: reduced to counts
+    assert payload["input"]["rows"] == 2300
     assert payload["n_labelled"] == 300
     assert payload["n_unlabelled"] == 2000
     assert [row["method"] for row in payload["estimates"]] == BASELINE_METHODS
@@ -183,8 +185,7 @@ def test_bad_row_is_named(capsys, tmp_path):
     bad.write_text("label,verdict\n1,pass\n0,maybe\n,1\n")
     code, _, err = run(capsys, "baselines", str(bad))
     assert code == EXIT_BAD_INPUT
-    assert "row 1" in err
-    assert "'maybe'" in err
+    assert "line 3 has 'maybe'" in err  # the file's own line, header included
 
 
 def test_allocate_json(capsys):
@@ -223,8 +224,11 @@ def test_estimate_json_schema(capsys, small_csv):
         "diagnostics",
         "estimates",
         "calibration_check",
+        "counts",
+        "input",
         "provenance",
     }
+    assert payload["counts"] == bj.JudgeData.from_csv(small_csv).counts.as_dict()
     assert set(payload["posterior"]) == {"pi", "se", "sp", "j"}
     for summary in payload["posterior"].values():
         assert set(summary) == {"mean", "sd", "low", "high", "prob"}
