@@ -7,6 +7,8 @@ Where to find each piece:
   Lang-Reiczigel, bootstrap), PPI, PPI++ on judge data;
 * :mod:`~bayesjudge.prevalence.exact`: the exact posterior by numerical integration;
 * :mod:`~bayesjudge.prevalence.allocation`: how to split a calibration budget by class;
+* :mod:`~bayesjudge.prevalence.plan`: :func:`plan_labels`, how many more gold labels a target
+  interval width needs (preposterior simulation on the exact posterior);
 * :mod:`~bayesjudge.prevalence.fit`: :func:`fit_prevalence` (the PyMC model is
   :mod:`bayesjudge.models.prevalence`);
 * :mod:`~bayesjudge.prevalence.analysis`: :func:`analyze_prevalence`, the family's whole answer;
@@ -23,6 +25,7 @@ _NAMES = {
     "ExactPosterior": ".exact",
     "JudgeCounts": ".data",
     "JudgeData": ".data",
+    "LabelPlan": ".plan",
     "MAX_BOOT": ".baselines",
     "Method": ".analysis",
     "PrevalenceAnalysis": ".analysis",
@@ -42,6 +45,9 @@ _NAMES = {
     "judge_table": ".simulate",
     "naive": ".baselines",
     "optimal_ratio": ".allocation",
+    "plan_labels": ".plan",
+    "plot_label_plan": ".plan",
+    "posterior_draws": ".plan",
     "posterior_predictive_counts": ".fit",
     "ppi": ".baselines",
     "ppi_plus_plus": ".baselines",
