@@ -522,12 +522,12 @@ class _Simulator:
     prob: float
     draws: int
     root: int
-    pool_pi: np.ndarray
     pool_se: np.ndarray
     pool_sp: np.ndarray
     pool_w: np.ndarray
     refit_se: np.ndarray
     refit_sp: np.ndarray
+    ess: float
 
     def width(self, counts: JudgeCounts) -> float:
         post = exact_posterior(counts, priors=self.priors, grid_size=_GRID, nodes=_NODES)
@@ -557,6 +557,33 @@ class _Simulator:
         estimate = v_mean + float(np.mean(diff))
         mcse = math.sqrt(v_var + float(np.var(diff, ddof=1)) / diff.size)
         return estimate, mcse, v_mean
+
+
+def _simulator(
+    counts: JudgeCounts,
+    *,
+    priors: PrevalencePriors,
+    prob: float,
+    draws: int,
+    rng: np.random.Generator,
+) -> _Simulator:
+    """Draw the posterior pool and the replicates to refit; the seed of every point's data."""
+    root = int(rng.integers(2**63))
+    _pi, se, sp, w, ess = _pool_with_ess(counts, priors, rng)
+    refit = rng.choice(w.size, size=draws, p=w)
+    return _Simulator(
+        counts=counts,
+        priors=priors,
+        prob=prob,
+        draws=draws,
+        root=root,
+        pool_se=se,
+        pool_sp=sp,
+        pool_w=w,
+        refit_se=se[refit],
+        refit_sp=sp[refit],
+        ess=ess,
+    )
 
 
 # --------------------------------------------------------------------------- the public function
@@ -662,23 +689,8 @@ def plan_labels(
         values = {check_int(m, name="m_grid", minimum=1, maximum=max_labels) for m in m_grid}
         grid = sorted(values | {max_labels})
 
-    rng = rng_from(random_seed)
-    root = int(rng.integers(2**63))
-    pool_pi, pool_se, pool_sp, pool_w, ess = _pool_with_ess(counts, priors, rng)
-    refit = rng.choice(pool_w.size, size=draws, p=pool_w)
-    sim = _Simulator(
-        counts=counts,
-        priors=priors,
-        prob=prob,
-        draws=draws,
-        root=root,
-        pool_pi=pool_pi,
-        pool_se=pool_se,
-        pool_sp=pool_sp,
-        pool_w=pool_w,
-        refit_se=pool_se[refit],
-        refit_sp=pool_sp[refit],
-    )
+    sim = _simulator(counts, priors=priors, prob=prob, draws=draws, rng=rng_from(random_seed))
+    ess = sim.ess
 
     notes: list[str] = []
     c = counts
@@ -741,7 +753,7 @@ def plan_labels(
         q1_tilde=q1_t,
         p_hat=p_hat,
         draws=draws,
-        pool=int(pool_w.size),
+        pool=int(sim.pool_w.size),
         ess=ess,
         priors=priors,
         seed=seed_label(random_seed),
@@ -812,8 +824,7 @@ def plot_label_plan(plan: LabelPlan, *, ax: Axes | None = None) -> Figure:
     Examples
     --------
     >>> from bayesjudge.prevalence.data import JudgeCounts
-    >>> plan = plan_labels(JudgeCounts(40, 36, 40, 6, 5000, 3400), m_grid=[50, 200],
-    ...                    max_labels=200, draws=3, random_seed=1)
+    >>> plan = plan_labels(JudgeCounts(40, 36, 40, 6, 5000, 3400), max_labels=50, draws=2)
     >>> fig = plot_label_plan(plan)
     >>> fig.axes[0].get_xlabel()
     'extra gold labels m (gold-PASS + gold-FAIL)'
