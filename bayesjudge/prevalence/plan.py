@@ -493,6 +493,23 @@ def _split(m: int, *, m1_now: int, m0_now: int, ratio: float) -> tuple[int, int]
     return m1, m - m1
 
 
+def _allocation_ratio(counts: JudgeCounts) -> tuple[float, float, float, str | None]:
+    """Return the ratio m0/m1 to aim the totals at, the smoothed q0 and q1, and a fallback note.
+
+    Lee et al. (2025)'s exact ratio at Algorithm 1's smoothed estimates; when the smoothed judge
+    is no better than chance no split minimises the interval, and the current mix is kept.
+    """
+    c = counts
+    q1_t, q0_t = (c.x1 + 1.0) / (c.m1 + 2.0), (c.m0 - c.x0 + 1.0) / (c.m0 + 2.0)
+    if q0_t + q1_t > 1.0:
+        return float(optimal_ratio(p_hat=c.p_hat, q0=q0_t, q1=q1_t)), q0_t, q1_t, None
+    note = (
+        "the smoothed calibration judge is no better than chance, so no split minimises the "
+        "interval; the extra labels keep the current class mix"
+    )
+    return (c.m0 + 2.0) / (c.m1 + 2.0), q0_t, q1_t, note
+
+
 def _lr_width(
     *,
     x1: np.ndarray | int,
@@ -692,17 +709,10 @@ def plan_labels(
     sim = _simulator(counts, priors=priors, prob=prob, draws=draws, rng=rng_from(random_seed))
     ess = sim.ess
 
-    notes: list[str] = []
     c = counts
-    q1_t, q0_t, p_hat = (c.x1 + 1.0) / (c.m1 + 2.0), (c.m0 - c.x0 + 1.0) / (c.m0 + 2.0), c.p_hat
-    if q0_t + q1_t > 1.0:
-        ratio = float(optimal_ratio(p_hat=p_hat, q0=q0_t, q1=q1_t))
-    else:
-        ratio = (c.m0 + 2.0) / (c.m1 + 2.0)
-        notes.append(
-            "the smoothed calibration judge is no better than chance, so no split minimises "
-            "the interval; the extra labels keep the current class mix"
-        )
+    ratio, q0_t, q1_t, fallback = _allocation_ratio(counts)
+    notes = [] if fallback is None else [fallback]
+    p_hat = c.p_hat
     if ess < _MIN_ESS:
         notes.append(
             f"the importance-weighted posterior draws have a small effective size ({ess:.0f}); "
