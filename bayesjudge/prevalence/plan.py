@@ -41,8 +41,9 @@ it is). Three pieces:
 3. **A control variate.** Each of ``draws`` replicates is refitted exactly; the
    Lang-Reiczigel interval of Lee et al. (2025), eqs. 6-8
    (:func:`~bayesjudge.estimators.rogan_gladen.lang_reiczigel_interval`), costs microseconds
-   and its width :math:`V` tracks :math:`W` closely (their correlation across replicates was
-   above 0.9999 on the bundled example), so
+   and its width :math:`V` tracks :math:`W` closely (on the bundled example after 500 more
+   labels their correlation across replicates is 0.999997 and :math:`\mathrm{sd}(W - V)` is
+   2.3% of :math:`\mathrm{sd}(W)`; ``benchmarks/bench_plan.py``), so
 
    .. math::
 
@@ -54,16 +55,19 @@ it is). Three pieces:
    whatever the correlation; a weak correlation only shows as a larger Monte Carlo error.
 
 The refits use the exact posterior with ``grid_size=129`` and ``nodes=24`` instead of the
-defaults (513 and 48), about a sixth of the time; over the replicates of
-``benchmarks/bench_plan.py`` the interval widths differ from the full computation by at most
-the amount recorded there, far below the Monte Carlo error. The current width (:math:`m = 0`)
-uses the full computation.
+defaults (513 and 48), a tenth of the time or less (0.05 s against 0.39 s of CPU on a
+calibration set of 80); on the replicates of ``benchmarks/bench_plan.py`` the widths differ from
+the full computation by at most 2e-4 (0.1% of the width; 2e-5 on the bundled example), below
+the Monte Carlo errors of the same points. The current width (:math:`m = 0`) uses the full
+computation.
 
 **The floor.** With an unlimited calibration set :math:`S_e` and :math:`S_p` are known and only
 the test verdicts remain uncertain; the expected width then is the limit
-:math:`\bar W(\infty)`, computed the same way with :math:`10^8` extra labels in each class
-(the calibration terms of the variance are then below :math:`10^{-8}` of the test term). No
-number of labels brings the interval below it; only more test items or a better judge can.
+:math:`\bar W(\infty)`, computed the same way with :math:`\max(10^8, 10^5 n)` extra labels in
+each class, which makes the calibration terms of the eq. 9 variance about :math:`10^{-5}` of the
+test term or less (on the bundled example :math:`10^8` and :math:`10^{12}` labels per class give
+widths within 2e-7 of each other). No number of labels brings the interval below the floor;
+only more test items or a better judge can.
 
 **The answer.** The curve is evaluated on a grid of :math:`m`; when a target width is given and
 the curve crosses it, the crossing is bracketed between grid points and narrowed by
@@ -127,7 +131,8 @@ _POOL = 20_000  # importance-sampling draws of the control variate's mean
 _POOL_MAX = 320_000  # the pool doubles up to this while its effective size is small
 _MIN_ESS = 2_000  # effective pool size wanted
 _GRID, _NODES = 129, 24  # exact-posterior settings of the refits
-_FLOOR_LABELS = 10**8  # extra labels per class standing in for an unlimited calibration set
+_FLOOR_LABELS = 10**8  # extra labels per class standing in for an unlimited calibration set,
+_FLOOR_PER_ITEM = 10**5  # ... or this many per test item, whichever is more
 _RESOLUTION = 0.02  # the search stops when the bracket is within 2% (or one label)
 _SEARCH_STEPS = 8
 
@@ -349,7 +354,7 @@ class LabelPlan:
                 "ess": self.ess,
                 "grid_size": _GRID,
                 "nodes": _NODES,
-                "floor_labels": _FLOOR_LABELS,
+                "floor_labels": _floor_labels(self.counts.n),
             },
             "reading": self.reading(),
             "notes": list(self.notes),
@@ -604,6 +609,11 @@ def _simulator(
 
 
 # --------------------------------------------------------------------------- the public function
+def _floor_labels(n: int) -> int:
+    """Extra labels per class that stand in for an unlimited calibration set."""
+    return max(_FLOOR_LABELS, _FLOOR_PER_ITEM * n)
+
+
 def _default_grid(max_labels: int) -> list[int]:
     """1-2-5 series from 10 up to ``max_labels``, which is always included."""
     grid = [
@@ -738,7 +748,8 @@ def plan_labels(
     )
     curve = [PlanPoint(0, 0, 0, current.width, 0.0, lr_now)]
     curve.extend(point(m) for m in grid)
-    floor, floor_mcse, _ = sim.expected(_FLOOR_LABELS, _FLOOR_LABELS, tag=1)
+    big = _floor_labels(c.n)
+    floor, floor_mcse, _ = sim.expected(big, big, tag=1)
 
     status: Status | None = None
     answer: PlanPoint | None = None

@@ -436,15 +436,15 @@ def small_csv(tmp_path: Path) -> Path:
 
 
 def test_cli_json(capsys, small_csv):
-    argv = ["plan", str(small_csv), "--target-width", "0.2", "--max-labels", "200"]
+    argv = ["plan", str(small_csv), "--target-width", "0.2", "--max-labels", "100"]
     code, out, err = run(capsys, *argv, "--draws", "3", "--json", "--random-seed", "2")
     assert code == EXIT_OK, err
     payload = json.loads(out)
     data = JudgeData.from_csv(small_csv)
-    expected = plan_labels(data, target_width=0.2, max_labels=200, draws=3, random_seed=2)
+    expected = plan_labels(data, target_width=0.2, max_labels=100, draws=3, random_seed=2)
     assert payload["curve"] == json.loads(json.dumps(expected.to_dict()["curve"]))
     assert payload["status"] == expected.status
-    assert payload["max_labels"] == 200
+    assert payload["max_labels"] == 100
 
 
 def test_cli_plain_output(capsys, small_csv):
