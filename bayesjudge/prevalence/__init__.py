@@ -9,6 +9,8 @@ Where to find each piece:
 * :mod:`~bayesjudge.prevalence.thresholds`: a scoring judge's posterior ROC and the threshold
   with the narrowest interval of pi;
 * :mod:`~bayesjudge.prevalence.allocation`: how to split a calibration budget by class;
+* :mod:`~bayesjudge.prevalence.plan`: :func:`plan_labels`, how many more gold labels a target
+  interval width needs (preposterior simulation on the exact posterior);
 * :mod:`~bayesjudge.prevalence.fit`: :func:`fit_prevalence` (the PyMC model is
   :mod:`bayesjudge.models.prevalence`);
 * :mod:`~bayesjudge.prevalence.analysis`: :func:`analyze_prevalence`, the family's whole answer;
@@ -25,6 +27,7 @@ _NAMES = {
     "ExactPosterior": ".exact",
     "JudgeCounts": ".data",
     "JudgeData": ".data",
+    "LabelPlan": ".plan",
     "MAX_BOOT": ".baselines",
     "Method": ".analysis",
     "PrevalenceAnalysis": ".analysis",
@@ -49,6 +52,9 @@ _NAMES = {
     "judge_table": ".simulate",
     "naive": ".baselines",
     "optimal_ratio": ".allocation",
+    "plan_labels": ".plan",
+    "plot_label_plan": ".plan",
+    "posterior_draws": ".plan",
     "posterior_predictive_counts": ".fit",
     "ppi": ".baselines",
     "ppi_plus_plus": ".baselines",

@@ -1,9 +1,10 @@
-"""The prevalence family's commands: ``estimate``, ``report``, ``baselines`` and ``allocate``.
+"""The prevalence family's commands: estimate, report, baselines, allocate and plan.
 
 Each command parses its arguments, calls one function of the family
 (:func:`~bayesjudge.prevalence.analysis.analyze_prevalence`,
 :func:`~bayesjudge.prevalence.baselines.baseline_estimates`,
-:func:`~bayesjudge.prevalence.allocation.allocate`) and prints what it returns.
+:func:`~bayesjudge.prevalence.allocation.allocate`,
+:func:`~bayesjudge.prevalence.plan.plan_labels`) and prints what it returns.
 """
 
 from __future__ import annotations
@@ -293,7 +294,7 @@ def _n_boot(text: str) -> int:
 
 
 def register(commands: Any) -> None:
-    """Add ``baselines``, ``allocate``, ``estimate`` and ``report`` to the subcommands."""
+    """Add ``baselines``, ``allocate``, ``estimate``, ``report`` and ``plan`` to the subcommands."""
     baselines = commands.add_parser(
         "baselines",
         help="frequentist estimates of the true success rate",
@@ -374,3 +375,108 @@ def register(commands: Any) -> None:
                 help=f"report folder (default bayesjudge-report; {_OUT_HELP})",
             )
             sub.set_defaults(handler=_cmd_report, outputs={"out": "report"})
+    _register_plan(commands)
+
+
+# --------------------------------------------------------------------------- plan
+def _width(text: str) -> float:
+    """Argument type: an interval width in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a width in (0, 1]; got {text!r}")
+    return value
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    from bayesjudge.prevalence.plan import plan_labels
+
+    data = _load(args, counts=True)
+    try:
+        plan = plan_labels(
+            data,
+            target_width=args.target_width,
+            prob=args.prob,
+            max_labels=args.max_labels,
+            draws=args.draws,
+            priors=_priors(args.prior),
+            random_seed=args.random_seed,
+        )
+    except ValueError as exc:
+        raise UserError(str(exc)) from exc
+    if args.json:
+        emit_json(plan.to_dict())
+        return EXIT_OK
+    c = plan.counts
+    print(
+        f"{_source(args)}: {c.m1 + c.m0} labelled ({c.m1} gold-PASS, {c.m0} gold-FAIL), "
+        f"{c.n} unlabelled items"
+    )
+    print(plan.reading())
+    print()
+    print(
+        f"{'extra labels':>12} {'gold-PASS':>9} {'gold-FAIL':>9} {'expected width':>14} "
+        f"{'MC error':>9} {'Lang-Reiczigel':>14}"
+    )
+    for p in plan.curve:
+        mark = " *" if plan.answer is not None and p.m == plan.answer.m else ""
+        error = "exact" if p.m == 0 else f"{p.mcse:.1e}"
+        print(
+            f"{p.m:>12} {p.m1:>9} {p.m0:>9} {fmt(p.width, 14)} {error:>9} "
+            f"{fmt(p.lang_reiczigel_width, 14)}{mark}"
+        )
+    print(f"{'unlimited':>12} {'':>9} {'':>9} {fmt(plan.floor, 14)} {plan.floor_mcse:>9.1e}")
+    print(
+        f"(expected widths of the {100 * plan.prob:g}% equal-tailed interval of pi; "
+        f"{plan.draws} exact refits per row; * the answer)"
+    )
+    for note in plan.notes:
+        print(f"note: {note}")
+    print(f"seed {plan.seed}; priors {plan.priors.describe()}")
+    return EXIT_OK
+
+
+def _register_plan(commands: Any) -> None:
+    from bayesjudge.prevalence.plan import DEFAULT_MAX_LABELS, MAX_DRAWS, MAX_LABELS
+
+    sub = commands.add_parser(
+        "plan",
+        help="how many more gold labels bring the interval of pi to a target width",
+        description="Expected width of the interval of the true success rate after more gold "
+        "labels, split between gold-PASS and gold-FAIL items by the allocation rule of Lee et "
+        "al. (2025), by preposterior simulation on the exact posterior; the floor an unlimited "
+        "calibration set would leave; and the number of labels that reaches --target-width.",
+    )
+    _add_data_options(sub, optional=True, counts=True)
+    sub.add_argument(
+        "--target-width",
+        type=_width,
+        required=True,
+        metavar="W",
+        help="width of the interval of pi to reach, in (0, 1]",
+    )
+    sub.add_argument(
+        "--max-labels",
+        type=bounded_int(1, MAX_LABELS),
+        default=DEFAULT_MAX_LABELS,
+        metavar="N",
+        help=f"most extra gold labels to consider (default {DEFAULT_MAX_LABELS})",
+    )
+    sub.add_argument(
+        "--draws",
+        type=bounded_int(2, MAX_DRAWS),
+        default=16,
+        metavar="N",
+        help="exact refits per number of labels (default 16)",
+    )
+    sub.add_argument(
+        "--prior",
+        action="append",
+        default=[],
+        metavar="NAME=SPEC",
+        help=f"replace a prior, e.g. pi=beta:1,1 (repeatable). Priors: {_PRIORS}",
+    )
+    sub.add_argument("--json", action="store_true", help="print one JSON object")
+    sub.set_defaults(handler=_cmd_plan)
