@@ -98,7 +98,7 @@ from scipy import special
 from bayesjudge.errors import DataError
 from bayesjudge.estimators.rogan_gladen import lang_reiczigel_interval
 from bayesjudge.inference.provenance import provenance, seed_label
-from bayesjudge.io.columns import TableLike
+from bayesjudge.io.tables import TableLike
 from bayesjudge.prevalence.allocation import optimal_ratio
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
 from bayesjudge.prevalence.exact import exact_posterior
