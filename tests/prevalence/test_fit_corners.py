@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import pytest
 
-from bayesjudge.data import JudgeCounts
-from bayesjudge.fitting import fit_prevalence
+from bayesjudge.prevalence.data import JudgeCounts
+from bayesjudge.prevalence.fit import fit_prevalence
 
 HARD = {
     # pi = 0.99, J = 0.8, 10 + 10 gold items: 8 divergences in 8,000 draws before
