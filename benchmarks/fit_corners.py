@@ -19,8 +19,8 @@ of 20, 50, 100 and 300 items drawn by class (half PASS, half FAIL); judges with 
 + (1 - \pi)(1 - \mathrm{Sp}))`. Replicate ``r`` of cell ``c`` draws its counts and its sampler
 seed from ``numpy.random.SeedSequence([SEED, c, r])`` alone.
 
-Each fit is checked with :func:`bayesjudge.inference.diagnostics.check_fit` at its default thresholds, on
-every posterior variable, with MCSE checked on the reported ones, exactly as
+Each fit is checked with :func:`bayesjudge.inference.diagnostics.check_fit` at its default
+thresholds, on every posterior variable, with MCSE checked on the reported ones, exactly as
 :func:`bayesjudge.prevalence.fit.fit_prevalence` does (the posterior predictive draws come from
 :func:`bayesjudge.prevalence.fit.posterior_predictive_counts`). A failing fit is refitted once with
 ``target_accept=0.99`` and 3000 tuning steps (and 4000 draws per chain when an ESS check
