@@ -7,6 +7,13 @@ of a numerical routine may compile or warm caches), and a modest number of examp
 default run stays fast on a small machine. ``dev``: more examples, random, for local bug hunting.
 Select one with the ``HYPOTHESIS_PROFILE`` environment variable, e.g.
 ``HYPOTHESIS_PROFILE=dev python -m pytest tests``.
+
+The on-disk model cache
+-----------------------
+Tests leave the user's cache folder alone: ``BAYESJUDGE_CACHE_DIR`` is set to ``off`` for the
+session (and the subprocesses it starts) unless it is already set, so every test compiles its
+models as a fresh process without a cache would. The tests of the cache itself point it at
+temporary folders.
 """
 
 from __future__ import annotations
@@ -26,3 +33,7 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, max_examples=300, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_configure(config: object) -> None:
+    os.environ.setdefault("BAYESJUDGE_CACHE_DIR", "off")
