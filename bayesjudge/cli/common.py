@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from bayesjudge.validation import DEFAULT_SEED
+from bayesjudge.validation import DEFAULT_SEED, MAX_CHAINS, MAX_DRAWS
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -139,8 +139,6 @@ def add_fit_options(
     priors : str
         The names of the model's priors and their defaults, for the help of ``--prior``.
     """
-    from bayesjudge.inference.fit import MAX_CHAINS, MAX_DRAWS
-
     parser.add_argument(
         "--draws",
         type=bounded_int(1, MAX_DRAWS),
