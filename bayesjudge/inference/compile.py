@@ -27,8 +27,9 @@ data layout is named with fresh random keys in every process), so every process 
 
 The result, :class:`CompiledSpec`, is everything else nutpie needs (sizes, names, shapes, dims,
 coords, the data layout, the starting-point rule) as plain JSON. :func:`load_model` rebuilds a
-sampler-ready model from a spec and the cached machine code **without importing PyMC or
-PyTensor**; it returns None when numba's cache does not hold the code (another CPU, another numba).
+sampler-ready model from a spec and the cached machine code **without importing PyMC**, nor
+PyTensor when the code never touches Python objects (checked when it is compiled); it returns
+None when numba's cache does not hold the code (another CPU, another numba).
 
 Sampling is unchanged: the log density and gradient are PyTensor's compiled graph, called through
 an equivalent callback, and the starting points are PyMC's, so a model from here gives the same
@@ -39,6 +40,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import pickle
+import re
+import sys
 import threading
 import warnings
 from collections.abc import Callable, Mapping
@@ -65,7 +69,7 @@ __all__ = [
 ]
 
 #: Version of the :class:`CompiledSpec` layout and of the generated callbacks; part of the key.
-SPEC_FORMAT = 1
+SPEC_FORMAT = 2
 
 #: Seeds on which the numpy starting-point rule must equal PyMC's before it is trusted.
 _CHECK_SEEDS = (0, 1, 2, 12345, 2**31 - 1, 2**32 - 2, 2**63 - 1, 2**64 - 1)
@@ -159,6 +163,9 @@ class CompiledSpec:
         Per random stream, in PyMC's order: the ``[start, stop)`` it jitters and its shape.
     logp_source, expand_source : str
         Source of the generated C callbacks.
+    python_free : bool
+        Whether the callbacks' machine code never calls the Python C API, so that it loads
+        without importing the modules it was compiled from (PyTensor).
     """
 
     n_dim: int
@@ -177,6 +184,7 @@ class CompiledSpec:
     initial_jitter: tuple[tuple[int, int, tuple[int, ...]], ...]
     logp_source: str
     expand_source: str
+    python_free: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """Return the spec as JSON-ready values."""
@@ -218,6 +226,7 @@ class CompiledSpec:
             ),
             logp_source=str(value["logp_source"]),
             expand_source=str(value["expand_source"]),
+            python_free=bool(value["python_free"]),
         )
 
 
@@ -336,23 +345,93 @@ class _CacheImpl(caching.CompileResultCacheImpl):
 
 
 class _FunctionCache(caching.FunctionCache):
+    """numba's function cache in our folder; ``python_free`` code loads without its modules."""
+
     _impl_class = _CacheImpl
+
+    def __init__(self, py_func: Any, *, python_free: bool = False) -> None:
+        super().__init__(py_func)
+        if python_free:
+            self._cache_file = _PythonFreeCacheFile(
+                cache_path=self._cache_path,
+                filename_base=self._impl.filename_base,
+                source_stamp=self._impl.locator.get_source_stamp(),
+            )
+
+
+class _PythonFreeCacheFile(caching.IndexDataCacheFile):
+    """Reads cached code without importing the modules whose globals its environments name.
+
+    numba pickles, with every compiled function, an *environment* holding the globals of the
+    module that defined it, and unpickling it imports that module: for PyTensor's graphs, all of
+    PyTensor (half a second). Only code that works with Python objects (object mode, ``print``,
+    boxing) ever reads an environment, and such code takes the GIL; :func:`_python_free` checks
+    at compile time that the callbacks never do, and only then is this reader used, giving
+    modules not yet imported a stand-in namespace.
+    """
+
+    def _load_data(self, name: str) -> Any:
+        with open(self._data_path(name), "rb") as file:
+            return _EnvironmentUnpickler(file).load()
+
+
+class _EnvironmentUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) == ("numba.core.environment", "_rebuild_env"):
+            return _rebuild_environment
+        return super().find_class(module, name)
+
+
+def _rebuild_environment(module: str, consts: list[Any], env_name: str) -> Any:
+    """Rebuild a numba environment like ``_rebuild_env``, importing no module not yet imported."""
+    from numba.core.environment import Environment, lookup_environment
+
+    found = lookup_environment(env_name)
+    if found is not None:
+        return found
+    loaded = sys.modules.get(module)
+    env = Environment(loaded.__dict__ if loaded is not None else {"__name__": module})
+    env.consts[:] = consts
+    env.env_name = env_name
+    Environment._memo[env_name] = env
+    return env
+
+
+#: Symbols through which compiled code reaches Python objects (and so its environments).
+_PYTHON_API = re.compile(r"@\"?(Py[A-Z_]|_Py|numba_gil_ensure|numba_gil_release)")
+
+
+def _python_free(*functions: Any) -> bool:
+    """Whether compiled callbacks never call the Python C API (never take the GIL).
+
+    False, to be safe, for code that numba loaded from its cache (its IR is gone).
+    """
+    for function in functions:
+        library = function._library
+        if getattr(library, "_disable_inspection", True):
+            return False
+        if _PYTHON_API.search(library.get_llvm_str()):
+            return False
+    return True
 
 
 class _MissingCode(LookupError):
     """numba's cache does not hold the machine code of a callback."""
 
 
-def _cached_cfunc(py_func: Any, signature: Any, *, load_only: bool) -> Any:
+def _cached_cfunc(
+    py_func: Any, signature: Any, *, load_only: bool, python_free: bool = False
+) -> Any:
     """Return a numba C callback kept in numba's cache in our folder.
 
     Does what numba's ``CFunc.compile`` does, with our cache. With ``load_only`` it only loads:
     it raises :class:`_MissingCode` on a miss, and initialises numba's runtime instead of
     refreshing its typing and lowering registries, which loading machine code does not need
-    and whose first refresh costs more than the rest of the load.
+    and whose first refresh costs more than the rest of the load; ``python_free`` code (see
+    :class:`_PythonFreeCacheFile`) loads without importing the modules it was compiled from.
     """
     function: Any = CFunc(py_func, sigutils.normalize_signature(signature), {}, {})
-    cache: Any = _FunctionCache(py_func)
+    cache: Any = _FunctionCache(py_func, python_free=python_free)
     function._cache = cache
     with global_compiler_lock:
         target = function._targetdescr.target_context
@@ -386,6 +465,7 @@ def _callback(
     folder: Path | None,
     inner: Any,
     dtypes: list[np.dtype[Any]],
+    python_free: bool = False,
 ) -> Any:
     """Compile (or, with ``inner=None``, load from ``folder``) one generated callback."""
     namespace: dict[str, Any] = {
@@ -406,7 +486,7 @@ def _callback(
     with warnings.catch_warnings():
         # numba warns when code cannot be cached; compile_model checks _is_cached instead
         warnings.simplefilter("ignore", numba.NumbaWarning)
-        return _cached_cfunc(py_func, signature, load_only=inner is None)
+        return _cached_cfunc(py_func, signature, load_only=inner is None, python_free=python_free)
 
 
 # --------------------------------------------------------------------------- the model object
@@ -699,6 +779,7 @@ def compile_model(
         initial_jitter=streams or (),
         logp_source=logp_source,
         expand_source=expand_source,
+        python_free=_python_free(logp, expand),
     )
     compiled = _assemble(spec, shared, logp, expand, rule, (logp_fn, expand_fn))
     cached = folder is not None and _is_cached(logp) and _is_cached(expand)
@@ -716,7 +797,8 @@ def _nutpie_compile(model: Any) -> Any:
 def load_model(spec: CompiledSpec, folder: Path) -> CachedCompiledModel | None:
     """Rebuild a compiled model from its spec and the machine code cached in ``folder``.
 
-    Imports numba and nutpie only (not PyMC, not PyTensor).
+    Imports numba and nutpie, not PyMC; PyTensor neither when the spec says the code is
+    Python-free (:class:`_PythonFreeCacheFile`).
 
     Returns
     -------
@@ -726,16 +808,20 @@ def load_model(spec: CompiledSpec, folder: Path) -> CachedCompiledModel | None:
     """
     dtypes = [np.dtype(s.dtype) for s in spec.shared]
     try:
-        logp = _callback(
-            spec.logp_source, "logp", _LOGP_SIGNATURE, folder=folder, inner=None, dtypes=dtypes
-        )
-        expand = _callback(
-            spec.expand_source,
-            "expand",
-            _EXPAND_SIGNATURE,
-            folder=folder,
-            inner=None,
-            dtypes=dtypes,
+        logp, expand = (
+            _callback(
+                source,
+                name,
+                signature,
+                folder=folder,
+                inner=None,
+                dtypes=dtypes,
+                python_free=spec.python_free,
+            )
+            for source, name, signature in (
+                (spec.logp_source, "logp", _LOGP_SIGNATURE),
+                (spec.expand_source, "expand", _EXPAND_SIGNATURE),
+            )
         )
     except _MissingCode:
         return None

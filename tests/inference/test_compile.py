@@ -144,7 +144,9 @@ def test_a_fresh_process_loads_without_pymc_and_samples_the_same(filled, tmp_pat
             "loads": cache.info().loads, "builds": cache.info().builds,
             "compiles": cache.info().compiles,
             "pi": trace.posterior["pi"].values.ravel().tolist(),
-            "imported": [m for m in ("pymc", "bayesjudge.models.prevalence") if m in sys.modules],
+            "imported": [
+                m for m in ("pymc", "pytensor", "bayesjudge.models.prevalence") if m in sys.modules
+            ],
         }}))
         """
     )
@@ -156,6 +158,38 @@ def test_a_fresh_process_loads_without_pymc_and_samples_the_same(filled, tmp_pat
     assert (result["loads"], result["builds"], result["compiles"]) == (1, 0, 0)
     assert result["imported"] == []
     np.testing.assert_array_equal(result["pi"], expected.posterior["pi"].values.ravel())
+
+
+def test_python_free_tells_code_that_reaches_python_objects():
+    import numba
+
+    from bayesjudge.inference import compile as compile_module
+
+    @numba.cfunc("int64(int64)")
+    def pure(x):
+        return x + 1
+
+    @numba.cfunc("int64(int64)")
+    def printing(x):
+        print(x)  # boxes x and calls Python's print, under the GIL
+        return x
+
+    assert compile_module._python_free(pure)
+    assert not compile_module._python_free(printing)
+
+    # code loaded from numba's cache has no IR left to inspect: never called Python-free
+    class Loaded:
+        class _library:
+            _disable_inspection = True
+
+    assert not compile_module._python_free(pure, Loaded())
+
+
+def test_entry_of_python_free_code_says_so(filled):
+    root, _ = filled
+    record = json.loads((_entry(root) / "spec.json").read_text())
+    assert record["spec"]["python_free"] is True  # PyTensor's graphs of this model
+    assert record["spec"]["format"] == 2
 
 
 def test_load_needs_every_unstored_container_replaced(filled):
@@ -194,6 +228,9 @@ def test_a_damaged_entry_is_compiled_afresh_and_rewritten(filled, tmp_path, monk
     assert (cache.info().loads, cache.info().compiles) == (0, 1)
     trace = nutpie.sample(compiled.with_data(**OTHER), seed=1, **SAMPLE)
     assert 0.6 < float(trace.posterior["pi"].mean()) < 0.9  # Rogan-Gladen value 0.74
+    # numba still had the code: its IR could not be inspected, so the entry says not Python-free
+    record = json.loads((_entry(folder) / "spec.json").read_text())
+    assert record["spec"]["python_free"] is False
     # the rewritten entry serves the next process
     again = ModelCache(maxsize=1)
     again.compiled(KEY, _build, DATA_NAMES)
