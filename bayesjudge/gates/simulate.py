@@ -86,6 +86,7 @@ def rejudgment_gate(
     n_items: int,
     rulings: int = 6,
     labelled_fraction: float = 0.1,
+    labelled_by_class: tuple[int, int] | None = None,
     random_seed: int | np.random.Generator | None = None,
 ) -> SimulatedGate:
     r"""Simulate a re-judgment gate: ``n_items`` items each ruled ``rulings`` times.
@@ -93,7 +94,9 @@ def rejudgment_gate(
     :math:`y_i \sim \mathrm{Bernoulli}(\pi)`, :math:`p_i \mid y_i` from the class's zero-inflated
     Beta, :math:`r` independent rulings :math:`\sim \mathrm{Bernoulli}(p_i)`; a random
     ``labelled_fraction`` of the items keeps its gold label (Below the Reliability Floor, section
-    2).
+    2), or, with ``labelled_by_class=(m0, m1)``, a gold set drawn by class: ``m0`` random
+    violations and ``m1`` random compliant items (label shift: the gold set's class mix is not
+    the population's).
 
     Examples
     --------
@@ -117,7 +120,16 @@ def rejudgment_gate(
     )
     verdict = (rng.random((n_items, rulings)) < p[:, None]).astype(int)
     labelled = np.zeros(n_items, dtype=bool)
-    labelled[rng.choice(n_items, size=round(labelled_fraction * n_items), replace=False)] = True
+    if labelled_by_class is None:
+        labelled[rng.choice(n_items, size=round(labelled_fraction * n_items), replace=False)] = True
+    else:
+        for cls, size in enumerate(labelled_by_class):
+            pool = np.flatnonzero(label == cls)
+            if size > pool.size:
+                raise ValueError(
+                    f"labelled_by_class asks for {size} items of class {cls}; there are {pool.size}"
+                )
+            labelled[rng.choice(pool, size=size, replace=False)] = True
     item_label = pd.array(np.where(labelled, label, 0), dtype="Int64")
     item_label[~labelled] = pd.NA
     table = pd.DataFrame(

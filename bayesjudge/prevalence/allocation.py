@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from bayesjudge.errors import NotIdentifiableError
-from bayesjudge.io.columns import TableLike
+from bayesjudge.io.tables import TableLike
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
 from bayesjudge.validation import check_int, check_unit
 
@@ -198,8 +198,8 @@ def allocate(
     Raises
     ------
     ValueError
-        Naming the argument that is out of range, or when the smoothed pilot has
-        :math:`\tilde q_0 + \tilde q_1 \le 1` with ``rule="exact"``.
+        Naming the argument that is out of range, or when the smoothed pilot judge is no
+        better than chance (:math:`\tilde q_0 + \tilde q_1 \le 1`).
 
     Examples
     --------
@@ -222,16 +222,17 @@ def allocate(
     q0_raw, q1_raw = check_unit(pilot_q0, name="pilot_q0"), check_unit(pilot_q1, name="pilot_q1")
     q0_t = (pilot_size * q0_raw + 1.0) / (pilot_size + 2.0)
     q1_t = (pilot_size * q1_raw + 1.0) / (pilot_size + 2.0)
+    if not q0_t + q1_t > 1.0:
+        raise ValueError(
+            "the pilot judge is no better than chance (smoothed q0~ + q1~ = "
+            f"{q0_t + q1_t:.4g} <= 1): its verdicts carry no information about the true label, "
+            "so no allocation helps; improve the judge or check the pilot labels"
+        )
     kappa = (1.0 - q0_t) / (1.0 - q1_t)
     if rule == "approximate":
         ratio = math.inf if p == 0.0 else (1.0 / p - 1.0) * math.sqrt(kappa)
         m1_star = 0 if math.isinf(ratio) else round(budget / (1.0 + ratio))
     else:
-        if not q0_t + q1_t > 1.0:
-            raise ValueError(
-                "the smoothed pilot judge is no better than chance (q0~ + q1~ = "
-                f"{q0_t + q1_t:.4g} <= 1), so no allocation minimises the interval"
-            )
         ratio = float(_ratio(np.asarray(p), np.asarray(q0_t), np.asarray(q1_t)))
         m1_star = _exact_m1(budget, ratio)
     m1 = min(max(m1_star, pilot_size), budget - pilot_size)
@@ -317,7 +318,7 @@ def variance_decomposition(
 
     Parameters
     ----------
-    data_or_counts : JudgeData, JudgeCounts, DataFrame or CSV path
+    data_or_counts : JudgeData, JudgeCounts, DataFrame or path
         Binary judge data, or its six counts.
 
     Returns

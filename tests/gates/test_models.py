@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -277,3 +279,45 @@ def test_recovery_study_small():
     assert overall.loc["gate_model", "mae"] <= 1.1 * overall.loc["ppi_plus_plus", "mae"]
     for column in ("coverage_pi", "coverage_j1", "coverage_j5"):
         assert overall.loc["gate_model", column] >= 0.85
+
+
+# --------------------------------------------------------------------------- calibration design
+@pytest.fixture(scope="module")
+def by_class_gate():
+    # a gold set drawn 150 + 150 by class while only 30% of the items are compliant
+    gate = rejudgment_gate(
+        *GATE, pi=0.3, n_items=3000, rulings=6, labelled_by_class=(150, 150), random_seed=41
+    )
+    return Rulings.from_frame(gate.table), gate
+
+
+def test_default_calibration_is_robust_to_a_class_balanced_gold_set(by_class_gate):
+    rulings, gate = by_class_gate
+    tree = fit_gate(rulings, caps=[1], draws=1000, random_seed=5, progressbar=False)
+    assert tree.attrs["calibration"] == "by_class"
+    draws = tree["posterior"]["pi_sample"].to_numpy().reshape(-1)
+    low, high = np.quantile(draws, [0.025, 0.975])
+    assert low <= gate.pi_unlabelled <= high
+
+
+# the misspecified design may also fail a posterior predictive check: that is the point
+@pytest.mark.filterwarnings("ignore::bayesjudge.errors.FitWarning")
+def test_random_calibration_check_fires_on_a_class_balanced_gold_set(by_class_gate):
+    rulings, gate = by_class_gate
+    with pytest.warns(UserWarning, match="not a random sample|random sample of all items"):
+        tree = fit_gate(
+            rulings, caps=[1], calibration="random", draws=1000, random_seed=5, progressbar=False
+        )
+    check = json.loads(tree.attrs["calibration_check"])
+    assert check["consistent"] is False
+    assert check["labelled_rate"] > check["unlabelled_rate"]
+    # the gold labels' 50/50 mix pulls the random-design posterior towards 0.5
+    biased = float(tree["posterior"]["pi_sample"].mean())
+    assert biased - gate.pi_unlabelled > 0.05
+
+
+def test_random_calibration_check_stays_quiet_on_a_random_gold_set():
+    rulings, _ = _rulings(seed=26, n_items=1000, labelled=0.3)
+    from bayesjudge.gates.fit import gate_calibration_check
+
+    assert gate_calibration_check(rulings).consistent

@@ -223,7 +223,7 @@ def test_allocation_sums_to_the_budget_and_respects_the_pilot(budget, p_hat, q0,
     assume(budget >= 2 * pilot)
     q0_t = (pilot * q0 + 1) / (pilot + 2)
     q1_t = (pilot * q1 + 1) / (pilot + 2)
-    assume(rule == "approximate" or q0_t + q1_t > 1)
+    assume(q0_t + q1_t > 1)  # a pilot judge no better than chance is refused (tested below)
     a = allocate(budget, p_hat=p_hat, pilot_q0=q0, pilot_q1=q1, pilot_size=pilot, rule=rule)
     assert a.m0 + a.m1 == budget
     assert a.m0 >= pilot
@@ -246,6 +246,9 @@ def test_allocation_sums_to_the_budget_and_respects_the_pilot(budget, p_hat, q0,
         ((100,), {"pilot_q1": "high"}, "pilot_q1 must be a number"),
         ((100,), {"rule": "greedy"}, r"rule must be one of \['approximate', 'exact'\]"),
         ((100,), {"rule": "exact", "pilot_q0": 0.1, "pilot_q1": 0.2}, "no better than chance"),
+        # the published rule too: a pilot judge worse than chance gets no allocation
+        ((100,), {"pilot_q0": 0.3, "pilot_q1": 0.4}, r"no better than chance .* = 0\.75 <= 1"),
+        ((100,), {"pilot_q0": 0.5, "pilot_q1": 0.5}, "no better than chance"),
     ],
 )
 def test_allocate_errors(args, kwargs, message):
