@@ -268,6 +268,8 @@ def test_estimate_exact_json_has_the_nuts_schema(capsys, small_csv):
         "estimates",
         "calibration_check",
         "provenance",
+        "counts",
+        "input",
     }
     assert set(payload["posterior"]) == {"pi", "se", "sp", "j"}
     for summary in payload["posterior"].values():
