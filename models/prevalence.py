@@ -135,6 +135,7 @@ import pytensor.tensor as pt
 from scipy import special
 
 from bayesjudge.prevalence.data import JudgeCounts
+from bayesjudge.prevalence.fit import PREVALENCE, STRATIFIED_PREVALENCE
 from bayesjudge.priors import Beta, PrevalencePriors
 
 __all__ = [
@@ -144,10 +145,6 @@ __all__ = [
     "stratified_prevalence_model",
 ]
 
-#: Name of the unstratified prevalence model, as recorded in posterior attrs.
-PREVALENCE = "prevalence"
-#: Name of the stratified prevalence model, as recorded in posterior attrs.
-STRATIFIED_PREVALENCE = "stratified_prevalence"
 
 #: Prior standard deviation of the population means of logit Se and logit Sp (stratified model).
 MU_SD = 1.5
