@@ -50,6 +50,19 @@ def pytest_configure(config: object) -> None:
     os.environ.setdefault("BAYESJUDGE_CACHE_DIR", "off")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Run the tests in reverse order when ``BAYESJUDGE_TEST_ORDER=reverse`` (CI's second pass).
+
+    A test that passes only after (or before) another one is a defect; running the suite in
+    both orders finds it.
+    """
+    order = os.environ.get("BAYESJUDGE_TEST_ORDER", "")
+    if order not in ("", "reverse"):
+        raise pytest.UsageError(f"BAYESJUDGE_TEST_ORDER must be 'reverse' or unset; got {order!r}")
+    if order == "reverse":
+        items.reverse()
+
+
 INSPECT_TASK = Path(__file__).parent / "data" / "logs" / "inspect_task.json"
 
 
