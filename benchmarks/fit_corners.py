@@ -61,7 +61,7 @@ from bayesjudge.inference.cache import ModelCache
 from bayesjudge.inference.diagnostics import Diagnostics, check_fit
 from bayesjudge.inference.sampling import NutsDraws, sample_nuts_draws
 from bayesjudge.prevalence.data import JudgeCounts
-from bayesjudge.prevalence.fit import posterior_predictive_counts
+from bayesjudge.prevalence.fit import REPORTED, posterior_predictive_counts
 from bayesjudge.validation import rng_from
 
 SEED = 20261123
@@ -77,17 +77,7 @@ JUDGES: dict[float, tuple[float, float]] = {
 N_TEST = 1000
 REPLICATES = 20
 J_NEAR = 0.05  # boundary_mass measures P(J < J_NEAR | data)
-_REPORTED = (  # what fit_prevalence checks the MCSE of
-    "pi",
-    "se",
-    "sp",
-    "j",
-    "judged_rate",
-    "bias",
-    "pi_stratum",
-    "judged_rate_stratum",
-    "bias_stratum",
-)
+_REPORTED = REPORTED  # what fit_prevalence checks the MCSE of
 
 FitFunction = Callable[[JudgeCounts, int], NutsDraws]
 

@@ -751,6 +751,28 @@ def _j_log_density(problem: _Problem, prior: Beta, j: np.ndarray, cj: np.ndarray
     return _segment_log_sum(log_outer, rows, j.size)
 
 
+def _support(
+    log_density: Callable[[np.ndarray], np.ndarray], lo: float, hi: float, what: str
+) -> tuple[float, float, float]:
+    """Shrink ``[lo, hi]`` to where ``log_density`` is within ``_LOG_DROP`` of its maximum.
+
+    A coarse grid locates the support; while the posterior is narrower than a quarter of the
+    coarse cells the grid is redrawn over the support found (at most 12 times). Returns the
+    support and the largest log density seen on the last grid.
+    """
+    for _ in range(12):
+        t = np.linspace(lo, hi, _COARSE)
+        values = log_density(t)
+        if not np.any(np.isfinite(values)):
+            raise DataError(f"{what} vanishes on its whole grid; check the counts")
+        keep = np.flatnonzero(values > np.max(values) - _LOG_DROP)
+        first, last = max(keep[0] - 1, 0), min(keep[-1] + 1, _COARSE - 1)
+        lo, hi = float(t[first]), float(t[last])
+        if last - first >= _COARSE // 4:
+            break
+    return lo, hi, float(np.max(values))
+
+
 def _adaptive_grid(
     log_g: Callable[[np.ndarray], np.ndarray], lo: float, hi: float
 ) -> tuple[np.ndarray, np.ndarray, float]:
@@ -767,17 +789,7 @@ def _adaptive_grid(
         values = log_g(t)
         return np.where(np.isnan(values), -np.inf, values)
 
-    for _ in range(12):
-        t = np.linspace(lo, hi, _COARSE)
-        values = log_g_safe(t)
-        if not np.any(np.isfinite(values)):
-            raise DataError("a marginal posterior vanishes on its whole grid; check the counts")
-        keep = np.flatnonzero(values > np.max(values) - _LOG_DROP)
-        first, last = max(keep[0] - 1, 0), min(keep[-1] + 1, _COARSE - 1)
-        lo, hi = float(t[first]), float(t[last])
-        if last - first >= _COARSE // 4:
-            break
-    shift = float(np.max(values))
+    lo, hi, shift = _support(log_g_safe, lo, hi, "a marginal posterior")
     a = np.linspace(lo, hi, _PANELS + 1)
     edges = np.exp(log_g_safe(np.concatenate([a, 0.5 * (a[:-1] + a[1:])])) - shift)
     f_a, f_m = edges[: _PANELS + 1], edges[_PANELS + 1 :]
@@ -1283,16 +1295,7 @@ def exact_posterior(
     # coarse cells), then evaluate on the full grid over the support
     low, high = _pi_bracket(problem)
     t_lo, t_hi = (float(v) for v in scale.t(np.array([low, high])))
-    for _ in range(12):
-        t = np.linspace(t_lo, t_hi, _COARSE)
-        log_g, _ = evaluate(t)
-        if not np.any(np.isfinite(log_g)):
-            raise DataError("the posterior of pi vanishes on the whole grid; check the counts")
-        keep = np.flatnonzero(log_g > np.max(log_g) - _LOG_DROP)
-        first, last = max(keep[0] - 1, 0), min(keep[-1] + 1, _COARSE - 1)
-        t_lo, t_hi = float(t[first]), float(t[last])
-        if last - first >= _COARSE // 4:
-            break
+    t_lo, t_hi, _ = _support(lambda t: evaluate(t)[0], t_lo, t_hi, "the posterior of pi")
     t = np.linspace(t_lo, t_hi, size)
     log_g, means = evaluate(t)
 
