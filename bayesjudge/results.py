@@ -30,7 +30,7 @@ ROW_COLUMNS = (
     "high",
     "prob",
     "interval",
-    "se",
+    "std_error",
     "j",
     "unclipped",
     "note",
@@ -138,7 +138,7 @@ class Estimate:
             "high": None if iv is None else iv.high,
             "prob": None if iv is None else iv.prob,
             "interval": None if iv is None else iv.kind,
-            "se": self.se,
+            "std_error": self.se,
             "j": self.j,
             "unclipped": self.unclipped,
             "note": "; ".join(self.notes) if self.notes else None,
@@ -160,7 +160,7 @@ def estimates_frame(estimates: list[Estimate] | tuple[Estimate, ...]) -> pd.Data
     Missing values are NaN in numeric columns and None in text columns.
     """
     frame = pd.DataFrame([e.to_row() for e in estimates], columns=list(ROW_COLUMNS))
-    numeric = ["estimate", "low", "high", "prob", "se", "j", "unclipped"]
+    numeric = ["estimate", "low", "high", "prob", "std_error", "j", "unclipped"]
     frame[numeric] = frame[numeric].astype(float)
     return frame
 

@@ -186,7 +186,7 @@ def write_gate_report(
     dense = sorted({*range(1, min(max(analysis.caps), 30) + 1), *analysis.caps})
     curve = curve_frame(posterior, dense, prob=prob)
     estimate_frame = analysis.estimates_frame()
-    for column in ("estimate", "low", "high", "prob", "se", "j", "unclipped"):
+    for column in ("estimate", "low", "high", "prob", "std_error", "j", "unclipped"):
         estimate_frame[column] = estimate_frame[column].astype(float)
     posterior_rows = pd.DataFrame(
         [{"quantity": name, **s.to_dict()} for name, s in analysis.summaries.items()]

@@ -16,7 +16,7 @@ exact posterior is given, ``bayes_exact``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -35,6 +35,9 @@ from bayesjudge.prevalence.thresholds import ThresholdAnalysis, threshold_analys
 from bayesjudge.priors import PrevalencePriors
 from bayesjudge.results import Estimate, PosteriorSummary, estimates_frame
 from bayesjudge.validation import check_choice, check_prob
+
+if TYPE_CHECKING:
+    from bayesjudge.prevalence.plan import LabelPlan
 
 __all__ = [
     "Method",
@@ -200,6 +203,9 @@ class PrevalenceAnalysis:
     thresholds : ThresholdAnalysis or None
         For judge scores given without a threshold: the posterior ROC and the threshold chosen
         (the narrowest interval of pi), which made the verdicts analysed.
+    plan : LabelPlan or None
+        How many more gold labels narrow the interval of pi (:func:`bayesjudge.plan_labels`),
+        when asked for with ``plan=True``.
     """
 
     data: JudgeData | JudgeCounts
@@ -216,6 +222,7 @@ class PrevalenceAnalysis:
     priors: PrevalencePriors = field(default_factory=PrevalencePriors)
     stratified: bool = False
     thresholds: ThresholdAnalysis | None = None
+    plan: LabelPlan | None = None
 
     @property
     def passed(self) -> bool:
@@ -301,6 +308,7 @@ def analyze_prevalence(
     sampler: Sampler = "auto",
     progressbar: bool | None = None,
     exact: bool = True,
+    plan: bool = False,
 ) -> PrevalenceAnalysis:
     """Fit, check and compare: the whole answer of the prevalence family for one dataset.
 
@@ -329,6 +337,10 @@ def analyze_prevalence(
         Bootstrap resamples of the Rogan-Gladen baseline.
     exact : bool, default True
         With NUTS, also compute the exact posterior (a ``bayes_exact`` row) when unstratified.
+    plan : bool, default False
+        Also plan how many more gold labels narrow the interval of pi
+        (:func:`bayesjudge.prevalence.plan.plan_labels` with its defaults and the same priors,
+        ``prob`` and seed; strata pooled): the curve the report draws. A few seconds.
 
     Returns
     -------
@@ -362,6 +374,11 @@ def analyze_prevalence(
         baseline_estimates(data, prob=prob, random_seed=random_seed, n_boot=n_boot), check
     )
     seed = seed_label(random_seed)
+    label_plan = None
+    if plan:
+        from bayesjudge.prevalence.plan import plan_labels
+
+        label_plan = plan_labels(data, prob=prob, priors=priors, random_seed=random_seed)
     if method == "exact":
         posterior_exact = exact_posterior(data, priors=priors)
         summaries = posterior_exact.summaries(prob=prob)
@@ -377,6 +394,7 @@ def analyze_prevalence(
             exact=posterior_exact,
             priors=priors,
             thresholds=thresholds,
+            plan=label_plan,
         )
     from bayesjudge.prevalence.fit import fit_prevalence
 
@@ -412,6 +430,7 @@ def analyze_prevalence(
         priors=priors,
         stratified=stratified,
         thresholds=thresholds,
+        plan=label_plan,
     )
 
 

@@ -168,7 +168,7 @@ def _cmd_allocate(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------- estimate, report
-def _analyze(args: argparse.Namespace) -> Any:
+def _analyze(args: argparse.Namespace, *, plan: bool = False) -> Any:
     from bayesjudge.prevalence.analysis import analyze_prevalence
 
     priors = _priors(args.prior)
@@ -188,6 +188,7 @@ def _analyze(args: argparse.Namespace) -> Any:
         random_seed=args.random_seed,
         n_boot=args.n_boot,
         progressbar=False if args.no_progress else None,
+        plan=plan,
     )
 
 
@@ -245,7 +246,7 @@ def _print_estimate(args: argparse.Namespace, analysis: Any) -> None:
 def _cmd_estimate(args: argparse.Namespace) -> int:
     if args.out is not None and args.method == "exact":
         raise UserError("--out writes a report of a sampled posterior; drop --method exact")
-    analysis = _analyze(args)
+    analysis = _analyze(args, plan=args.out is not None)
     if args.out is not None:
         _write(args, analysis)
     if args.json:
@@ -258,7 +259,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    analysis = _analyze(args)
+    analysis = _analyze(args, plan=True)
     files = _write(args, analysis)
     _print_input(analysis.data)
     if analysis.thresholds is not None:

@@ -62,12 +62,16 @@ def figures_html(figures: dict[str, str]) -> str:
     )
 
 
-def html_page(title: str, body: str) -> str:
-    """Return a complete, self-contained HTML document: the title as heading, then ``body``."""
+def html_page(title: str, body: str, *, footer: str = "") -> str:
+    """Return a complete, self-contained HTML document: the title as heading, ``body``, footer.
+
+    ``footer`` is HTML placed last (e.g. :func:`bayesjudge.reporting.summary.footer_html`).
+    """
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style></head><body>\n"
-        f"<h1>{html.escape(title)}</h1>\n{body}\n</body></html>\n"
+        f"<h1>{html.escape(title)}</h1>\n{body}\n{footer}\n</body></html>\n"
     )
 
 
@@ -115,4 +119,23 @@ table.table th, table.table td { padding: 3px 8px; border-bottom: 1px solid #ddd
 .pass { color: #1a7f37; font-weight: bold; } .fail { color: #c62828; font-weight: bold; }
 .reading { background: #f4f6fa; padding: 0.8em 1em; border-left: 4px solid #4c72b0; }
 img { max-width: 100%; }
+.summary { border: 1px solid #ccd; border-radius: 6px; padding: 0.8em 1.2em; }
+.headline { display: flex; gap: 3em; align-items: flex-end; flex-wrap: wrap; }
+.big { font-size: 3em; font-weight: bold; color: #1f3b73; }
+.big-naive { font-size: 2em; color: #777; }
+.naive { color: #666; }
+.badge { margin: 0.8em 0; padding: 0.5em 0.9em; border-radius: 6px; }
+.badge-pass { background: #e6f4ea; border-left: 6px solid #1a7f37; }
+.badge-fail { background: #fdecea; border-left: 6px solid #c62828; }
+.warnings { background: #fff8e1; border-left: 6px solid #e0a800; padding: 0.2em 0.9em; }
+.warnings h3 { margin: 0.4em 0; }
+dl.definitions dt { font-weight: bold; float: left; clear: left; width: 3em; }
+dl.definitions dd { margin-left: 3.5em; }
+ul.diag-lines { list-style: none; padding-left: 0; }
+.pass-line { color: #1a7f37; } .fail-line { color: #c62828; font-weight: bold; }
+.note { color: #555; font-size: 0.85em; }
+details summary { cursor: pointer; color: #4c72b0; }
+.table-wrap { overflow-x: auto; }
+footer.footer { margin-top: 3em; border-top: 1px solid #ddd; padding-top: 0.6em;
+  color: #666; font-size: 0.8em; }
 """
