@@ -7,7 +7,7 @@ from typing import Literal
 
 import pandas as pd
 
-__all__ = ["EXAMPLES", "example_path", "load_example"]
+__all__ = ["EXAMPLES", "example_file", "example_path", "load_example"]
 
 Example = Literal["judge", "gate", "channel"]
 
@@ -24,6 +24,19 @@ def example_path(name: Example = "judge") -> str:
     if name not in EXAMPLES:
         raise ValueError(f"name must be one of {sorted(EXAMPLES)}; got {name!r}")
     return f"example:{name}"
+
+
+def example_file(name: Example = "judge") -> str:
+    """Return the path of a bundled example's CSV file (a real file in every install).
+
+    Examples
+    --------
+    >>> example_file("gate").endswith("gate_example.csv")
+    True
+    """
+    if name not in EXAMPLES:
+        raise ValueError(f"name must be one of {sorted(EXAMPLES)}; got {name!r}")
+    return str(resources.files(__name__).joinpath(EXAMPLES[name]))
 
 
 def load_example(name: Example = "judge") -> pd.DataFrame:

@@ -259,6 +259,12 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    example = getattr(args, "example", None)
+    if example is not None and args.data is not None:
+        raise UserError("give DATA or --example, not both")
+    if example not in (None, "judge"):
+        # another family's example: the command line's top level runs that family's command
+        return int(args.example_report(args))
     analysis = _analyze(args, plan=True)
     files = _write(args, analysis)
     _print_input(analysis.data)
@@ -374,6 +380,14 @@ def register(commands: Any) -> None:
                 metavar="DIR",
                 default="bayesjudge-report",
                 help=f"report folder (default bayesjudge-report; {_OUT_HELP})",
+            )
+            sub.add_argument(
+                "--example",
+                choices=["judge", "gate", "channel"],
+                default=None,
+                help="report on a bundled example instead of DATA: judge (this command's "
+                "prevalence report, the default without DATA), gate (bayesjudge gate) or "
+                "channel (bayesjudge channel --by-slice)",
             )
             sub.set_defaults(handler=_cmd_report, outputs={"out": "report"})
     _register_plan(commands)

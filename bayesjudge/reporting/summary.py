@@ -437,9 +437,10 @@ def diagnostics_lines(
     """Return one line per reported quantity, then one for everything else, with its verdict.
 
     Each line reads e.g. ``true success rate pi: R-hat 1.001, bulk ESS 3200, tail ESS 2900,
-    MCSE at most 0.02 posterior sd``; scalars whose variable (the part before ``[``) is not in
-    ``quantities`` are summarised in one line ("other parameters": the worst of each check),
-    and the sampler and posterior predictive checks get a line each.
+    MCSE at most 0.02 posterior sd``; a variable with several scalars (``se[1]``, ``se[2]``)
+    gets one line with the worst of each check; scalars whose variable (the part before ``[``)
+    is not in ``quantities`` are summarised in one line ("other parameters"), and the sampler
+    and posterior predictive checks get a line each.
 
     Examples
     --------
@@ -458,7 +459,7 @@ def diagnostics_lines(
             key = "__ppc__"
         else:
             base = c.variable.split("[", 1)[0]
-            key = c.variable if base in quantities else "__other__"
+            key = base if base in quantities else "__other__"
         if key not in groups:
             groups[key] = []
             order.append(key)
@@ -488,11 +489,13 @@ def diagnostics_lines(
                 )
             )
             continue
-        label = (
-            f"other parameters ({len({c.variable for c in checks})} scalars, worst values)"
-            if key == "__other__"
-            else quantity_name(key, names)
-        )
+        scalars = len({c.variable for c in checks})
+        if key == "__other__":
+            label = f"other parameters ({scalars} scalars, worst values)"
+        elif scalars > 1:
+            label = f"{quantity_name(key, names)} ({scalars} values, worst)"
+        else:
+            label = quantity_name(key, names)
         lines.append((f"{label}: {_line(checks)}", ok))
     return lines
 
