@@ -519,15 +519,12 @@ def _thresholds_text(diagnostics: Diagnostics) -> str:
     limits: dict[str, str] = {}
     for c in diagnostics.checks:
         limits.setdefault(c.name, f"{c.rule} {c.threshold:g}")
-    parts = [f"{CHECK_NAMES.get(k, k)} {v}" for k, v in limits.items()]
+    parts = "; ".join(f"{CHECK_NAMES.get(k, k)} {v}" for k, v in limits.items())
     return (
-        "Thresholds: "
-        + "; ".join(parts)
-        + (
-            " (MCSE is the Monte Carlo standard error, relative to the posterior standard deviation; "
-            "Vehtari, Gelman, Simpson, Carpenter and Bürkner 2021, Rank-normalization, folding, and "
-            "localization: an improved R-hat for assessing convergence of MCMC)."
-        )
+        f"Thresholds: {parts}. MCSE is the Monte Carlo standard error, relative to the "
+        "posterior standard deviation (Vehtari, Gelman, Simpson, Carpenter and Bürkner 2021, "
+        "Rank-normalization, folding, and localization: an improved R-hat for assessing "
+        "convergence of MCMC)."
     )
 
 
