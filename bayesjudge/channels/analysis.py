@@ -31,6 +31,7 @@ from bayesjudge.channels.posterior import (
 from bayesjudge.errors import DataError
 from bayesjudge.inference.diagnostics import Diagnostics, check_fit
 from bayesjudge.inference.fit import diagnostics_of
+from bayesjudge.inference.provenance import seed_label
 from bayesjudge.inference.summary import posterior_summary
 from bayesjudge.priors import ChannelPriors
 from bayesjudge.results import PosteriorSummary
@@ -114,6 +115,8 @@ class ChannelAnalysis:
         The checks of the exact draws and, when fitted, of the slice hierarchy.
     method : str
         What the diagnostics cover.
+    seed : int or str
+        The seed (the default one when none was given).
     """
 
     stages: tuple[str, ...]
@@ -124,6 +127,7 @@ class ChannelAnalysis:
     slices: SliceAnalysis | None
     diagnostics: Diagnostics
     method: str
+    seed: int | str = "not recorded"
 
     @property
     def passed(self) -> bool:
@@ -270,4 +274,5 @@ def analyze_channel(
         slices=slices,
         diagnostics=Diagnostics(tuple(checks), prob),
         method=method,
+        seed=seed_label(random_seed),
     )

@@ -116,6 +116,7 @@ body { font-family: system-ui, sans-serif; max-width: 1000px; margin: 2em auto; 
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em; }
 table.table { border-collapse: collapse; font-size: 0.85em; }
 table.table th, table.table td { padding: 3px 8px; border-bottom: 1px solid #ddd; }
+table.table td:first-child, table.table th:first-child { white-space: nowrap; }
 .pass { color: #1a7f37; font-weight: bold; } .fail { color: #c62828; font-weight: bold; }
 .reading { background: #f4f6fa; padding: 0.8em 1em; border-left: 4px solid #4c72b0; }
 img { max-width: 100%; }
@@ -129,8 +130,8 @@ img { max-width: 100%; }
 .badge-fail { background: #fdecea; border-left: 6px solid #c62828; }
 .warnings { background: #fff8e1; border-left: 6px solid #e0a800; padding: 0.2em 0.9em; }
 .warnings h3 { margin: 0.4em 0; }
-dl.definitions dt { font-weight: bold; float: left; clear: left; width: 3em; }
-dl.definitions dd { margin-left: 3.5em; }
+dl.definitions { display: grid; grid-template-columns: max-content 1fr; gap: 0.15em 1em; }
+dl.definitions dt { font-weight: bold; } dl.definitions dd { margin: 0; }
 ul.diag-lines { list-style: none; padding-left: 0; }
 .pass-line { color: #1a7f37; } .fail-line { color: #c62828; font-weight: bold; }
 .note { color: #555; font-size: 0.85em; }

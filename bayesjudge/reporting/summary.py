@@ -30,7 +30,7 @@ import html
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import pandas as pd
 
@@ -145,8 +145,9 @@ class Headline:
         The naive estimate (e.g. the judge's raw pass rate), shown beside it.
     naive_name : str
         What the naive estimate is.
-    percent : bool
-        Show values as percentages (rates); else as numbers with three decimals.
+    unit : {"percent", "points", "number"}
+        Show values as percentages (rates), signed percentage points (differences of rates),
+        or numbers with three decimals.
     """
 
     name: str
@@ -156,11 +157,15 @@ class Headline:
     prob: float
     naive: float | None = None
     naive_name: str = "judged pass rate (naive)"
-    percent: bool = True
+    unit: Literal["percent", "points", "number"] = "percent"
 
     def value(self, x: float) -> str:
         """Format one value of the headline quantity."""
-        return f"{100 * x:.1f}%" if self.percent else f"{x:.3f}"
+        if self.unit == "percent":
+            return f"{100 * x:.1f}%"
+        if self.unit == "points":
+            return f"{100 * x:+.1f} pts"
+        return f"{x:.3f}"
 
     @property
     def width(self) -> float:
