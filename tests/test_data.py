@@ -810,7 +810,9 @@ def test_load_example_matches_its_documented_simulation() -> None:
 
 
 def test_load_example_unknown_name() -> None:
-    with pytest.raises(ValueError, match=re.escape("name must be one of ['channel', 'gate', 'judge']; got 'nope'")):
+    with pytest.raises(
+        ValueError, match=re.escape("name must be one of ['channel', 'gate', 'judge']; got 'nope'")
+    ):
         load_example("nope")  # type: ignore[arg-type]
 
 

@@ -36,6 +36,7 @@ from bayesjudge.reporting.summary import (
     WIDE_INTERVAL,
     Headline,
     ReportSummary,
+    ReportWarning,
     diagnostics_section_html,
     diagnostics_section_markdown,
     footer_html,
@@ -189,6 +190,15 @@ def _trust(analysis: PrevalenceAnalysis) -> str:
     )
 
 
+def _weak_judge(analysis: PrevalenceAnalysis) -> ReportWarning | None:
+    j = analysis.summaries.get("j")
+    if j is not None:
+        return weak_judge_warning(j=j.mean, low=j.eti.low, high=j.eti.high, prob=analysis.prob)
+    if analysis.exact is not None:  # the exact method summarises pi only; J's mean is known
+        return weak_judge_warning(j=float(analysis.exact.summary().loc["j", "mean"]))
+    return None
+
+
 def report_summary(analysis: PrevalenceAnalysis) -> ReportSummary:
     """Return the one-screen summary of a prevalence analysis.
 
@@ -206,13 +216,10 @@ def report_summary(analysis: PrevalenceAnalysis) -> ReportSummary:
     from bayesjudge.prevalence.baselines import RANDOM_SAMPLE_METHODS
 
     pi, prob, counts = analysis.summaries["pi"], analysis.prob, analysis.counts
-    j = analysis.summaries.get("j")
     check = analysis.calibration
     warnings = [
         small_calibration_warning(n_pass=counts.m1, n_fail=counts.m0),
-        None
-        if j is None
-        else weak_judge_warning(j=j.mean, low=j.eti.low, high=j.eti.high, prob=prob),
+        _weak_judge(analysis),
         label_shift_warning(
             labelled_rate=check.labelled_rate,
             unlabelled_rate=check.unlabelled_rate,

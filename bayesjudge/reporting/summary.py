@@ -654,9 +654,16 @@ def small_calibration_warning(
 
 
 def weak_judge_warning(
-    *, j: float, low: float, high: float, prob: float, threshold: float = 0.2
+    *,
+    j: float,
+    low: float | None = None,
+    high: float | None = None,
+    prob: float = 0.95,
+    threshold: float = 0.2,
 ) -> ReportWarning | None:
     """Warn when Youden's J is near 0 (posterior mean below ``threshold``, default 0.2).
+
+    ``low`` and ``high`` (the interval of mass ``prob``) are quoted as evidence when given.
 
     The correction divides by J (Rogan-Gladen: :math:`(R - (1 - Sp))/J`), so a judge near
     chance makes every corrected estimate fragile.
@@ -668,10 +675,14 @@ def weak_judge_warning(
     """
     if j >= threshold:
         return None
+    interval = (
+        "posterior mean"
+        if low is None or high is None
+        else f"{100 * prob:g}% interval {low:.2f} to {high:.2f}"
+    )
     return ReportWarning(
         "Judge close to chance",
-        f"Youden's J = {j:.2f} ({100 * prob:g}% interval {low:.2f} to {high:.2f}), below "
-        f"{threshold:g}",
+        f"Youden's J = {j:.2f} ({interval}), below {threshold:g}",
         "The correction divides by J, so its verdicts say little about the truth and the "
         "corrected rate is fragile; a better judge (or prompt) helps more than more labels.",
     )
