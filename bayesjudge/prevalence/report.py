@@ -195,7 +195,9 @@ def _weak_judge(analysis: PrevalenceAnalysis) -> ReportWarning | None:
     if j is not None:
         return weak_judge_warning(j=j.mean, low=j.eti.low, high=j.eti.high, prob=analysis.prob)
     if analysis.exact is not None:  # the exact method summarises pi only; J's mean is known
-        return weak_judge_warning(j=float(analysis.exact.summary().loc["j", "mean"]))
+        return weak_judge_warning(
+            j=float(np.asarray(analysis.exact.summary().loc[["j"], "mean"])[0])
+        )
     return None
 
 
