@@ -162,8 +162,7 @@ def _cmd_allocate(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(payload)
     else:
-        for key, value in payload.items():
-            print(f"{key:>14}: {value}")
+        print(allocation)
     return EXIT_OK
 
 

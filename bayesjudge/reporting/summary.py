@@ -76,8 +76,8 @@ DEFINITIONS: dict[str, str] = {
 
 #: What to try when the sampler checks fail, as command-line options and Python arguments.
 ESCALATION = (
-    "rerun with smaller steps and longer chains: --target-accept 0.99 --tune 4000 --draws 4000 "
-    "on the command line (target_accept=0.99, tune=4000, draws=4000 in Python); bayesjudge "
+    "rerun with smaller steps and longer chains: --target-accept 0.995 --tune 5000 --draws 5000 "
+    "on the command line (target_accept=0.995, tune=5000, draws=5000 in Python); bayesjudge "
     "already retried once with smaller steps"
 )
 

@@ -201,6 +201,19 @@ def test_allocate_json(capsys):
     assert payload["m1"] >= 10
 
 
+def test_allocate_prints_sentences_and_a_rounded_table(capsys):
+    argv = ["allocate", "--budget", "200", "--p-hat", "0.7", "--pilot-q0", "0.8"]
+    argv += ["--pilot-q1", "0.9", "--pilot-size", "10"]
+    code, out, _ = run(capsys, *argv)
+    assert code == EXIT_OK
+    _, payload, _ = run(capsys, *argv, "--json")
+    split = json.loads(payload)
+    assert f"Label {split['m1']} gold-PASS and {split['m0']}" in " ".join(out.split())
+    assert "q0_tilde" not in out
+    ratio_line = next(line for line in out.splitlines() if line.startswith("ratio m0 / m1"))
+    assert ratio_line.split()[-1] == f"{split['ratio']:.3f}"
+
+
 def test_help_everywhere():
     for argv in (
         ["--help"],
