@@ -134,6 +134,19 @@ class ChannelAnalysis:
         """Whether every diagnostic passed."""
         return self.diagnostics.passed
 
+    def __str__(self) -> str:
+        """Return the one-screen summary of the audit, as text for a terminal."""
+        from bayesjudge.channels.report import channel_summary
+
+        return channel_summary(self).to_text()
+
+    def _repr_html_(self) -> str:
+        """Return the one-screen summary and the steps table as HTML (Jupyter)."""
+        from bayesjudge.channels.report import channel_summary, steps_frame
+
+        steps = steps_frame(self).to_html(index=False, float_format=lambda x: f"{x:.3f}")
+        return channel_summary(self).to_html() + steps
+
     def diagnostics_dict(self) -> dict[str, Any]:
         """Return the ``diagnostics`` block of the JSON output."""
         full = self.diagnostics.to_dict()

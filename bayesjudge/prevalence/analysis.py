@@ -19,7 +19,6 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
-import pandas as pd
 import xarray as xr
 
 from bayesjudge.estimators.design import RandomCalibrationCheck, random_calibration_test
@@ -33,7 +32,7 @@ from bayesjudge.prevalence.data import JudgeCounts, JudgeData
 from bayesjudge.prevalence.exact import ExactPosterior, exact_posterior
 from bayesjudge.prevalence.thresholds import ThresholdAnalysis, threshold_analysis
 from bayesjudge.priors import PrevalencePriors
-from bayesjudge.results import Estimate, PosteriorSummary, estimates_frame
+from bayesjudge.results import Estimate, EstimatesFrame, PosteriorSummary, estimates_frame
 from bayesjudge.validation import check_choice, check_prob
 
 if TYPE_CHECKING:
@@ -131,7 +130,7 @@ def compare(
     random_seed: int | np.random.Generator | None = None,
     n_boot: int = 2000,
     exact: ExactPosterior | None = None,
-) -> pd.DataFrame:
+) -> EstimatesFrame:
     """Return the posterior of pi beside every frequentist baseline, in one DataFrame.
 
     Parameters
@@ -152,8 +151,9 @@ def compare(
 
     Returns
     -------
-    DataFrame
-        One row per method with the columns of :data:`bayesjudge.results.ROW_COLUMNS`: rows
+    EstimatesFrame
+        A DataFrame that prints readably in a terminal (rounded, notes below the table), one
+        row per method with the columns of :data:`bayesjudge.results.ROW_COLUMNS`: rows
         ``bayes_eti`` (posterior median, equal-tailed interval), ``bayes_hdi`` (posterior mean,
         highest-density interval), optionally ``bayes_exact``, then the baselines. Baselines
         that assume a random gold sample carry a note when the data say it was not one.
@@ -229,11 +229,23 @@ class PrevalenceAnalysis:
         """Whether the posterior passed its diagnostics (always true for the exact method)."""
         return self.diagnostics is None or self.diagnostics.passed
 
+    def __str__(self) -> str:
+        """Return the one-screen summary and every estimate, as text for a terminal."""
+        from bayesjudge.prevalence.report import report_summary
+
+        return f"{report_summary(self).to_text()}\n\n{self.to_frame()!r}"
+
+    def _repr_html_(self) -> str:
+        """Return the one-screen summary and the table of estimates as HTML (Jupyter)."""
+        from bayesjudge.prevalence.report import report_summary
+
+        return report_summary(self).to_html() + self.to_frame()._repr_html_()
+
     def baselines(self) -> tuple[Estimate, ...]:
         """Return the frequentist estimates only (every row but the Bayesian ones)."""
         return tuple(e for e in self.estimates if not e.method.startswith("bayes_"))
 
-    def to_frame(self) -> pd.DataFrame:
+    def to_frame(self) -> EstimatesFrame:
         """Return every estimate of pi (Bayesian rows first) as one table."""
         return estimates_frame(list(self.estimates))
 

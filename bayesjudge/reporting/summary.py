@@ -306,6 +306,24 @@ class ReportSummary:
 <h3>Definitions</h3><dl class="definitions">{definitions}</dl>
 </section>"""
 
+    def to_text(self, *, width: int = 88) -> str:
+        """Return the summary as plain text for a terminal (definitions left out)."""
+        import textwrap
+
+        h = self.headline
+        head = f"{h.name}: {h.value(h.estimate)} ({h.interval_text()})"
+        if h.naive is not None:
+            head += f"; {h.naive_name}: {h.value(h.naive)}"
+        parts = [textwrap.fill(head, width)]
+        parts += [textwrap.fill(line, width, subsequent_indent="  ") for line in self.badge_lines()]
+        parts += [
+            textwrap.fill(f"warning: {w.text()}", width, subsequent_indent="  ")
+            for w in self.active_warnings
+        ]
+        parts.append(textwrap.fill(self.shown_reading, width))
+        parts.append(textwrap.fill(f"Which estimate to trust: {self.trust}", width))
+        return "\n".join(parts)
+
     def to_markdown(self) -> str:
         """Return the summary as Markdown (the same content as :meth:`to_html`)."""
         h = self.headline

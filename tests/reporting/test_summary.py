@@ -194,3 +194,28 @@ def test_docstring_examples_run(module: object) -> None:
     result = doctest.testmod(module)  # type: ignore[arg-type]
     assert result.failed == 0
     assert result.attempted > 0
+
+
+# --------------------------------------------------------------------------- terminal and Jupyter
+def test_estimates_print_within_80_columns_with_notes_below() -> None:
+    data = bj.JudgeData.from_counts(m1=150, x1=135, m0=150, x0=22, n=2000, k=1340)
+    analysis = bj.analyze_prevalence(data, method="exact")
+    frame = analysis.to_frame()
+    text = repr(frame)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    ppi = next(line for line in text.splitlines() if line.startswith("ppi_plus_plus"))
+    assert f"{frame.set_index('method').loc['ppi_plus_plus', 'estimate']:.3f}" in ppi
+    assert "[1] prior restricted" in text
+    assert type(frame.set_index("method")).__name__ == "DataFrame"  # operations: plain frames
+    assert "<table" in frame._repr_html_()
+
+
+def test_analysis_prints_its_summary_and_renders_html() -> None:
+    data = bj.JudgeData.from_counts(m1=150, x1=135, m0=150, x0=22, n=2000, k=1340)
+    analysis = bj.analyze_prevalence(data, method="exact")
+    text = str(analysis)
+    assert text.startswith("true success rate pi: ")
+    assert "warning: Label shift" in text
+    assert "ppi_plus_plus" in text
+    page = analysis._repr_html_()
+    assert page.index('id="summary"') < page.index("<table")
