@@ -39,7 +39,7 @@ def test_bayes_rows_are_the_posterior_summaries(fit):
     assert (eti["low"], eti["high"]) == pytest.approx(tuple(np.quantile(draws, [0.025, 0.975])))
     hdi = table.loc["bayes_hdi"]
     assert hdi["estimate"] == pytest.approx(draws.mean())
-    assert hdi["se"] == pytest.approx(draws.std(ddof=1))
+    assert hdi["std_error"] == pytest.approx(draws.std(ddof=1))
     # the highest-density interval is no wider than the equal-tailed one (up to draw noise)
     assert hdi["high"] - hdi["low"] <= eti["high"] - eti["low"] + 1e-3
     assert hdi["j"] == pytest.approx(float(fit["posterior"]["j"].mean()))
