@@ -10,8 +10,8 @@ a calibration set of ``m1`` gold-PASS and ``m0`` gold-FAIL items and an unlabell
     x_0 \sim \mathrm{Bin}(m_0, 1 - \mathrm{Sp}), \quad
     k \sim \mathrm{Bin}(n, R), \quad R = \pi\,\mathrm{Se} + (1 - \pi)(1 - \mathrm{Sp})
 
-(Rogan and Gladen 1978; Lang and Reiczigel 2014, Lee et al. (2025); the judge-as-test framing of
-seed 002). Only :math:`P(\hat y \mid y)` is assumed to transfer from the calibration to the test
+(Rogan and Gladen 1978; Lang and Reiczigel 2014; Lee et al. 2025; the judge-as-test framing of
+"Bias-correct your LLM-as-a-judge eval before reporting it", 2026). Only :math:`P(\hat y \mid y)` is assumed to transfer from the calibration to the test
 set, so their label mixes may differ.
 
 **Label switching.** The likelihood of the test count alone is unchanged by

@@ -47,8 +47,8 @@ def load_example(name: Example = "judge") -> pd.DataFrame:
     name : {"judge", "gate", "channel"}
         ``"judge"`` (columns ``label``, ``verdict``): 150 gold-PASS and 150 gold-FAIL calibration
         items and 2,000 unlabelled test items judged by a simulated judge with sensitivity 0.90
-        and specificity 0.85 (the judge of the worked example in the article "Bias-correct your
-        LLM-as-a-judge eval before reporting it"), true success rate 0.70 on the test items.
+        and specificity 0.85 (the judge of the worked example of "Bias-correct your
+        LLM-as-a-judge eval before reporting it", 2026), true success rate 0.70 on the test items.
 
         ``"gate"`` (``item``, ``ruling``, ``verdict``, ``label``): a retry gate shaped like the
         HaluEval / Gemini-Flash row of Table 4 of *Below the Reliability Floor*: 1,000 items
