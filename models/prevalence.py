@@ -11,8 +11,9 @@ a calibration set of ``m1`` gold-PASS and ``m0`` gold-FAIL items and an unlabell
     k \sim \mathrm{Bin}(n, R), \quad R = \pi\,\mathrm{Se} + (1 - \pi)(1 - \mathrm{Sp})
 
 (Rogan and Gladen 1978; Lang and Reiczigel 2014; Lee et al. 2025; the judge-as-test framing of
-"Bias-correct your LLM-as-a-judge eval before reporting it", 2026). Only :math:`P(\hat y \mid y)` is assumed to transfer from the calibration to the test
-set, so their label mixes may differ.
+"Bias-correct your LLM-as-a-judge eval before reporting it", 2026). Only
+:math:`P(\hat y \mid y)` is assumed to transfer from the calibration to the test set, so their
+label mixes may differ.
 
 **Label switching.** The likelihood of the test count alone is unchanged by
 :math:`(\pi, \mathrm{Se}, \mathrm{Sp}) \to (1 - \pi, 1 - \mathrm{Sp}, 1 - \mathrm{Se})`: a
