@@ -84,6 +84,8 @@ NAMES = {
     "pi_stratum": "true success rate in stratum",
     "bias": "judge bias R - pi",
 }
+#: Gold items per class below which the summary warns of a small calibration set.
+SMALL_CLASS = 30
 #: Posterior quantities that get a diagnostics line of their own.
 REPORTED = ("pi", "pi_stratum", "se", "sp", "j")
 
@@ -181,6 +183,15 @@ def _trust(analysis: PrevalenceAnalysis) -> str:
             f"{', '.join(shown)} (which assume one) are biased and are not to be trusted; the "
             f"posterior mean is {pi.mean:.3f}.{rg_text}"
         )
+    counts = analysis.counts
+    if min(counts.m1, counts.m0) < SMALL_CLASS:
+        return (
+            text
+            + f" With {counts.m1} gold-PASS and {counts.m0} gold-FAIL items, the check that the "
+            "gold set is a random sample has little power and no estimator is precise; the "
+            "posterior's interval says how little is known, and the frequentist intervals, "
+            "built on large-sample approximations, understate it."
+        )
     ppi = _estimate_of(analysis, "ppi_plus_plus")
     ppi_text = "" if ppi is None else f" (here {ppi:.3f} against the posterior mean {pi.mean:.3f})"
     return (
@@ -220,7 +231,7 @@ def report_summary(analysis: PrevalenceAnalysis) -> ReportSummary:
     pi, prob, counts = analysis.summaries["pi"], analysis.prob, analysis.counts
     check = analysis.calibration
     warnings = [
-        small_calibration_warning(n_pass=counts.m1, n_fail=counts.m0),
+        small_calibration_warning(n_pass=counts.m1, n_fail=counts.m0, minimum=SMALL_CLASS),
         _weak_judge(analysis),
         label_shift_warning(
             labelled_rate=check.labelled_rate,
