@@ -205,6 +205,7 @@ def channel_summary(analysis: ChannelAnalysis) -> ReportSummary:
         reading=" ".join(sentences),
         warnings=warnings,
         names=NAMES,
+        quantities=REPORTED,
     )
 
 

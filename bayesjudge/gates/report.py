@@ -315,6 +315,7 @@ def gate_summary(analysis: GateAnalysis) -> ReportSummary:
         reading=reading,
         warnings=warnings,
         names=NAMES,
+        quantities=REPORTED,
     )
 
 

@@ -267,6 +267,7 @@ def report_summary(analysis: PrevalenceAnalysis) -> ReportSummary:
         reading=plain_reading(analysis),
         warnings=warnings,
         names=NAMES,
+        quantities=REPORTED,
     )
 
 

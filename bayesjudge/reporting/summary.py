@@ -201,6 +201,10 @@ class ReportSummary:
         Readable names of posterior variables, for the failed checks.
     exact_note : str
         Shown in the badge when ``diagnostics`` is None.
+    quantities : sequence of str
+        The reported variables, whose failed checks the badge names first.
+    max_failures : int
+        Failed checks written out in the badge (the rest are counted).
 
     Examples
     --------
@@ -221,6 +225,8 @@ class ReportSummary:
     warnings: Sequence[ReportWarning | None] = ()
     names: Mapping[str, str] = field(default_factory=dict)
     exact_note: str = "exact posterior by numerical integration: no sampling, nothing to check"
+    quantities: Sequence[str] = ()
+    max_failures: int = 6
 
     @property
     def status(self) -> str:
@@ -262,7 +268,12 @@ class ReportSummary:
         failed = self.diagnostics.failures
         return [
             f"Diagnostics FAILED: {len(failed)} of {n} checks.",
-            *failure_sentences(self.diagnostics, names=self.names),
+            *failure_sentences(
+                self.diagnostics,
+                names=self.names,
+                quantities=self.quantities,
+                limit=self.max_failures,
+            ),
         ]
 
     def _definitions(self) -> list[tuple[str, str]]:
@@ -278,6 +289,11 @@ class ReportSummary:
                 f"<br>{html.escape(h.naive_name)}</div>"
             )
         badge_class = "badge-pass" if self.status == "passed" else "badge-fail"
+        unreliable = (
+            ""
+            if self.status == "passed"
+            else ' <strong class="fail">(unreliable: the fit failed)</strong>'
+        )
         lines = self.badge_lines()
         badge = f'<div class="badge {badge_class}"><strong>{html.escape(lines[0])}</strong>'
         if len(lines) > 1:
@@ -297,7 +313,8 @@ class ReportSummary:
         )
         return f"""<section class="summary" id="summary">
 <div class="headline"><div class="corrected"><span class="big">{h.value(h.estimate)}</span>
-<br>{html.escape(h.name)}, corrected<br><small>{html.escape(h.interval_text())}</small></div>
+<br>{html.escape(h.name)}, corrected{unreliable}<br>
+<small>{html.escape(h.interval_text())}</small></div>
 {naive}</div>
 {badge}
 {warnings}
@@ -384,9 +401,17 @@ def _verdict_words(check: Check) -> str:
 
 
 def failure_sentences(
-    diagnostics: Diagnostics, *, names: Mapping[str, str] | None = None
+    diagnostics: Diagnostics,
+    *,
+    names: Mapping[str, str] | None = None,
+    quantities: Sequence[str] = (),
+    limit: int | None = None,
 ) -> list[str]:
     """Return the failed checks in words, then what to do next.
+
+    Failures of the ``quantities`` (variable names, the part before ``[``) come first, in that
+    order; with ``limit``, at most that many are written out and the rest counted in one
+    sentence.
 
     Examples
     --------
@@ -397,22 +422,33 @@ def failure_sentences(
     """
     sentences = []
     sampler = predictive = False
-    for check in diagnostics.failures:
+    order = list(quantities)
+
+    def rank(check: Check) -> int:
+        base = check.variable.split("[", 1)[0]
+        return order.index(base) if base in order else len(order)
+
+    failures = sorted(diagnostics.failures, key=rank)  # stable: the checks' order otherwise
+    shown = failures if limit is None else failures[:limit]
+    sampler = any(c.name != "ppc_tail_prob" for c in failures)
+    predictive = any(c.name == "ppc_tail_prob" for c in failures)
+    for check in shown:
         what = CHECK_NAMES.get(check.name, check.name)
         if check.name == "divergences":
-            sampler = True
             sentences.append(f"The sampler had {_verdict_words(check)} divergent transitions.")
         elif check.name == "ppc_tail_prob":
-            predictive = True
             sentences.append(
                 f"The model cannot reproduce the observed count {check.variable}: its "
                 f"{what} is {_verdict_words(check)}."
             )
         else:
-            sampler = True
             sentences.append(
                 f"{what} of {quantity_name(check.variable, names)} is {_verdict_words(check)}."
             )
+    if len(failures) > len(shown):
+        sentences.append(
+            f"... and {len(failures) - len(shown)} more failed checks (see Diagnostics below)."
+        )
     if sampler:
         sentences.append(f"What to do: {ESCALATION}.")
     if predictive:

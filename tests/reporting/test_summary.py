@@ -219,3 +219,22 @@ def test_analysis_prints_its_summary_and_renders_html() -> None:
     assert "ppi_plus_plus" in text
     page = analysis._repr_html_()
     assert page.index('id="summary"') < page.index("<table")
+
+
+def test_badge_names_reported_quantities_first_and_counts_the_rest() -> None:
+    checks = tuple(Check("ess_bulk", f"z[{i}]", 50.0, 400.0, ">=", False) for i in range(10))
+    d = Diagnostics((*checks, Check("r_hat", "pi", 1.1, 1.01, "<=", False)), 0.95)
+    sentences = failure_sentences(d, quantities=["pi"], limit=3)
+    assert sentences[0].startswith("R-hat of true success rate pi")
+    assert sentences[3] == "... and 8 more failed checks (see Diagnostics below)."
+    assert sentences[-1].startswith("What to do")
+    page = ReportSummary(
+        Headline("true success rate pi", 0.65, 0.6, 0.7, 0.95),
+        diagnostics=d,
+        definitions=(),
+        trust="",
+        reading="",
+        quantities=["pi"],
+    ).to_html()
+    assert "unreliable: the fit failed" in page
+    assert "and 5 more failed checks" in page  # 11 failed, six written out by default
