@@ -294,7 +294,7 @@ def phase_plane(analysis: ChannelAnalysis) -> Figure:
             label=f"{s.source}->{s.target} (p0={s.p0:.2f})",
         )
     if _by_slice(analysis):
-        for sl in _by_slice(analysis):
+        for k, sl in enumerate(_by_slice(analysis)):
             ax.errorbar(
                 sl.gamma.mean,
                 sl.c.mean,
@@ -304,6 +304,7 @@ def phase_plane(analysis: ChannelAnalysis) -> Figure:
                 ms=4,
                 color="0.3",
                 alpha=0.7,
+                label="slice of the first step (partially pooled)" if k == 0 else None,
             )
             ax.annotate(
                 sl.slice,
