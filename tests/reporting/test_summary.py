@@ -11,6 +11,7 @@ import pytest
 import bayesjudge as bj
 from bayesjudge.inference.diagnostics import Check, Diagnostics
 from bayesjudge.prevalence.report import report_summary
+from bayesjudge.reporting import figures as figures_module
 from bayesjudge.reporting import summary as summary_module
 from bayesjudge.reporting.summary import (
     DEFINITIONS,
@@ -189,7 +190,7 @@ def test_failed_fit_summary_from_an_analysis() -> None:
     assert "Diagnostics FAILED" in summary.to_markdown()
 
 
-@pytest.mark.parametrize("module", [summary_module])
+@pytest.mark.parametrize("module", [summary_module, figures_module])
 def test_docstring_examples_run(module: object) -> None:
     result = doctest.testmod(module)  # type: ignore[arg-type]
     assert result.failed == 0
