@@ -145,7 +145,7 @@ class ChannelAnalysis:
         from bayesjudge.channels.report import channel_summary, steps_frame
 
         steps = steps_frame(self).to_html(index=False, float_format=lambda x: f"{x:.3f}")
-        return channel_summary(self).to_html() + steps
+        return channel_summary(self).to_html(style=True) + steps
 
     def diagnostics_dict(self) -> dict[str, Any]:
         """Return the ``diagnostics`` block of the JSON output."""

@@ -193,7 +193,7 @@ class GateAnalysis:
         from bayesjudge.gates.report import gate_summary
 
         curve = self.curve_frame().to_html(index=False, float_format=lambda x: f"{x:.3f}")
-        return gate_summary(self).to_html() + curve
+        return gate_summary(self).to_html(style=True) + curve
 
     def curve_frame(self) -> pd.DataFrame:
         """Return one row per cap: the posterior mean and interval of J, Se, Sp and R."""

@@ -239,7 +239,7 @@ class PrevalenceAnalysis:
         """Return the one-screen summary and the table of estimates as HTML (Jupyter)."""
         from bayesjudge.prevalence.report import report_summary
 
-        return report_summary(self).to_html() + self.to_frame()._repr_html_()
+        return report_summary(self).to_html(style=True) + self.to_frame()._repr_html_()
 
     def baselines(self) -> tuple[Estimate, ...]:
         """Return the frequentist estimates only (every row but the Bayesian ones)."""

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from bayesjudge.reporting.output import escape_markdown
+from bayesjudge.reporting.summary import SUMMARY_CSS
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -111,27 +112,15 @@ def markdown_table(frame: pd.DataFrame) -> str:
     return "\n".join([header, rule, *body])
 
 
-_CSS = """
+_CSS = (
+    """
 body { font-family: system-ui, sans-serif; max-width: 1000px; margin: 2em auto; color: #222; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em; }
 table.table { border-collapse: collapse; font-size: 0.85em; }
 table.table th, table.table td { padding: 3px 8px; border-bottom: 1px solid #ddd; }
 table.table td:first-child, table.table th:first-child { white-space: nowrap; }
 .pass { color: #1a7f37; font-weight: bold; } .fail { color: #c62828; font-weight: bold; }
-.reading { background: #f4f6fa; padding: 0.8em 1em; border-left: 4px solid #4c72b0; }
 img { max-width: 100%; }
-.summary { border: 1px solid #ccd; border-radius: 6px; padding: 0.8em 1.2em; }
-.headline { display: flex; gap: 3em; align-items: flex-end; flex-wrap: wrap; }
-.big { font-size: 3em; font-weight: bold; color: #1f3b73; }
-.big-naive { font-size: 2em; color: #777; }
-.naive { color: #666; }
-.badge { margin: 0.8em 0; padding: 0.5em 0.9em; border-radius: 6px; }
-.badge-pass { background: #e6f4ea; border-left: 6px solid #1a7f37; }
-.badge-fail { background: #fdecea; border-left: 6px solid #c62828; }
-.warnings { background: #fff8e1; border-left: 6px solid #e0a800; padding: 0.2em 0.9em; }
-.warnings h3 { margin: 0.4em 0; }
-dl.definitions { display: grid; grid-template-columns: max-content 1fr; gap: 0.15em 1em; }
-dl.definitions dt { font-weight: bold; } dl.definitions dd { margin: 0; }
 ul.diag-lines { list-style: none; padding-left: 0; }
 .pass-line { color: #1a7f37; } .fail-line { color: #c62828; font-weight: bold; }
 .note { color: #555; font-size: 0.85em; }
@@ -140,3 +129,5 @@ details summary { cursor: pointer; color: #4c72b0; }
 footer.footer { margin-top: 3em; border-top: 1px solid #ddd; padding-top: 0.6em;
   color: #666; font-size: 0.8em; }
 """
+    + SUMMARY_CSS
+)

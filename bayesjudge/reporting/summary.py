@@ -43,6 +43,7 @@ __all__ = [
     "CHECK_NAMES",
     "DEFINITIONS",
     "ESCALATION",
+    "SUMMARY_CSS",
     "WIDE_INTERVAL",
     "Headline",
     "ReportSummary",
@@ -62,6 +63,26 @@ __all__ = [
     "weak_judge_warning",
     "wide_interval_warning",
 ]
+
+#: The summary's style, every rule scoped to ``.summary`` (so it can sit in a Jupyter page).
+SUMMARY_CSS = """
+.summary { border: 1px solid #ccd; border-radius: 6px; padding: 0.8em 1.2em; }
+.summary .headline { display: flex; gap: 3em; align-items: flex-end; flex-wrap: wrap; }
+.summary .big { font-size: 3em; font-weight: bold; color: #1f3b73; }
+.summary .big-naive { font-size: 2em; color: #777; }
+.summary .naive { color: #666; }
+.summary .fail { color: #c62828; font-weight: bold; }
+.summary .badge { margin: 0.8em 0; padding: 0.5em 0.9em; border-radius: 6px; }
+.summary .badge-pass { background: #e6f4ea; border-left: 6px solid #1a7f37; }
+.summary .badge-fail { background: #fdecea; border-left: 6px solid #c62828; }
+.summary .warnings { background: #fff8e1; border-left: 6px solid #e0a800; padding: 0.2em 0.9em; }
+.summary .warnings h3 { margin: 0.4em 0; }
+.summary .reading { background: #f4f6fa; padding: 0.8em 1em; border-left: 4px solid #4c72b0; }
+.summary dl.definitions { display: grid; grid-template-columns: max-content 1fr;
+  gap: 0.15em 1em; }
+.summary dl.definitions dt { font-weight: bold; }
+.summary dl.definitions dd { margin: 0; }
+"""
 
 #: Plain definitions of the quantities every family reports, keyed by symbol.
 DEFINITIONS: dict[str, str] = {
@@ -279,8 +300,15 @@ class ReportSummary:
     def _definitions(self) -> list[tuple[str, str]]:
         return [(str(k), str(v)) for k, v in self.definitions]
 
-    def to_html(self) -> str:
-        """Return the summary as an HTML ``<section class="summary">``."""
+    def _repr_html_(self) -> str:
+        return self.to_html(style=True)
+
+    def to_html(self, *, style: bool = False) -> str:
+        """Return the summary as an HTML ``<section class="summary">``.
+
+        With ``style``, a ``<style>`` element (:data:`SUMMARY_CSS`) comes first, for pages
+        that do not carry the report's style sheet (Jupyter).
+        """
         h = self.headline
         naive = ""
         if h.naive is not None:
@@ -311,7 +339,8 @@ class ReportSummary:
         definitions = "".join(
             f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in self._definitions()
         )
-        return f"""<section class="summary" id="summary">
+        css = f"<style>{SUMMARY_CSS}</style>\n" if style else ""
+        return f"""{css}<section class="summary" id="summary">
 <div class="headline"><div class="corrected"><span class="big">{h.value(h.estimate)}</span>
 <br>{html.escape(h.name)}, corrected{unreliable}<br>
 <small>{html.escape(h.interval_text())}</small></div>
