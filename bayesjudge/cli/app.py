@@ -58,8 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _example_report(args: argparse.Namespace) -> int:
     """Run ``bayesjudge report --example gate|channel``: that family's command on its example.
 
-    The report's folder, seed, interval mass and sampler options carry over; the output folder
-    was already claimed for the ``report`` command.
+    The report's folder, seed and interval mass carry over, and the sampler options the user
+    set (the family's own defaults hold otherwise); the output folder was already claimed for
+    the ``report`` command.
     """
     from bayesjudge.examples import example_file
 
@@ -75,9 +76,11 @@ def _example_report(args: argparse.Namespace) -> int:
         argv.append("--by-slice")
     if args.random_seed is not None:
         argv += ["--random-seed", str(args.random_seed)]
+    defaults = build_parser().parse_args(["report"])
     for option in ("draws", "tune", "chains", "target_accept"):
         value = getattr(args, option, None)
-        if value is not None:
+        # only what the user set: the family's own defaults hold otherwise
+        if value is not None and value != getattr(defaults, option):
             argv += [f"--{option.replace('_', '-')}", str(value)]
     if args.no_progress:
         argv.append("--no-progress")

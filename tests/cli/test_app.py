@@ -19,7 +19,7 @@ import pytest
 import xarray as xr
 
 from bayesjudge.channels import simulate_stack
-from bayesjudge.cli.app import main
+from bayesjudge.cli.app import build_parser, main
 from bayesjudge.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK
 from bayesjudge.reporting.output import write_manifest
 
@@ -190,6 +190,8 @@ def test_report_example_runs_that_familys_command_on_its_bundled_data(
     assert args.random_seed == 4
     assert args.source_label == f"example:{example}"
     assert getattr(args, "by_slice", True) is True  # the channel example fits its slices
+    fresh = build_parser().parse_args([example, "x.csv"])
+    assert args.draws == fresh.draws  # the family's own default, not the report's
 
 
 def test_report_example_and_data_together_is_an_error(capsys, tmp_path):
