@@ -7,6 +7,7 @@ mass (``prob``) and kind, so frequentist and Bayesian answers line up in one tab
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,7 @@ __all__ = [
     "JSON_ROW_FIELDS",
     "ROW_COLUMNS",
     "Estimate",
+    "EstimatesFrame",
     "Interval",
     "PosteriorSummary",
     "estimates_frame",
@@ -30,7 +32,7 @@ ROW_COLUMNS = (
     "high",
     "prob",
     "interval",
-    "se",
+    "std_error",
     "j",
     "unclipped",
     "note",
@@ -138,7 +140,7 @@ class Estimate:
             "high": None if iv is None else iv.high,
             "prob": None if iv is None else iv.prob,
             "interval": None if iv is None else iv.kind,
-            "se": self.se,
+            "std_error": self.se,
             "j": self.j,
             "unclipped": self.unclipped,
             "note": "; ".join(self.notes) if self.notes else None,
@@ -154,15 +156,87 @@ class Estimate:
         return pd.Series(self.to_row(), index=list(ROW_COLUMNS), name=self.method)
 
 
-def estimates_frame(estimates: list[Estimate] | tuple[Estimate, ...]) -> pd.DataFrame:
-    """Stack estimates into one DataFrame with the columns of :data:`ROW_COLUMNS`.
+class EstimatesFrame(pd.DataFrame):
+    """A table of estimates (a DataFrame) that prints readably in a terminal.
 
-    Missing values are NaN in numeric columns and None in text columns.
+    ``print(frame)`` shows method, estimate, interval and standard error rounded to three
+    places within 80 columns, with each distinct note once below the table (marked ``[1]``,
+    ``[2]``, ...) instead of pandas' truncated view; in Jupyter it renders as HTML with rounded
+    numbers. Every DataFrame operation returns a plain DataFrame.
+
+    Examples
+    --------
+    >>> frame = estimates_frame([Estimate("naive", 0.7, Interval(0.65, 0.75, 0.95, "wilson"),
+    ...                                   notes=("assumes a random gold sample",))])
+    >>> print(frame)
+    method  estimate    low   high  std_error  note
+    naive      0.700  0.650  0.750          -   [1]
+    [1] assumes a random gold sample
+    """
+
+    @property
+    def _constructor(self) -> type[pd.DataFrame]:
+        return pd.DataFrame
+
+    def __repr__(self) -> str:
+        return _estimates_text(self)
+
+    def _repr_html_(self) -> str:
+        return pd.DataFrame(self).to_html(
+            index=False, na_rep="", float_format=lambda x: f"{x:.4f}", border=0
+        )
+
+
+def _estimates_text(frame: pd.DataFrame) -> str:
+    def number(value: Any) -> str:
+        return "-" if value is None or not math.isfinite(float(value)) else f"{float(value):.3f}"
+
+    notes: list[str] = []
+    rows = []
+    for record in frame.to_dict(orient="records"):
+        note = record.get("note")
+        mark = ""
+        if isinstance(note, str) and note:
+            if note not in notes:
+                notes.append(note)
+            mark = f"[{notes.index(note) + 1}]"
+        rows.append(
+            [
+                str(record.get("method", "")),
+                *(number(record.get(c)) for c in ("estimate", "low", "high", "std_error")),
+                mark,
+            ]
+        )
+    header = ["method", "estimate", "low", "high", "std_error", "note"]
+    widths = [
+        max(len(header[i]), *(len(r[i]) for r in rows)) if rows else len(header[i])
+        for i in range(len(header))
+    ]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    out = [line(header), *(line(r) for r in rows)]
+    for k, note in enumerate(notes):
+        out.append(
+            textwrap.fill(note, width=80, initial_indent=f"[{k + 1}] ", subsequent_indent="    ")
+        )
+    return "\n".join(out)
+
+
+def estimates_frame(estimates: list[Estimate] | tuple[Estimate, ...]) -> EstimatesFrame:
+    """Stack estimates into one table with the columns of :data:`ROW_COLUMNS`.
+
+    Missing values are NaN in numeric columns and None in text columns. The table is an
+    :class:`EstimatesFrame`: a DataFrame that prints readably in a terminal.
     """
     frame = pd.DataFrame([e.to_row() for e in estimates], columns=list(ROW_COLUMNS))
-    numeric = ["estimate", "low", "high", "prob", "se", "j", "unclipped"]
+    numeric = ["estimate", "low", "high", "prob", "std_error", "j", "unclipped"]
     frame[numeric] = frame[numeric].astype(float)
-    return frame
+    return EstimatesFrame(frame)
 
 
 def finite_or_none(value: float | None) -> float | None:

@@ -31,6 +31,7 @@ from bayesjudge.channels.posterior import (
 from bayesjudge.errors import DataError
 from bayesjudge.inference.diagnostics import Diagnostics, check_fit
 from bayesjudge.inference.fit import diagnostics_of
+from bayesjudge.inference.provenance import seed_label
 from bayesjudge.inference.summary import posterior_summary
 from bayesjudge.priors import ChannelPriors
 from bayesjudge.results import PosteriorSummary
@@ -114,6 +115,8 @@ class ChannelAnalysis:
         The checks of the exact draws and, when fitted, of the slice hierarchy.
     method : str
         What the diagnostics cover.
+    seed : int or str
+        The seed (the default one when none was given).
     """
 
     stages: tuple[str, ...]
@@ -124,11 +127,25 @@ class ChannelAnalysis:
     slices: SliceAnalysis | None
     diagnostics: Diagnostics
     method: str
+    seed: int | str = "not recorded"
 
     @property
     def passed(self) -> bool:
         """Whether every diagnostic passed."""
         return self.diagnostics.passed
+
+    def __str__(self) -> str:
+        """Return the one-screen summary of the audit, as text for a terminal."""
+        from bayesjudge.channels.report import channel_summary
+
+        return channel_summary(self).to_text()
+
+    def _repr_html_(self) -> str:
+        """Return the one-screen summary and the steps table as HTML (Jupyter)."""
+        from bayesjudge.channels.report import channel_summary, steps_frame
+
+        steps = steps_frame(self).to_html(index=False, float_format=lambda x: f"{x:.3f}")
+        return channel_summary(self).to_html(style=True) + steps
 
     def diagnostics_dict(self) -> dict[str, Any]:
         """Return the ``diagnostics`` block of the JSON output."""
@@ -270,4 +287,5 @@ def analyze_channel(
         slices=slices,
         diagnostics=Diagnostics(tuple(checks), prob),
         method=method,
+        seed=seed_label(random_seed),
     )

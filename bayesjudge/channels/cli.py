@@ -160,7 +160,10 @@ def _cmd_channel(args: argparse.Namespace) -> int:
         from bayesjudge.channels.report import write_channel_report
 
         write_channel_report(
-            args.out, analysis, source=args.outcomes, inputs=named_paths(args, skip=["out"])
+            args.out,
+            analysis,
+            source=getattr(args, "source_label", None) or args.outcomes,
+            inputs=named_paths(args, skip=["out"]),
         )
     if args.json:
         payload = analysis.to_dict()

@@ -23,16 +23,68 @@ import xarray as xr
 
 from bayesjudge._version import __version__
 from bayesjudge.channels.kernels import break_even
+from bayesjudge.reporting.figures import histogram_bins
 from bayesjudge.reporting.html import html_page, markdown_table, png, table_html
 from bayesjudge.reporting.netcdf import write_posterior
 from bayesjudge.reporting.output import escape_markdown, output_folder
+from bayesjudge.reporting.summary import (
+    Headline,
+    ReportSummary,
+    ReportWarning,
+    diagnostics_section_html,
+    diagnostics_section_markdown,
+    footer_html,
+    footer_markdown,
+    wide_interval_warning,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from bayesjudge.channels.analysis import ChannelAnalysis
 
-__all__ = ["ChannelReportFiles", "phase_plane", "steps_frame", "write_channel_report"]
+__all__ = [
+    "ChannelReportFiles",
+    "channel_summary",
+    "phase_plane",
+    "steps_frame",
+    "write_channel_report",
+]
+
+#: Plain definitions of the quantities of a channel report.
+DEFINITIONS = (
+    ("p0, p1", "accuracy before and after a step: the share of items correct at each stage."),
+    ("c", "correction rate: the chance a step fixes an item that was wrong before it."),
+    ("gamma", "corruption rate: the chance a step breaks an item that was right before it."),
+    ("gain", "the change in accuracy a step brings, (1 - p0) c - p0 gamma."),
+    (
+        "break-even",
+        "a step helps when c > p0 / (1 - p0) gamma: above its ray in the phase plane.",
+    ),
+)
+
+#: Readable names of the slice hierarchy's variables (diagnostics).
+NAMES = {
+    "c": "correction rate c",
+    "gamma": "corruption rate gamma",
+    "gain": "gain",
+    "p0": "accuracy before the step p0",
+    "p1": "accuracy after the step p1",
+    "mu_c": "mean logit correction rate across slices",
+    "mu_gamma": "mean logit corruption rate across slices",
+    "sigma_c": "spread of logit correction rates across slices",
+    "sigma_gamma": "spread of logit corruption rates across slices",
+    "z_c": "standardised slice effect on c",
+    "z_gamma": "standardised slice effect on gamma",
+    "p0_mixture": "p0 under the target mixture",
+    "p1_mixture": "p1 under the target mixture",
+    "gain_mixture": "gain under the target mixture",
+}
+#: Quantities that get a diagnostics line of their own.
+REPORTED = ("c", "gamma", "gain", "p0", "p1", "kernel", "p0_mixture", "p1_mixture", "gain_mixture")
+
+#: Fewer items than this on either side of a step make its rates rest on a handful of cases.
+SMALL_SIDE = 30
 
 #: Baselines whose break-even rays the phase plane draws besides each step's own.
 RAY_BASELINES = (0.5, 0.75, 0.9, 0.955)
@@ -72,6 +124,89 @@ def steps_frame(analysis: ChannelAnalysis) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def channel_summary(analysis: ChannelAnalysis) -> ReportSummary:
+    """Return the one-screen summary of a channel audit.
+
+    The headline is the first step's predicted accuracy gain (exact posterior) beside the
+    observed change p1 - p0; warnings flag steps whose rates rest on few items, a gain
+    interval too wide to read, and a stack that fails the Markov check.
+    """
+    prob = analysis.prob
+    mass = f"{100 * prob:g}%"
+    first = analysis.steps[0]
+    warnings: list[ReportWarning | None] = []
+    for s in analysis.steps:
+        wrong, right = round(s.n * (1 - s.p0)), round(s.n * s.p0)
+        if min(wrong, right) < SMALL_SIDE:
+            warnings.append(
+                ReportWarning(
+                    f"Few items behind step {s.source}->{s.target}",
+                    f"{wrong} items wrong and {right} right before it (fewer than "
+                    f"{SMALL_SIDE} on a side)",
+                    "Its correction or corruption rate rests on a handful of cases.",
+                )
+            )
+    warnings.append(
+        wide_interval_warning(
+            low=first.gain.eti.low,
+            high=first.gain.eti.high,
+            prob=prob,
+            name=f"the gain of step {first.source}->{first.target}",
+        )
+    )
+    composition = analysis.composition
+    if composition is not None and composition.markov.tail_probability < composition.markov.level:
+        warnings.append(
+            ReportWarning(
+                "The stack is not Markov",
+                f"the Markov check's tail probability is {composition.markov.tail_probability:.3f}"
+                f" (below {composition.markov.level:g})",
+                "What a step does depends on more than the stage before it, so the composed "
+                "kernels mispredict the stack; trust the direct kernel.",
+            )
+        )
+    sentences = []
+    for s in analysis.steps:
+        verb = "helps" if s.gain.eti.low > 0 else "hurts" if s.gain.eti.high < 0 else "may not help"
+        sentences.append(
+            f"Step {s.source}->{s.target} {verb}: accuracy {100 * s.p0:.1f}% -> "
+            f"{100 * s.p1:.1f}%, fixing {100 * s.c.mean:.1f}% of wrong items and breaking "
+            f"{100 * s.gamma.mean:.1f}% of right ones (gain {100 * s.gain.mean:+.1f} points, "
+            f"{mass} interval {100 * s.gain.eti.low:+.1f} to {100 * s.gain.eti.high:+.1f}; gate "
+            f"{'ON' if s.gate_on else 'OFF'})."
+        )
+    trust = (
+        "The exact Beta posteriors of each step's rates (Jeffreys prior; Correction and "
+        "Corruption: A Two-Rate View of Error Flow in LLM Protocols, anonymous, under review): "
+        "they need no sampling. "
+        + (
+            "Per slice, the partially pooled estimates trade the bias of pooling against the "
+            "noise of thin slices; prefer them to the independent ones for small slices."
+            if analysis.slices is not None
+            else "With a slice column, --by-slice adds partially pooled slice estimates."
+        )
+    )
+    return ReportSummary(
+        headline=Headline(
+            f"gain of step {first.source}->{first.target}",
+            first.gain.mean,
+            first.gain.eti.low,
+            first.gain.eti.high,
+            prob,
+            naive=first.p1 - first.p0,
+            naive_name="observed change p1 - p0",
+            unit="points",
+        ),
+        diagnostics=analysis.diagnostics,
+        definitions=DEFINITIONS,
+        trust=trust,
+        reading=" ".join(sentences),
+        warnings=warnings,
+        names=NAMES,
+        quantities=REPORTED,
+    )
 
 
 def _by_slice(analysis: ChannelAnalysis) -> tuple[Any, ...]:
@@ -125,8 +260,27 @@ def phase_plane(analysis: ChannelAnalysis) -> Figure:
     for p in baselines:
         ax.plot(grid, break_even(p, grid), color="0.6", lw=0.9, ls="--")
         y_end = float(break_even(p, g_max))
-        if y_end < 1.0:
-            ax.annotate(f"p0={p:g}", (g_max, y_end), fontsize=7, color="0.4")
+        # label each ray inside the axes: at the right edge, or where it leaves the top
+        if y_end < 0.97:
+            ax.annotate(
+                f"p0={p:g}",
+                (0.99 * g_max, y_end),
+                fontsize=7,
+                color="0.4",
+                ha="right",
+                va="bottom",
+            )
+        elif p < 1:
+            x_top = 0.97 * (1 - p) / p
+            ax.annotate(
+                f"p0={p:g}",
+                (x_top, 0.97),
+                fontsize=7,
+                color="0.4",
+                ha="right",
+                va="top",
+                rotation=0,
+            )
     colours = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860"]
     for k, s in enumerate(analysis.steps):
         colour = colours[k % len(colours)]
@@ -140,7 +294,7 @@ def phase_plane(analysis: ChannelAnalysis) -> Figure:
             label=f"{s.source}->{s.target} (p0={s.p0:.2f})",
         )
     if _by_slice(analysis):
-        for sl in _by_slice(analysis):
+        for k, sl in enumerate(_by_slice(analysis)):
             ax.errorbar(
                 sl.gamma.mean,
                 sl.c.mean,
@@ -150,6 +304,7 @@ def phase_plane(analysis: ChannelAnalysis) -> Figure:
                 ms=4,
                 color="0.3",
                 alpha=0.7,
+                label="slice of the first step (partially pooled)" if k == 0 else None,
             )
             ax.annotate(
                 sl.slice,
@@ -167,7 +322,7 @@ def phase_plane(analysis: ChannelAnalysis) -> Figure:
         f"({100 * analysis.prob:g}% intervals)",
         fontsize=9,
     )
-    ax.legend(fontsize=7, loc="upper left")
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False)
     fig.tight_layout()
     return fig
 
@@ -179,8 +334,12 @@ def _gap_figure(composition: xr.DataTree) -> Figure:
     axes = fig.subplots(1, 2)
     for ax, name in zip(axes, ("gap_max", "gap_mean"), strict=True):
         draws = np.asarray(composition["posterior"][name]).reshape(-1)
-        ax.hist(draws, bins=50, color="#8172b3", alpha=0.8)
-        ax.set_xlabel(name)
+        ax.hist(draws, bins=histogram_bins(draws), color="#8172b3", alpha=0.8)
+        ax.set_xlabel(
+            "largest entry gap |T_direct - T_composed|"
+            if name == "gap_max"
+            else "mean entry gap |T_direct - T_composed|"
+        )
     axes[0].set_ylabel("posterior draws")
     fig.suptitle("Posterior of the composition gap (direct T0S vs composed product)", fontsize=9)
     fig.tight_layout()
@@ -259,12 +418,17 @@ def write_channel_report(
     plt.close("all")
 
     payload = analysis.to_dict()
-    verdict = "passed" if analysis.passed else "FAILED"
+    summary = channel_summary(analysis)
+    about = (
+        f"{analysis.steps[0].n} items, stages {', '.join(analysis.stages)}; intervals of mass "
+        f"{analysis.prob:g}; diagnostics cover the {analysis.method}."
+    )
     md = [
         f"# Channel audit of {escape_markdown(source or 'paired outcomes')}",
         "",
-        f"bayesjudge {__version__}; intervals of mass {analysis.prob:g}; "
-        f"diagnostics **{verdict}** ({analysis.method}).",
+        summary.to_markdown(),
+        "",
+        escape_markdown(about),
         "",
         "## Steps",
         "",
@@ -272,17 +436,19 @@ def write_channel_report(
     ]
     title = f"Channel audit of {source or 'paired outcomes'}"
     body = [
-        f"<p>bayesjudge {__version__}; intervals of mass {analysis.prob:g}; diagnostics "
-        f"<span class='{'pass' if analysis.passed else 'fail'}'>{verdict}</span> "
-        f"({html.escape(analysis.method)}).</p>",
+        summary.to_html(),
+        f"<p>{html.escape(about)}</p>",
         "<h2>Steps</h2>",
-        table_html(steps),
+        f'<div class="table-wrap">{table_html(steps)}</div>',
         "<h2>Phase plane</h2>",
         f"<img alt='phase plane' src='data:image/png;base64,{figures['Phase plane']}'>",
     ]
     if slices is not None:
         md += ["", "## Slices (first step, partially pooled)", "", markdown_table(slices)]
-        body += ["<h2>Slices (first step, partially pooled)</h2>", table_html(slices)]
+        body += [
+            "<h2>Slices (first step, partially pooled)</h2>",
+            f'<div class="table-wrap">{table_html(slices)}</div>',
+        ]
     if analysis.slices is not None and analysis.slices.mixture is not None:
         m = analysis.slices.mixture
         h = m["hierarchical"]
@@ -309,16 +475,14 @@ def write_channel_report(
             table_html(kernels),
             f"<img alt='composition gap' src='data:image/png;base64,{figures['Composition gap']}'>",
         ]
-    summary = analysis.diagnostics_dict()
-    failures = summary.pop("failures")
-    diag = pd.DataFrame([summary])
-    md += ["", "## Diagnostics", "", markdown_table(diag)]
-    body += ["<h2>Diagnostics</h2>", table_html(diag)]
-    if failures:
-        items = "".join(f"<li>{html.escape(f)}</li>" for f in failures)
-        body.append(f"<ul class='fail'>{items}</ul>")
-        md += [""] + [f"- FAILED: {escape_markdown(f)}" for f in failures]
-    page = html_page(title, "".join(body))
+    md += [
+        "",
+        diagnostics_section_markdown(analysis.diagnostics, quantities=REPORTED, names=NAMES),
+        "",
+        footer_markdown(analysis.seed),
+    ]
+    body.append(diagnostics_section_html(analysis.diagnostics, quantities=REPORTED, names=NAMES))
+    page = html_page(title, "\n".join(body), footer=footer_html(analysis.seed))
 
     groups: dict[str, xr.Dataset] = {"exact_steps": analysis.exact["posterior"].to_dataset()}
     if analysis.composition is not None:

@@ -51,7 +51,43 @@ def build_parser() -> argparse.ArgumentParser:
     register_gates(commands)
     register_channels(commands)
     register_studies(commands)
+    commands.choices["report"].set_defaults(example_report=_example_report)
     return parser
+
+
+def _example_report(args: argparse.Namespace) -> int:
+    """Run ``bayesjudge report --example gate|channel``: that family's command on its example.
+
+    The report's folder, seed and interval mass carry over, and the sampler options the user
+    set (the family's own defaults hold otherwise); the output folder was already claimed for
+    the ``report`` command.
+    """
+    from bayesjudge.examples import example_file
+
+    argv = [
+        "gate" if args.example == "gate" else "channel",
+        example_file(args.example),
+        "--out",
+        args.out,
+        "--prob",
+        str(args.prob),
+    ]
+    if args.example == "channel":
+        argv.append("--by-slice")
+    if args.random_seed is not None:
+        argv += ["--random-seed", str(args.random_seed)]
+    defaults = build_parser().parse_args(["report"])
+    for option in ("draws", "tune", "chains", "target_accept"):
+        value = getattr(args, option, None)
+        # only what the user set: the family's own defaults hold otherwise
+        if value is not None and value != getattr(defaults, option):
+            argv += [f"--{option.replace('_', '-')}", str(value)]
+    if args.no_progress:
+        argv.append("--no-progress")
+    family = build_parser().parse_args(argv)
+    family.source_label = f"example:{args.example}"  # the title, instead of the file's path
+    handler: Callable[[argparse.Namespace], int] = family.handler
+    return handler(family)
 
 
 def _show_warnings(command: str, caught: list[warnings.WarningMessage]) -> None:

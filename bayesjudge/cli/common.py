@@ -487,17 +487,14 @@ def fmt(value: float | None, width: int = 8, digits: int = 4) -> str:
 
 
 def estimates_table(estimates: Sequence[Any], prob: float) -> str:
-    """Return estimates as an aligned text table: method, estimate, interval, note."""
-    width = max([len("method"), *(len(e.method) for e in estimates)])
-    lines = [f"{'method':<{width}} {'estimate':>9} {'low':>8} {'high':>8}  note"]
-    for est in estimates:
-        row = est.to_row()
-        lines.append(
-            f"{row['method']:<{width}} {fmt(row['estimate'], 9)} {fmt(row['low'])} "
-            f"{fmt(row['high'])}  {row['note'] or ''}".rstrip()
-        )
-    lines.append(f"(intervals of mass {prob:g})")
-    return "\n".join(lines)
+    """Return estimates as an aligned text table, rounded, each distinct note once below it.
+
+    The layout of :class:`bayesjudge.results.EstimatesFrame` (method, estimate, interval and
+    standard error to three places; notes as ``[1]``, ``[2]``, ... under the table).
+    """
+    from bayesjudge.results import estimates_frame
+
+    return f"{estimates_frame(list(estimates))!r}\n(intervals of mass {prob:g})"
 
 
 def report_failures(passed: bool, failures: Sequence[str]) -> int:

@@ -7,7 +7,7 @@ from typing import Literal
 
 import pandas as pd
 
-__all__ = ["EXAMPLES", "example_path", "load_example"]
+__all__ = ["EXAMPLES", "example_file", "example_path", "load_example"]
 
 Example = Literal["judge", "gate", "channel"]
 
@@ -26,6 +26,19 @@ def example_path(name: Example = "judge") -> str:
     return f"example:{name}"
 
 
+def example_file(name: Example = "judge") -> str:
+    """Return the path of a bundled example's CSV file (a real file in every install).
+
+    Examples
+    --------
+    >>> example_file("gate").endswith("gate_example.csv")
+    True
+    """
+    if name not in EXAMPLES:
+        raise ValueError(f"name must be one of {sorted(EXAMPLES)}; got {name!r}")
+    return str(resources.files(__name__).joinpath(EXAMPLES[name]))
+
+
 def load_example(name: Example = "judge") -> pd.DataFrame:
     """Return a bundled example table.
 
@@ -34,8 +47,8 @@ def load_example(name: Example = "judge") -> pd.DataFrame:
     name : {"judge", "gate", "channel"}
         ``"judge"`` (columns ``label``, ``verdict``): 150 gold-PASS and 150 gold-FAIL calibration
         items and 2,000 unlabelled test items judged by a simulated judge with sensitivity 0.90
-        and specificity 0.85 (the judge of the worked example in the article "Bias-correct your
-        LLM-as-a-judge eval before reporting it"), true success rate 0.70 on the test items.
+        and specificity 0.85 (the judge of the worked example of "Bias-correct your
+        LLM-as-a-judge eval before reporting it", 2026), true success rate 0.70 on the test items.
 
         ``"gate"`` (``item``, ``ruling``, ``verdict``, ``label``): a retry gate shaped like the
         HaluEval / Gemini-Flash row of Table 4 of *Below the Reliability Floor*: 1,000 items

@@ -181,6 +181,20 @@ class GateAnalysis:
         """Return the summary of ``name`` (at ``cap`` for per-cap quantities)."""
         return self.summaries[name if cap is None else f"{name}[{cap}]"]
 
+    def __str__(self) -> str:
+        """Return the one-screen summary and the J(K) curve, as text for a terminal."""
+        from bayesjudge.gates.report import gate_summary
+
+        curve = self.curve_frame().round(3).to_string(index=False)
+        return f"{gate_summary(self).to_text()}\n\n{curve}"
+
+    def _repr_html_(self) -> str:
+        """Return the one-screen summary and the J(K) curve as HTML (Jupyter)."""
+        from bayesjudge.gates.report import gate_summary
+
+        curve = self.curve_frame().to_html(index=False, float_format=lambda x: f"{x:.3f}")
+        return gate_summary(self).to_html(style=True) + curve
+
     def curve_frame(self) -> pd.DataFrame:
         """Return one row per cap: the posterior mean and interval of J, Se, Sp and R."""
         rows = []

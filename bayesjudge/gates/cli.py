@@ -192,7 +192,10 @@ def run_gate(args: argparse.Namespace) -> int:
         from bayesjudge.gates.report import write_gate_report
 
         write_gate_report(
-            args.out, analysis, source=args.rulings, inputs=named_paths(args, skip=["out"])
+            args.out,
+            analysis,
+            source=getattr(args, "source_label", None) or args.rulings,
+            inputs=named_paths(args, skip=["out"]),
         )
     if args.json:
         payload = analysis.to_dict()

@@ -23,10 +23,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesjudge._version import __version__
-from bayesjudge.gates.fit import cap_curve_draws
+from bayesjudge.gates.fit import REPORTED, cap_curve_draws
+from bayesjudge.reporting.figures import histogram_bins, rank_figure, trace_figure
 from bayesjudge.reporting.html import (
-    diagnostics_html,
     figures_html,
     html_page,
     markdown_table,
@@ -35,11 +34,56 @@ from bayesjudge.reporting.html import (
 )
 from bayesjudge.reporting.netcdf import write_posterior
 from bayesjudge.reporting.output import escape_markdown, output_folder
+from bayesjudge.reporting.summary import (
+    Headline,
+    ReportSummary,
+    diagnostics_section_html,
+    diagnostics_section_markdown,
+    footer_html,
+    footer_markdown,
+    label_shift_warning,
+    random_sample_baselines_warning,
+    small_calibration_warning,
+    weak_judge_warning,
+    wide_interval_warning,
+)
 
 if TYPE_CHECKING:
     from bayesjudge.gates.analysis import GateAnalysis
 
-__all__ = ["GateReportFiles", "curve_frame", "write_gate_report"]
+__all__ = ["GateReportFiles", "curve_frame", "gate_summary", "write_gate_report"]
+
+#: Readable names of the gate model's variables (diagnostics and figures).
+NAMES = {
+    "pi": "true success rate pi",
+    "omega": "share of items the gate never passes",
+    "mu": "mean pass probability of the other items",
+    "log_kappa": "log concentration of pass probabilities",
+    "kappa": "concentration of pass probabilities",
+    "j_inf": "reliability floor J(inf)",
+    "se": "Se(K)",
+    "sp": "Sp(K)",
+    "j": "J(K)",
+    "judged_rate": "judged pass rate R(K)",
+}
+
+#: Plain definitions of the quantities of a gate report.
+DEFINITIONS = (
+    ("pi", "the true success rate: the share of items that truly pass (gold label PASS)."),
+    ("K", "the cap: an item ships when the judge says PASS within K tries."),
+    ("Se(K)", "sensitivity at cap K: the chance a truly passing item ships."),
+    ("Sp(K)", "specificity at cap K: the chance a truly failing item is held back."),
+    (
+        "J(K)",
+        "Youden's J = Se(K) + Sp(K) - 1: how much shipping tells about the truth (1 = "
+        "perfect, 0 = none); it falls as K grows.",
+    ),
+    (
+        "J(inf)",
+        "the reliability floor: J as K grows without limit (the share of failing items "
+        "the judge never passes, minus that of passing items).",
+    ),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,42 +120,61 @@ def curve_frame(posterior: xr.DataTree, caps: list[int], *, prob: float = 0.95) 
 def _figures(
     posterior: xr.DataTree, curve: pd.DataFrame, estimates: pd.DataFrame, *, prob: float
 ) -> dict[str, str]:
+    import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import MaxNLocator
 
     figures: dict[str, str] = {}
     post = posterior["posterior"]
     mass = f"{100 * prob:g}%"
 
-    fig = Figure(figsize=(6.5, 3.6))
+    def below(ax: object, ncol: int = 2) -> None:
+        # legends sit under the axes, so no band or curve is hidden beneath them
+        ax.legend(  # type: ignore[attr-defined]
+            fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=ncol, frameon=False
+        )
+
+    fig = Figure(figsize=(7.0, 4.2))
     ax = fig.subplots()
-    ax.fill_between(curve["cap"], curve["j_low"], curve["j_high"], color="#4c72b0", alpha=0.25)
-    ax.plot(curve["cap"], curve["j"], "o-", color="#4c72b0", label="J(K)")
+    ax.fill_between(
+        curve["cap"],
+        curve["j_low"],
+        curve["j_high"],
+        color="#4c72b0",
+        alpha=0.25,
+        label=f"J(K) {mass} band",
+    )
+    ax.plot(curve["cap"], curve["j"], "o-", color="#4c72b0", ms=4, label="J(K), posterior mean")
     j_inf = post["j_inf"].to_numpy().reshape(-1)
     low, high = np.quantile(j_inf, [(1 - prob) / 2, (1 + prob) / 2])
-    ax.axhspan(low, high, color="#c44e52", alpha=0.15)
+    ax.axhspan(low, high, color="#c44e52", alpha=0.12, label=f"J(inf) {mass} band")
     ax.axhline(j_inf.mean(), color="#c44e52", ls="--", label="reliability floor J(inf)")
-    ax.set_xlabel("cap K")
-    ax.set_ylabel("Youden J")
-    ax.set_title(f"J(K) with its {mass} band")
-    ax.legend(fontsize=8)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("cap K (tries allowed)")
+    ax.set_ylabel("Youden's J")
+    ax.set_title(f"J(K) falls towards the reliability floor ({mass} bands)", fontsize=11)
+    below(ax)
     fig.tight_layout()
     figures[f"J(K) and the reliability floor ({mass} bands)"] = png(fig)
 
-    fig = Figure(figsize=(6.5, 3.6))
+    fig = Figure(figsize=(7.0, 4.2))
     ax = fig.subplots()
     for name, label, colour in (
-        ("se", "Se", "#55a868"),
-        ("sp", "Sp", "#dd8452"),
-        ("judged_rate", "R", "#8172b3"),
+        ("se", "Se(K)", "#55a868"),
+        ("sp", "Sp(K)", "#dd8452"),
+        ("judged_rate", "judged pass rate R(K)", "#8172b3"),
     ):
         ax.fill_between(
             curve["cap"], curve[f"{name}_low"], curve[f"{name}_high"], color=colour, alpha=0.2
         )
-        ax.plot(curve["cap"], curve[name], "o-", color=colour, label=label)
-    ax.set_xlabel("cap K")
+        ax.plot(curve["cap"], curve[name], "o-", color=colour, ms=4, label=label)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("cap K (tries allowed)")
+    ax.set_ylabel("probability")
     ax.set_ylim(0, 1)
-    ax.set_title("Sensitivity, specificity and reported rate by cap")
-    ax.legend(fontsize=8)
+    ax.set_title(f"Sensitivity, specificity and judged rate by cap ({mass} bands)", fontsize=11)
+    below(ax, ncol=3)
     fig.tight_layout()
     figures[f"Se(K), Sp(K) and R(K) ({mass} bands)"] = png(fig)
 
@@ -121,11 +184,13 @@ def _figures(
         [{"cap": "all", "method": "gate model", "estimate": draws.mean(), "low": low, "high": high}]
     )
     rows = pd.concat([model_row, estimates.dropna(subset=["low", "high"])], ignore_index=True)
-    fig = Figure(figsize=(7.5, 3.2 + 0.25 * len(rows)))
+    fig = Figure(figsize=(8.0, 3.4 + 0.25 * len(rows)))
     top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[2.0, 0.3 + 0.3 * len(rows)])
-    top.hist(draws, bins=60, density=True, color="#4c72b0", alpha=0.75)
+    top.hist(draws, bins=histogram_bins(draws), density=True, color="#4c72b0", alpha=0.6, lw=0)
     top.set_ylabel("posterior density")
-    top.set_title(f"True success rate pi: posterior and baseline {mass} intervals by cap")
+    top.set_title(f"True success rate pi: posterior and baseline {mass} intervals", fontsize=11)
+    for ax in (top, bottom):
+        ax.axvline(float(draws.mean()), color="#4c72b0", lw=1.2)
     for position, (_, row) in enumerate(rows.iterrows()):
         colour = "#4c72b0" if row["method"] == "gate model" else "#dd8452"
         bottom.plot([row["low"], row["high"]], [position, position], color=colour, lw=2.5)
@@ -134,10 +199,124 @@ def _figures(
     labels = [f"{m} (K={k})" for m, k in zip(rows["method"], rows["cap"], strict=True)]
     bottom.set_yticks(range(len(rows)), labels, fontsize=7)
     bottom.invert_yaxis()
-    bottom.set_xlabel("pi")
+    bottom.set_xlabel("true success rate pi")
+    handles = [
+        Line2D([], [], color="#4c72b0", lw=2.5, marker="o", label="gate model (Bayesian)"),
+        Line2D([], [], color="#dd8452", lw=2.5, marker="o", label="baseline at cap K"),
+        Line2D([], [], color="#4c72b0", lw=1.2, label="posterior mean"),
+    ]
+    top.legend(handles=handles, fontsize=8, loc="upper left", framealpha=0.9)
     fig.tight_layout()
     figures["Posterior of pi beside the baselines"] = png(fig)
+
+    scalars = post.to_dataset()[["pi", "j_inf"]]
+    for title, make in (
+        (
+            "Rank plots (each chain's line inside the grey band: the chains agree)",
+            rank_figure,
+        ),
+        ("Traces and marginal posteriors by chain", trace_figure),
+    ):
+        fig = make(scalars, ["pi", "j_inf"], labels=NAMES)
+        figures[title] = png(fig)
+        plt.close(fig)
     return figures
+
+
+def _naive(analysis: GateAnalysis, cap: int) -> float | None:
+    for e in analysis.estimates:
+        if e.cap == cap and e.estimate.method == "naive":
+            return e.estimate.estimate
+    return None
+
+
+def gate_summary(analysis: GateAnalysis) -> ReportSummary:
+    """Return the one-screen summary of a gate analysis.
+
+    The posterior of pi beside the judged pass rate at the smallest cap, the diagnostics badge,
+    warnings with their evidence (small gold set, J(K) near 0 at the smallest cap, label shift,
+    baselines assuming a random gold sample, an interval too wide to read), the reading, which
+    estimate to trust and the definitions.
+    """
+    from bayesjudge.gates.baselines import RANDOM_SAMPLE_METHODS
+
+    prob, rulings = analysis.prob, analysis.rulings
+    pi, j_inf = analysis.summary("pi"), analysis.summary("j_inf")
+    cap = analysis.caps[0]
+    j = analysis.summary("j", cap)
+    labels = rulings.label[~np.isnan(rulings.label)]
+    n_pass, n_fail = int(np.sum(labels == 1)), int(np.sum(labels == 0))
+    check = analysis.calibration_check
+    naive = _naive(analysis, cap)
+    random_rows = {
+        f"{e.estimate.method} (K={e.cap})": e.estimate.estimate
+        for e in analysis.estimates
+        if e.estimate.method in RANDOM_SAMPLE_METHODS
+    }
+    warnings = [
+        small_calibration_warning(n_pass=n_pass, n_fail=n_fail),
+        weak_judge_warning(j=j.mean, low=j.eti.low, high=j.eti.high, prob=prob),
+        label_shift_warning(
+            labelled_rate=check.labelled_rate,
+            unlabelled_rate=check.unlabelled_rate,
+            n_labelled=check.n_labelled,
+            n_unlabelled=check.n_unlabelled,
+            p_value=check.p_value,
+            level=check.level,
+        ),
+        random_sample_baselines_warning(
+            consistent=check.consistent,
+            baselines=random_rows,
+            reference=pi.mean,
+            reference_name="the gate model's posterior mean",
+        ),
+        wide_interval_warning(
+            low=pi.eti.low, high=pi.eti.high, prob=prob, name="the true success rate pi"
+        ),
+    ]
+    mass = f"{100 * prob:g}%"
+    judged = "" if naive is None else f"The judge passes {100 * naive:.1f}% of items at cap {cap}. "
+    reading = (
+        f"{judged}Corrected by the gate model, the true success rate is {100 * pi.mean:.1f}% "
+        f"({mass} interval {100 * pi.eti.low:.1f}% to {100 * pi.eti.high:.1f}%). At cap {cap} "
+        f"the gate's J is {j.mean:.2f} ({j.eti.low:.2f} to {j.eti.high:.2f}); however many "
+        f"retries are allowed it stays above the reliability floor J(inf) = {j_inf.mean:.2f} "
+        f"({j_inf.eti.low:.2f} to {j_inf.eti.high:.2f})."
+    )
+    trust = (
+        "The gate model's posterior of pi: it uses every ruling of every item, needs only that "
+        "the judge treats gold and unlabelled items alike, and "
+        + (
+            "does not assume the gold items are a random sample (calibration by_class)."
+            if analysis.calibration == "by_class"
+            else "here also uses the gold labels' class mix (calibration random)."
+        )
+        + " Rogan-Gladen at each cap needs the same and should agree at small caps; "
+        + (
+            "PPI and PPI++ assume a random gold sample, which the data contradict here, so they "
+            "are biased."
+            if not check.consistent
+            else "PPI and PPI++ are valid when the gold set is a random sample, as it looks here."
+        )
+    )
+    return ReportSummary(
+        headline=Headline(
+            "true success rate pi",
+            pi.mean,
+            pi.eti.low,
+            pi.eti.high,
+            prob,
+            naive=naive,
+            naive_name=f"judged pass rate at cap {cap} (naive)",
+        ),
+        diagnostics=analysis.diagnostics,
+        definitions=DEFINITIONS,
+        trust=trust,
+        reading=reading,
+        warnings=warnings,
+        names=NAMES,
+        quantities=REPORTED,
+    )
 
 
 def write_gate_report(
@@ -186,22 +365,20 @@ def write_gate_report(
     dense = sorted({*range(1, min(max(analysis.caps), 30) + 1), *analysis.caps})
     curve = curve_frame(posterior, dense, prob=prob)
     estimate_frame = analysis.estimates_frame()
-    for column in ("estimate", "low", "high", "prob", "se", "j", "unclipped"):
+    for column in ("estimate", "low", "high", "prob", "std_error", "j", "unclipped"):
         estimate_frame[column] = estimate_frame[column].astype(float)
     posterior_rows = pd.DataFrame(
         [{"quantity": name, **s.to_dict()} for name, s in analysis.summaries.items()]
     )
     diag_frame = analysis.diagnostics.to_frame()
-    status = "passed" if analysis.passed else "FAILED"
     figures = _figures(posterior, curve, estimate_frame, prob=prob)
     mass = f"{100 * prob:g}%"
     title = f"bayesjudge gate report: {source}"
-    pi = analysis.summary("pi")
-    reading = (
+    summary = gate_summary(analysis)
+    about = (
         f"{rulings.items.size} items ({int(rulings.labelled.sum())} gold-labelled), "
-        f"{int(rulings.r.sum())} rulings. True success rate pi = {pi.mean:.3f} "
-        f"({mass} interval {pi.eti.low:.3f} to {pi.eti.high:.3f}); reliability floor "
-        f"J(inf) = {analysis.summary('j_inf').mean:.3f}."
+        f"{int(rulings.r.sum())} rulings; model gate, priors {analysis.priors.describe()}, "
+        f"calibration {analysis.calibration}."
     )
     independence, loop = analysis.independence, analysis.loop
     extra_md: list[str] = []
@@ -239,43 +416,46 @@ def write_gate_report(
         extra_html.append(
             f"<h2>Revise-then-rejudge loop</h2><p>{html.escape(text)}</p>{table_html(loop_frame)}"
         )
+    shown = estimate_frame.drop(columns=["prob"])
     with output_folder(out, inputs=inputs, kind="report") as staging:
         write_posterior(posterior, staging / "posterior.nc")
         estimate_frame.to_csv(staging / "estimates.csv", index=False)
         curve.to_csv(staging / "curve.csv", index=False)
         diag_frame.to_csv(staging / "diagnostics.csv", index=False)
-        diag_html = diagnostics_html(diag_frame)
         figure_html = figures_html(figures)
-        priors = html.escape(analysis.priors.describe())
-        body = f"""<p>bayesjudge {__version__}, model <code>gate</code>,
-priors <code>{priors}</code>, calibration <code>{analysis.calibration}</code>,
-seed {html.escape(str(analysis.seed))}.</p>
-<h2>Reading</h2><p class="reading">{html.escape(reading)}</p>
+        diagnostics = diagnostics_section_html(
+            analysis.diagnostics, quantities=REPORTED, names=NAMES
+        )
+        body = f"""{summary.to_html()}
+<p>{html.escape(about)}</p>
 <h2>Posterior ({mass} equal-tailed intervals)</h2>
-{table_html(posterior_rows)}
+<div class="table-wrap">{table_html(posterior_rows)}</div>
 <h2>Baselines at each cap ({mass} intervals)</h2>
-{table_html(estimate_frame)}
-<h2>Diagnostics: {status}</h2>
-{diag_html}
+<p class="note">std_error is the standard error of the estimate (not the sensitivity Se).</p>
+<div class="table-wrap">{table_html(shown)}</div>
+{diagnostics}
 {"".join(extra_html)}
 <h2>Figures</h2>
 {figure_html}"""
-        page = html_page(title, body)
+        page = html_page(title, body, footer=footer_html(analysis.seed))
         (staging / "report.html").write_text(page, encoding="utf-8")
         markdown = "\n\n".join(
             [
                 f"# {escape_markdown(title)}",
-                reading,
+                summary.to_markdown(),
+                escape_markdown(about),
                 f"## Posterior ({mass} equal-tailed intervals)",
                 markdown_table(posterior_rows),
                 f"## Baselines at each cap ({mass} intervals)",
-                markdown_table(estimate_frame),
-                f"## Diagnostics: {status}",
-                markdown_table(diag_frame),
+                markdown_table(shown),
+                diagnostics_section_markdown(
+                    analysis.diagnostics, quantities=REPORTED, names=NAMES
+                ),
                 *extra_md,
-                "Figures: see report.html. Posterior: posterior.nc "
+                "Figures: see report.html. Every check: diagnostics.csv. Posterior: posterior.nc "
                 '(`xarray.open_datatree("posterior.nc")`). Attrs: '
                 + escape_markdown(json.dumps({k: str(v) for k, v in posterior.attrs.items()})),
+                footer_markdown(analysis.seed),
             ]
         )
         (staging / "summary.md").write_text(markdown + "\n", encoding="utf-8")

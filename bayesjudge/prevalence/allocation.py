@@ -151,6 +151,47 @@ class Allocation:
         """Return the allocation as a plain mapping (for JSON output)."""
         return asdict(self)
 
+    def reading(self) -> str:
+        """Return the allocation in sentences (what ``bayesjudge allocate`` prints first).
+
+        Examples
+        --------
+        >>> a = Allocation(200, 69, 131, 0.5249, 1.5, 0.85, 0.9, 0.7, 20, "approximate")
+        >>> print(a.reading())  # doctest: +NORMALIZE_WHITESPACE
+        Label 131 gold-PASS and 69 gold-FAIL items (200 in all, the 20 pilot items of each
+        class included). That is 0.52 gold-FAIL per gold-PASS item, the split Lee et al. (2025)
+        Algorithm 1 (approximate rule) gives for a judged pass rate of 70.0% and a pilot
+        sensitivity of 0.900 and specificity of 0.850 (smoothed).
+        """
+        return (
+            f"Label {self.m1} gold-PASS and {self.m0} gold-FAIL items ({self.budget} in all, the "
+            f"{self.pilot_size} pilot items of each class included). That is {self.ratio:.2f} "
+            f"gold-FAIL per gold-PASS item, the split Lee et al. (2025) Algorithm 1 "
+            f"({self.rule} rule) gives for a judged pass rate of {100 * self.p_hat:.1f}% and a "
+            f"pilot sensitivity of {self.q1_tilde:.3f} and specificity of {self.q0_tilde:.3f} "
+            "(smoothed)."
+        )
+
+    def table(self) -> str:
+        """Return the allocation's numbers as an aligned table with readable names, rounded."""
+        rows = [
+            ("gold-PASS items to label (m1)", f"{self.m1}"),
+            ("gold-FAIL items to label (m0)", f"{self.m0}"),
+            ("ratio m0 / m1", f"{self.ratio:.3f}"),
+            ("error ratio kappa", f"{self.kappa:.3f}"),
+            ("smoothed pilot sensitivity", f"{self.q1_tilde:.3f}"),
+            ("smoothed pilot specificity", f"{self.q0_tilde:.3f}"),
+            ("judged pass rate", f"{self.p_hat:.3f}"),
+            ("pilot items per class", f"{self.pilot_size}"),
+        ]
+        width = max(len(name) for name, _ in rows)
+        return "\n".join(f"{name:<{width}}  {value:>8}" for name, value in rows)
+
+    def __str__(self) -> str:
+        import textwrap
+
+        return f"{textwrap.fill(self.reading(), width=88)}\n\n{self.table()}"
+
 
 def allocate(
     budget: int,

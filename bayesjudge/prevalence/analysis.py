@@ -19,14 +19,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
-import pandas as pd
 
 from bayesjudge.estimators.design import RandomCalibrationCheck, random_calibration_test
 from bayesjudge.inference.provenance import provenance
 from bayesjudge.prevalence.baselines import RANDOM_SAMPLE_METHODS, baseline_estimates
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
 from bayesjudge.priors import PrevalencePriors
-from bayesjudge.results import Estimate, PosteriorSummary, estimates_frame
+from bayesjudge.results import Estimate, EstimatesFrame, PosteriorSummary, estimates_frame
 from bayesjudge.validation import check_choice, check_prob
 
 if TYPE_CHECKING:
@@ -36,6 +35,7 @@ if TYPE_CHECKING:
     from bayesjudge.inference.fit import Attempt
     from bayesjudge.inference.sampling import Sampler
     from bayesjudge.prevalence.exact import ExactPosterior
+    from bayesjudge.prevalence.plan import LabelPlan
     from bayesjudge.prevalence.thresholds import ThresholdAnalysis
 
 # Each method imports only what it needs: the baselines need neither xarray nor the exact
@@ -135,7 +135,7 @@ def compare(
     random_seed: int | np.random.Generator | None = None,
     n_boot: int = 2000,
     exact: ExactPosterior | None = None,
-) -> pd.DataFrame:
+) -> EstimatesFrame:
     """Return the posterior of pi beside every frequentist baseline, in one DataFrame.
 
     Parameters
@@ -156,8 +156,9 @@ def compare(
 
     Returns
     -------
-    DataFrame
-        One row per method with the columns of :data:`bayesjudge.results.ROW_COLUMNS`: rows
+    EstimatesFrame
+        A DataFrame that prints readably in a terminal (rounded, notes below the table), one
+        row per method with the columns of :data:`bayesjudge.results.ROW_COLUMNS`: rows
         ``bayes_eti`` (posterior median, equal-tailed interval), ``bayes_hdi`` (posterior mean,
         highest-density interval), optionally ``bayes_exact``, then the baselines. Baselines
         that assume a random gold sample carry a note when the data say it was not one.
@@ -207,6 +208,9 @@ class PrevalenceAnalysis:
     thresholds : ThresholdAnalysis or None
         For judge scores given without a threshold: the posterior ROC and the threshold chosen
         (the narrowest interval of pi), which made the verdicts analysed.
+    plan : LabelPlan or None
+        How many more gold labels narrow the interval of pi (:func:`bayesjudge.plan_labels`),
+        when asked for with ``plan=True``.
     """
 
     data: JudgeData | JudgeCounts
@@ -223,17 +227,30 @@ class PrevalenceAnalysis:
     priors: PrevalencePriors = field(default_factory=PrevalencePriors)
     stratified: bool = False
     thresholds: ThresholdAnalysis | None = None
+    plan: LabelPlan | None = None
 
     @property
     def passed(self) -> bool:
         """Whether the posterior passed its diagnostics (always true for the exact method)."""
         return self.diagnostics is None or self.diagnostics.passed
 
+    def __str__(self) -> str:
+        """Return the one-screen summary and every estimate, as text for a terminal."""
+        from bayesjudge.prevalence.report import report_summary
+
+        return f"{report_summary(self).to_text()}\n\n{self.to_frame()!r}"
+
+    def _repr_html_(self) -> str:
+        """Return the one-screen summary and the table of estimates as HTML (Jupyter)."""
+        from bayesjudge.prevalence.report import report_summary
+
+        return report_summary(self).to_html(style=True) + self.to_frame()._repr_html_()
+
     def baselines(self) -> tuple[Estimate, ...]:
         """Return the frequentist estimates only (every row but the Bayesian ones)."""
         return tuple(e for e in self.estimates if not e.method.startswith("bayes_"))
 
-    def to_frame(self) -> pd.DataFrame:
+    def to_frame(self) -> EstimatesFrame:
         """Return every estimate of pi (Bayesian rows first) as one table."""
         return estimates_frame(list(self.estimates))
 
@@ -309,6 +326,7 @@ def analyze_prevalence(
     sampler: Sampler = "auto",
     progressbar: bool | None = None,
     exact: bool = True,
+    plan: bool = False,
 ) -> PrevalenceAnalysis:
     """Fit, check and compare: the whole answer of the prevalence family for one dataset.
 
@@ -337,6 +355,10 @@ def analyze_prevalence(
         Bootstrap resamples of the Rogan-Gladen baseline.
     exact : bool, default True
         With NUTS, also compute the exact posterior (a ``bayes_exact`` row) when unstratified.
+    plan : bool, default False
+        Also plan how many more gold labels narrow the interval of pi
+        (:func:`bayesjudge.prevalence.plan.plan_labels` with its defaults and the same priors,
+        ``prob`` and seed; strata pooled): the curve the report draws. A few seconds.
 
     Returns
     -------
@@ -373,6 +395,11 @@ def analyze_prevalence(
         baseline_estimates(data, prob=prob, random_seed=random_seed, n_boot=n_boot), check
     )
     seed = seed_label(random_seed)
+    label_plan = None
+    if plan:
+        from bayesjudge.prevalence.plan import plan_labels
+
+        label_plan = plan_labels(data, prob=prob, priors=priors, random_seed=random_seed)
     if method == "exact":
         posterior_exact = exact_posterior(data, priors=priors)
         summaries = posterior_exact.summaries(prob=prob)
@@ -388,6 +415,7 @@ def analyze_prevalence(
             exact=posterior_exact,
             priors=priors,
             thresholds=thresholds,
+            plan=label_plan,
         )
     from bayesjudge.inference.fit import attempts_of, diagnostics_of
     from bayesjudge.prevalence.fit import fit_prevalence
@@ -424,6 +452,7 @@ def analyze_prevalence(
         priors=priors,
         stratified=stratified,
         thresholds=thresholds,
+        plan=label_plan,
     )
 
 

@@ -162,13 +162,12 @@ def _cmd_allocate(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(payload)
     else:
-        for key, value in payload.items():
-            print(f"{key:>14}: {value}")
+        print(allocation)
     return EXIT_OK
 
 
 # --------------------------------------------------------------------------- estimate, report
-def _analyze(args: argparse.Namespace) -> Any:
+def _analyze(args: argparse.Namespace, *, plan: bool = False) -> Any:
     from bayesjudge.prevalence.analysis import analyze_prevalence
 
     priors = _priors(args.prior)
@@ -188,6 +187,7 @@ def _analyze(args: argparse.Namespace) -> Any:
         random_seed=args.random_seed,
         n_boot=args.n_boot,
         progressbar=False if args.no_progress else None,
+        plan=plan,
     )
 
 
@@ -245,7 +245,7 @@ def _print_estimate(args: argparse.Namespace, analysis: Any) -> None:
 def _cmd_estimate(args: argparse.Namespace) -> int:
     if args.out is not None and args.method == "exact":
         raise UserError("--out writes a report of a sampled posterior; drop --method exact")
-    analysis = _analyze(args)
+    analysis = _analyze(args, plan=args.out is not None)
     if args.out is not None:
         _write(args, analysis)
     if args.json:
@@ -258,7 +258,13 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    analysis = _analyze(args)
+    example = getattr(args, "example", None)
+    if example is not None and args.data is not None:
+        raise UserError("give DATA or --example, not both")
+    if example not in (None, "judge"):
+        # another family's example: the command line's top level runs that family's command
+        return int(args.example_report(args))
+    analysis = _analyze(args, plan=True)
     files = _write(args, analysis)
     _print_input(analysis.data)
     if analysis.thresholds is not None:
@@ -373,6 +379,14 @@ def register(commands: Any) -> None:
                 metavar="DIR",
                 default="bayesjudge-report",
                 help=f"report folder (default bayesjudge-report; {_OUT_HELP})",
+            )
+            sub.add_argument(
+                "--example",
+                choices=["judge", "gate", "channel"],
+                default=None,
+                help="report on a bundled example instead of DATA: judge (this command's "
+                "prevalence report, the default without DATA), gate (bayesjudge gate) or "
+                "channel (bayesjudge channel --by-slice)",
             )
             sub.set_defaults(handler=_cmd_report, outputs={"out": "report"})
     _register_plan(commands)

@@ -20,11 +20,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesjudge._version import __version__
 from bayesjudge.inference.summary import group
+from bayesjudge.reporting.figures import histogram_bins, rank_figure, trace_figure
 from bayesjudge.reporting.html import (
-    arviz_figure,
-    diagnostics_html,
     figures_html,
     html_page,
     markdown_table,
@@ -33,13 +31,29 @@ from bayesjudge.reporting.html import (
 )
 from bayesjudge.reporting.netcdf import write_posterior
 from bayesjudge.reporting.output import escape_markdown, output_folder
+from bayesjudge.reporting.summary import (
+    DEFINITIONS,
+    WIDE_INTERVAL,
+    Headline,
+    ReportSummary,
+    ReportWarning,
+    diagnostics_section_html,
+    diagnostics_section_markdown,
+    footer_html,
+    footer_markdown,
+    label_shift_warning,
+    random_sample_baselines_warning,
+    small_calibration_warning,
+    weak_judge_warning,
+    wide_interval_warning,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from bayesjudge.prevalence.analysis import PrevalenceAnalysis
 
-__all__ = ["ReportFiles", "plain_reading", "write_report"]
+__all__ = ["ReportFiles", "plain_reading", "report_summary", "write_report"]
 
 #: Observed counts of the prevalence model, with what each counts.
 COUNT_LABELS = {
@@ -62,25 +76,58 @@ class ReportFiles:
 
 
 # --------------------------------------------------------------------------- plain language
+#: Readable names of the prevalence model's variables (diagnostics).
+NAMES = {
+    "se_gap": "share of the sensitivity above the judged rate (sampling parameter)",
+    "fpr_share": "false-positive rate as a share of the judged rate (sampling parameter)",
+    "judged_rate": "judge's pass rate on test items",
+    "pi_stratum": "true success rate in stratum",
+    "bias": "judge bias R - pi",
+}
+#: Gold items per class below which the summary warns of a small calibration set.
+SMALL_CLASS = 30
+#: Posterior quantities that get a diagnostics line of their own.
+REPORTED = ("pi", "pi_stratum", "se", "sp", "j")
+
+
 def plain_reading(analysis: PrevalenceAnalysis) -> str:
     """Return a short plain-language reading of a prevalence analysis.
 
     It states the judged pass rate, the posterior of the true success rate, how many points
-    the judge inflates (or deflates) the rate by, and how informative the judge is (J).
+    the judge inflates (or deflates) the rate by, with the interval of that gap, and how
+    informative the judge is (J). When the interval of pi is wider than
+    :data:`~bayesjudge.reporting.summary.WIDE_INTERVAL`, the gap is not quoted as a number.
     """
     data, prob = analysis.data, analysis.prob
     pi = analysis.summaries["pi"]
     j = analysis.summaries.get("j")
     judged = analysis.counts.p_hat
     gap = 100.0 * (judged - pi.mean)
-    direction = "inflates" if gap > 0 else "deflates"
+    gap_low, gap_high = 100.0 * (judged - pi.eti.high), 100.0 * (judged - pi.eti.low)
     mass = f"{100 * prob:g}%"
     lines = [
         f"The judge passes {100 * judged:.1f}% of the {data.n} unlabelled items. Corrected with "
         f"{data.m} gold-labelled items, the true success rate is {100 * pi.mean:.1f}% "
         f"({mass} credible interval {100 * pi.eti.low:.1f}% to {100 * pi.eti.high:.1f}%).",
-        f"The judge {direction} the pass rate by about {abs(gap):.1f} percentage points.",
     ]
+    if pi.eti.width > WIDE_INTERVAL:
+        lines.append(
+            "That interval is too wide to say by how much the judge inflates or deflates the "
+            "pass rate."
+        )
+    elif gap_low <= 0.0 <= gap_high:
+        lines.append(
+            f"The judged rate lies inside that interval: the data do not show the judge "
+            f"inflating or deflating the pass rate (gap {gap:+.1f} points, {mass} interval "
+            f"{gap_low:+.1f} to {gap_high:+.1f})."
+        )
+    else:
+        direction = "inflates" if gap > 0 else "deflates"
+        lines.append(
+            f"The judge {direction} the pass rate by about {abs(gap):.1f} percentage points "
+            f"({mass} interval {abs(gap_low if gap > 0 else gap_high):.1f} to "
+            f"{abs(gap_high if gap > 0 else gap_low):.1f})."
+        )
     if j is None:
         return " ".join(lines)
     if j.mean >= 0.8:
@@ -98,53 +145,182 @@ def plain_reading(analysis: PrevalenceAnalysis) -> str:
     return " ".join(lines)
 
 
+def _display_frame(analysis: PrevalenceAnalysis, comparison: pd.DataFrame) -> pd.DataFrame:
+    """Return the estimates table as shown: no ``prob`` column (in the heading), short notes."""
+    frame = comparison.drop(columns=["prob"])
+    if not analysis.calibration.consistent:
+        long = analysis.calibration.note()
+        frame["note"] = [
+            None if n is None else str(n).replace(long, "assumes a random gold sample: biased here")
+            for n in frame["note"]
+        ]
+    return frame
+
+
+def _estimate_of(analysis: PrevalenceAnalysis, method: str) -> float | None:
+    for e in analysis.estimates:
+        if e.method == method:
+            return e.estimate
+    return None
+
+
+def _trust(analysis: PrevalenceAnalysis) -> str:
+    from bayesjudge.prevalence.baselines import RANDOM_SAMPLE_METHODS
+
+    pi = analysis.summaries["pi"]
+    text = (
+        "The Bayesian posterior (first rows of the table): it uses every count, needs only "
+        "that the judge's error rates P(verdict | truth) are the same on gold and test items, "
+        "restricts the judge to better than chance (J > 0), and keeps its interval honest and "
+        "inside [0, 1] when the calibration set is small."
+    )
+    rg = _estimate_of(analysis, "rogan_gladen_lang_reiczigel")
+    rg_text = "" if rg is None else f" Rogan-Gladen, which needs the same, gives {rg:.3f}."
+    if not analysis.calibration.consistent:
+        shown = [m for m in RANDOM_SAMPLE_METHODS if _estimate_of(analysis, m) is not None]
+        return (
+            text + f" Here the gold set is not a random sample of the test items, so "
+            f"{', '.join(shown)} (which assume one) are biased and are not to be trusted; the "
+            f"posterior mean is {pi.mean:.3f}.{rg_text}"
+        )
+    counts = analysis.counts
+    if min(counts.m1, counts.m0) < SMALL_CLASS:
+        return (
+            text
+            + f" With {counts.m1} gold-PASS and {counts.m0} gold-FAIL items, the check that the "
+            "gold set is a random sample has little power and no estimator is precise; the "
+            "posterior's interval says how little is known, and the frequentist intervals, "
+            "built on large-sample approximations, understate it."
+        )
+    ppi = _estimate_of(analysis, "ppi_plus_plus")
+    ppi_text = "" if ppi is None else f" (here {ppi:.3f} against the posterior mean {pi.mean:.3f})"
+    return (
+        text + " The gold set looks like a random sample of the test items, so PPI++ "
+        "(Angelopoulos, Duchi and Zrnic 2023, PPI++: Efficient prediction-powered inference) "
+        f"is valid too and should agree{ppi_text}.{rg_text}"
+    )
+
+
+def _weak_judge(analysis: PrevalenceAnalysis) -> ReportWarning | None:
+    j = analysis.summaries.get("j")
+    if j is not None:
+        return weak_judge_warning(j=j.mean, low=j.eti.low, high=j.eti.high, prob=analysis.prob)
+    if analysis.exact is not None:  # the exact method summarises pi only; J's mean is known
+        return weak_judge_warning(
+            j=float(np.asarray(analysis.exact.summary().loc[["j"], "mean"])[0])
+        )
+    return None
+
+
+def report_summary(analysis: PrevalenceAnalysis) -> ReportSummary:
+    """Return the one-screen summary of a prevalence analysis.
+
+    A :class:`bayesjudge.reporting.summary.ReportSummary`: the corrected rate beside the judged
+    one, the diagnostics badge, the warnings with their evidence, the reading and definitions.
+
+    Examples
+    --------
+    >>> import bayesjudge as bj
+    >>> data = bj.JudgeData.from_counts(m1=3, x1=2, m0=2, x0=1, n=40, k=25)
+    >>> summary = report_summary(bj.analyze_prevalence(data, method="exact"))
+    >>> [w.title for w in summary.active_warnings]
+    ['Small calibration set', 'Interval too wide for a reading']
+    """
+    from bayesjudge.prevalence.baselines import RANDOM_SAMPLE_METHODS
+
+    pi, prob, counts = analysis.summaries["pi"], analysis.prob, analysis.counts
+    check = analysis.calibration
+    warnings = [
+        small_calibration_warning(n_pass=counts.m1, n_fail=counts.m0, minimum=SMALL_CLASS),
+        _weak_judge(analysis),
+        label_shift_warning(
+            labelled_rate=check.labelled_rate,
+            unlabelled_rate=check.unlabelled_rate,
+            n_labelled=check.n_labelled,
+            n_unlabelled=check.n_unlabelled,
+            p_value=check.p_value,
+            level=check.level,
+        ),
+        random_sample_baselines_warning(
+            consistent=check.consistent,
+            baselines={m: _estimate_of(analysis, m) for m in RANDOM_SAMPLE_METHODS},
+            reference=pi.mean,
+            reference_name="the posterior mean",
+        ),
+        wide_interval_warning(
+            low=pi.eti.low, high=pi.eti.high, prob=prob, name="the true success rate pi"
+        ),
+    ]
+    return ReportSummary(
+        headline=Headline(
+            "true success rate pi",
+            pi.mean,
+            pi.eti.low,
+            pi.eti.high,
+            prob,
+            naive=counts.p_hat,
+            naive_name="judged pass rate (naive)",
+        ),
+        diagnostics=analysis.diagnostics,
+        definitions=DEFINITIONS.items(),
+        trust=_trust(analysis),
+        reading=plain_reading(analysis),
+        warnings=warnings,
+        names=NAMES,
+        quantities=REPORTED,
+    )
+
+
 # --------------------------------------------------------------------------- figures
-def _figures(posterior: xr.DataTree, comparison: pd.DataFrame, *, prob: float) -> dict[str, str]:
-    import arviz_plots as azp
-    import matplotlib.pyplot as plt
+#: Axis labels of the posterior variables in the figures.
+LABELS = {"pi": "true success rate pi", "se": "sensitivity Se", "sp": "specificity Sp"}
+
+
+def _interval_figure(
+    draws: np.ndarray, comparison: pd.DataFrame, *, prob: float, naive: float
+) -> Figure:
+    """Draw the posterior of pi above every method's interval, with a legend and reference lines."""
     from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
 
-    figures: dict[str, str] = {}
-    draws_ds = group(posterior, "posterior")
-    names = [v for v in ("pi", "se", "sp") if v in draws_ds]
-
-    def keep(title: str, fig: Figure) -> None:
-        figures[title] = png(fig)
-        plt.close(fig)
-
-    keep(
-        "Rank plots (uniform ranks across chains mean the chains agree)",
-        arviz_figure(azp.plot_rank(posterior, var_names=names, backend="matplotlib")),
-    )
-    keep(
-        "Trace and marginal posteriors",
-        arviz_figure(azp.plot_trace_dist(posterior, var_names=names, backend="matplotlib")),
-    )
-
-    # Posterior of pi with every interval of the comparison drawn beneath it.
-    draws = np.asarray(draws_ds["pi"]).reshape(-1)
     rows = comparison.dropna(subset=["low", "high"])
-    fig = Figure(figsize=(7.5, 3.2 + 0.28 * len(rows)))
-    top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[2.2, 0.3 + 0.3 * len(rows)])
-    top.hist(draws, bins=60, density=True, color="#4c72b0", alpha=0.75)
-    top.set_ylabel("posterior density of pi")
-    top.set_title(f"True success rate: posterior and {100 * prob:g}% intervals")
+    fig = Figure(figsize=(8.0, 3.4 + 0.3 * len(rows)))
+    top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[2.0, 0.3 + 0.3 * len(rows)])
+    top.hist(draws, bins=histogram_bins(draws), density=True, color="#4c72b0", alpha=0.6, lw=0)
+    top.set_ylabel("posterior density")
+    top.set_title(f"True success rate pi: posterior and {100 * prob:g}% intervals", fontsize=11)
+    for ax in (top, bottom):
+        ax.axvline(float(np.mean(draws)), color="#4c72b0", lw=1.2)
+        ax.axvline(naive, color="black", ls=":", lw=1.2)
     for position, (_, row) in enumerate(rows.iterrows()):
         colour = "#4c72b0" if str(row["method"]).startswith("bayes") else "#dd8452"
         bottom.plot([row["low"], row["high"]], [position, position], color=colour, lw=2.5)
         if pd.notna(row["estimate"]):
             bottom.plot(row["estimate"], position, "o", color=colour)
-    bottom.set_yticks(range(len(rows)), list(rows["method"]))
+    bottom.set_yticks(range(len(rows)), list(rows["method"]), fontsize=8)
     bottom.invert_yaxis()
     bottom.set_xlabel("true success rate pi")
+    handles = [
+        Line2D([], [], color="#4c72b0", lw=2.5, marker="o", label="Bayesian"),
+        Line2D([], [], color="#dd8452", lw=2.5, marker="o", label="frequentist baseline"),
+        Line2D([], [], color="#4c72b0", lw=1.2, label="posterior mean"),
+        Line2D([], [], color="black", ls=":", lw=1.2, label="judged pass rate (naive)"),
+    ]
+    top.legend(handles=handles, fontsize=8, loc="upper left", framealpha=0.9)
     fig.tight_layout()
-    figures["Posterior of pi beside the frequentist intervals"] = png(fig)
+    return fig
 
-    # Posterior predictive check of the observed counts.
+
+def _ppc_figure(posterior: xr.DataTree) -> Figure | None:
+    """Draw the posterior predictive distribution of each observed count and the observed one."""
+    from matplotlib.figure import Figure
+
     observed = group(posterior, "observed_data")
     predictive = group(posterior, "posterior_predictive")
     counts = [c for c in COUNT_LABELS if c in observed and c in predictive]
-    fig = Figure(figsize=(3.4 * len(counts), 3.0))
+    if not counts:
+        return None
+    fig = Figure(figsize=(3.6 * len(counts), 3.2))
     axes = np.atleast_1d(fig.subplots(1, len(counts)))
     for ax, name in zip(axes, counts, strict=True):
         extra = [d for d in predictive[name].dims if d not in ("chain", "draw")]
@@ -156,18 +332,68 @@ def _figures(posterior: xr.DataTree, comparison: pd.DataFrame, *, prob: float) -
         ax.hist(predicted, bins=np.arange(low, high + width + 1, width) - 0.5, color="#8172b3")
         ax.axvline(value, color="black", lw=2, label="observed")
         ax.set_title(name, fontsize=10)
-        ax.set_xlabel(COUNT_LABELS[name], fontsize=7)
+        ax.set_xlabel(COUNT_LABELS[name].replace(" among ", "\namong "), fontsize=8)
+        ax.locator_params(axis="x", integer=True, nbins=5)
+    axes[0].set_ylabel("posterior predictive draws")
     axes[0].legend(fontsize=8)
     fig.suptitle("Posterior predictive check of the observed counts", fontsize=10)
     fig.tight_layout()
-    figures["Posterior predictive check"] = png(fig)
+    return fig
 
-    if "j" in draws_ds:
+
+def _j_figure(draws: np.ndarray, *, prob: float) -> Figure:
+    from matplotlib.figure import Figure
+
+    low, high = np.quantile(draws, [(1 - prob) / 2, (1 + prob) / 2])
+    fig = Figure(figsize=(6.5, 3.0))
+    ax = fig.subplots()
+    ax.hist(draws, bins=histogram_bins(draws), density=True, color="#55a868", alpha=0.6, lw=0)
+    ax.axvspan(low, high, color="#55a868", alpha=0.12, label=f"{100 * prob:g}% interval")
+    ax.axvline(float(np.mean(draws)), color="#2d6a3e", lw=1.5, label="posterior mean")
+    ax.set_xlabel("Youden's J = Se + Sp - 1 (0 = chance, 1 = perfect judge)")
+    ax.set_ylabel("posterior density")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def _figures(
+    analysis: PrevalenceAnalysis, comparison: pd.DataFrame, *, prob: float
+) -> dict[str, str]:
+    import matplotlib.pyplot as plt
+
+    from bayesjudge.prevalence.plan import plot_label_plan
+
+    posterior = analysis.posterior
+    assert posterior is not None
+    figures: dict[str, str] = {}
+    draws_ds = group(posterior, "posterior")
+    names = [v for v in ("pi", "se", "sp") if v in draws_ds and draws_ds[v].ndim == 2]
+
+    def keep(title: str, fig: Figure | None) -> None:
+        if fig is not None:
+            figures[title] = png(fig)
+            plt.close(fig)
+
+    draws = np.asarray(draws_ds["pi"]).reshape(-1)
+    keep(
+        "Posterior of pi beside the frequentist intervals",
+        _interval_figure(draws, comparison, prob=prob, naive=analysis.counts.p_hat),
+    )
+    if analysis.plan is not None:
+        keep("How many more gold labels? (expected interval width)", plot_label_plan(analysis.plan))
+    keep("Posterior predictive check", _ppc_figure(posterior))
+    if "j" in draws_ds and draws_ds["j"].ndim == 2:
+        j_draws = np.asarray(draws_ds["j"]).reshape(-1)
+        keep("Youden's J = Se + Sp - 1", _j_figure(j_draws, prob=prob))
+    if names:
         keep(
-            "Youden's J = Se + Sp - 1",
-            arviz_figure(
-                azp.plot_dist(posterior, var_names=["j"], backend="matplotlib", ci_prob=prob)
-            ),
+            "Rank plots (each chain's line inside the grey band: the chains agree)",
+            rank_figure(draws_ds, names, labels=LABELS),
+        )
+        keep(
+            "Traces and marginal posteriors by chain",
+            trace_figure(draws_ds, names, labels=LABELS),
         )
     return figures
 
@@ -222,40 +448,53 @@ def write_report(
     if posterior is None or analysis.diagnostics is None:
         raise ValueError("a report needs a NUTS posterior; analyze with method='nuts'")
     comparison = analysis.to_frame()
-    reading = plain_reading(analysis)
-    figures = _figures(posterior, comparison, prob=prob)
-    diag_frame = analysis.diagnostics.to_frame()
-    status = "passed" if analysis.passed else "FAILED"
+    summary = report_summary(analysis)
+    shown = _display_frame(analysis, comparison)
+    figures = _figures(analysis, comparison, prob=prob)
+    diagnostics = analysis.diagnostics
+    diag_frame = diagnostics.to_frame()
     title = f"bayesjudge report: {source}"
+    mass = f"{100 * prob:g}%"
+    about = (
+        f"{data.m} gold-labelled calibration items ({data.m1} PASS, {data.m0} FAIL), "
+        f"{data.n} unlabelled items; model {posterior.attrs.get('model', '')}, priors "
+        f"{analysis.priors.describe()}."
+    )
+    plan_md: list[str] = []
+    plan_html = ""
+    if analysis.plan is not None:
+        plan_text = analysis.plan.reading()
+        plan_md = ["## How many more gold labels?", escape_markdown(plan_text)]
+        plan_html = f"<h2>How many more gold labels?</h2><p>{html.escape(plan_text)}</p>"
     with output_folder(out, inputs=inputs, kind="report") as staging:
         write_posterior(posterior, staging / "posterior.nc")
         comparison.to_csv(staging / "comparison.csv", index=False)
         diag_frame.to_csv(staging / "diagnostics.csv", index=False)
-        diag_html = diagnostics_html(diag_frame)
         figure_html = figures_html(figures)
-        body = f"""<p>{data.m} gold-labelled calibration items ({data.m1} PASS, {data.m0} FAIL),
-{data.n} unlabelled items. bayesjudge {__version__}, model
-<code>{html.escape(str(posterior.attrs.get("model", "")))}</code>, priors
-<code>{html.escape(analysis.priors.describe())}</code>, seed {html.escape(str(analysis.seed))}.</p>
-<h2>Reading</h2><p class="reading">{html.escape(reading)}</p>
-<h2>Estimates of the true success rate ({100 * prob:g}% intervals)</h2>
-{table_html(comparison)}
-<h2>Diagnostics: {status}</h2>
-{diag_html}
+        body = f"""{summary.to_html()}
+<p>{html.escape(about)}</p>
+<h2>Estimates of the true success rate ({mass} intervals)</h2>
+<p class="note">std_error is the standard error of the estimate (not the sensitivity Se);
+j is the Youden J each method used.</p>
+<div class="table-wrap">{table_html(shown)}</div>
+{plan_html}
+{diagnostics_section_html(diagnostics, quantities=REPORTED, names=NAMES)}
 <h2>Figures</h2>
 {figure_html}"""
-        page = html_page(title, body)
+        page = html_page(title, body, footer=footer_html(analysis.seed))
         (staging / "report.html").write_text(page, encoding="utf-8")
         markdown = "\n\n".join(
             [
                 f"# {escape_markdown(title)}",
-                reading,
-                f"## Estimates of the true success rate ({100 * prob:g}% intervals)",
-                markdown_table(comparison),
-                f"## Diagnostics: {status}",
-                markdown_table(diag_frame),
-                "Figures: see report.html. Posterior: posterior.nc "
+                summary.to_markdown(),
+                escape_markdown(about),
+                f"## Estimates of the true success rate ({mass} intervals)",
+                markdown_table(shown),
+                *plan_md,
+                diagnostics_section_markdown(diagnostics, quantities=REPORTED, names=NAMES),
+                "Figures: see report.html. Every check: diagnostics.csv. Posterior: posterior.nc "
                 '(`xarray.open_datatree("posterior.nc")`).',
+                footer_markdown(analysis.seed),
             ]
         )
         (staging / "summary.md").write_text(markdown + "\n", encoding="utf-8")

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from bayesjudge.reporting.output import escape_markdown
+from bayesjudge.reporting.summary import SUMMARY_CSS
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -62,12 +63,16 @@ def figures_html(figures: dict[str, str]) -> str:
     )
 
 
-def html_page(title: str, body: str) -> str:
-    """Return a complete, self-contained HTML document: the title as heading, then ``body``."""
+def html_page(title: str, body: str, *, footer: str = "") -> str:
+    """Return a complete, self-contained HTML document: the title as heading, ``body``, footer.
+
+    ``footer`` is HTML placed last (e.g. :func:`bayesjudge.reporting.summary.footer_html`).
+    """
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style></head><body>\n"
-        f"<h1>{html.escape(title)}</h1>\n{body}\n</body></html>\n"
+        f"<h1>{html.escape(title)}</h1>\n{body}\n{footer}\n</body></html>\n"
     )
 
 
@@ -107,12 +112,22 @@ def markdown_table(frame: pd.DataFrame) -> str:
     return "\n".join([header, rule, *body])
 
 
-_CSS = """
+_CSS = (
+    """
 body { font-family: system-ui, sans-serif; max-width: 1000px; margin: 2em auto; color: #222; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em; }
 table.table { border-collapse: collapse; font-size: 0.85em; }
 table.table th, table.table td { padding: 3px 8px; border-bottom: 1px solid #ddd; }
+table.table td:first-child, table.table th:first-child { white-space: nowrap; }
 .pass { color: #1a7f37; font-weight: bold; } .fail { color: #c62828; font-weight: bold; }
-.reading { background: #f4f6fa; padding: 0.8em 1em; border-left: 4px solid #4c72b0; }
 img { max-width: 100%; }
+ul.diag-lines { list-style: none; padding-left: 0; }
+.pass-line { color: #1a7f37; } .fail-line { color: #c62828; font-weight: bold; }
+.note { color: #555; font-size: 0.85em; }
+details summary { cursor: pointer; color: #4c72b0; }
+.table-wrap { overflow-x: auto; }
+footer.footer { margin-top: 3em; border-top: 1px solid #ddd; padding-top: 0.6em;
+  color: #666; font-size: 0.8em; }
 """
+    + SUMMARY_CSS
+)

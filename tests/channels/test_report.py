@@ -101,3 +101,25 @@ def test_summary_escapes_slice_and_file_names(tmp_path: Path) -> None:
     page = files.html.read_text()
     assert HOSTILE_SLICE not in page
     assert "&lt;script&gt;" in page
+
+
+def test_report_opens_with_the_summary_and_ends_with_the_footer(
+    stack: ChannelAnalysis, tmp_path: Path
+) -> None:
+    page = write_channel_report(tmp_path / "r", stack, source="stack.csv").html.read_text()
+    assert page.index('id="summary"') < page.index("<h2>Steps") < page.index("<h2>Diagnostics")
+    assert page.index("<h2>Diagnostics") < page.index("<footer")
+    assert "gain of step e0-&gt;e1" in page
+    assert "observed change p1 - p0" in page
+    assert "<dt>gamma</dt>" in page
+    assert "seed 1;" in page
+    assert "<details>" in page
+
+
+def test_few_items_behind_a_step_warn_and_the_analysis_prints_its_summary() -> None:
+    table = simulate_stack(40, p0=0.9, c=[0.3], gamma=[0.1], random_seed=2)
+    analysis = analyze_channel(PairedOutcomes.from_frame(table), random_seed=2)
+    text = str(analysis)
+    assert text.startswith("gain of step e0->e1: ")
+    assert "warning: Few items behind step e0->e1" in text
+    assert analysis._repr_html_().index('id="summary"') < analysis._repr_html_().index("<table")

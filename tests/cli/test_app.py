@@ -19,7 +19,7 @@ import pytest
 import xarray as xr
 
 from bayesjudge.channels import simulate_stack
-from bayesjudge.cli.app import main
+from bayesjudge.cli.app import build_parser, main
 from bayesjudge.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK
 from bayesjudge.reporting.output import write_manifest
 
@@ -160,3 +160,43 @@ def test_a_broken_pipe_that_is_not_stdout_is_an_error(
     assert code == EXIT_BAD_INPUT
     expected = "bayesjudge allocate: error: tcp://scheduler:8786: Broken pipe\n"
     assert capfd.readouterr().err == expected
+
+
+@pytest.mark.parametrize(
+    ("example", "module", "attribute", "handler"),
+    [
+        ("gate", "bayesjudge.gates.cli", "rulings", "run_gate"),
+        ("channel", "bayesjudge.channels.cli", "outcomes", "_cmd_channel"),
+    ],
+)
+def test_report_example_runs_that_familys_command_on_its_bundled_data(
+    monkeypatch, tmp_path, example, module, attribute, handler
+):
+    import importlib
+
+    seen = {}
+
+    def fake(args):
+        seen["args"] = args
+        return 0
+
+    monkeypatch.setattr(importlib.import_module(module), handler, fake)
+    out = tmp_path / "report"
+    argv = ["report", "--example", example, "--out", str(out), "--random-seed", "4"]
+    assert main([*argv, "--no-progress"]) == 0
+    args = seen["args"]
+    assert getattr(args, attribute).endswith(f"{example}_example.csv")
+    assert args.out == str(out)
+    assert args.random_seed == 4
+    assert args.source_label == f"example:{example}"
+    assert getattr(args, "by_slice", True) is True  # the channel example fits its slices
+    fresh = build_parser().parse_args([example, "x.csv"])
+    assert args.draws == fresh.draws  # the family's own default, not the report's
+
+
+def test_report_example_and_data_together_is_an_error(capsys, tmp_path):
+    data = tmp_path / "d.csv"
+    data.write_text("label,verdict\n1,1\n0,0\n,1\n")
+    code = main(["report", str(data), "--example", "gate", "--out", str(tmp_path / "r")])
+    assert code == 2
+    assert "give DATA or --example, not both" in capsys.readouterr().err

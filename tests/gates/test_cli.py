@@ -141,7 +141,7 @@ def test_report_folder(json_run):
         "diagnostics.csv",
     }
     html = (out / "report.html").read_text()
-    assert html.count("data:image/png;base64,") == 3
+    assert html.count("data:image/png;base64,") == 5  # J(K), Se/Sp/R, pi, ranks, traces
     assert "Diagnostics: passed" in (out / "summary.md").read_text()
     tree = xr.open_datatree(out / "posterior.nc")
     assert float(tree["posterior"]["pi"].mean()) == pytest.approx(

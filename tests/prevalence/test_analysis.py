@@ -39,7 +39,7 @@ def test_bayes_rows_are_the_posterior_summaries(fit):
     assert (eti["low"], eti["high"]) == pytest.approx(tuple(np.quantile(draws, [0.025, 0.975])))
     hdi = table.loc["bayes_hdi"]
     assert hdi["estimate"] == pytest.approx(draws.mean())
-    assert hdi["se"] == pytest.approx(draws.std(ddof=1))
+    assert hdi["std_error"] == pytest.approx(draws.std(ddof=1))
     # the highest-density interval is no wider than the equal-tailed one (up to draw noise)
     assert hdi["high"] - hdi["low"] <= eti["high"] - eti["low"] + 1e-3
     assert hdi["j"] == pytest.approx(float(fit["posterior"]["j"].mean()))
@@ -127,3 +127,14 @@ def test_random_sample_baselines_are_not_flagged_under_a_random_gold_set():
     frame = pd.DataFrame({"label": pd.array(truth, dtype="Int64"), "verdict": verdict})
     frame.loc[300:, "label"] = pd.NA
     assert calibration_check(JudgeData.from_frame(frame)).consistent
+
+
+def test_plan_is_computed_only_when_asked() -> None:
+    from bayesjudge.prevalence.data import JudgeCounts
+
+    counts = JudgeCounts(m1=40, x1=36, m0=40, x0=6, n=500, k=340)
+    assert bj.analyze_prevalence(counts, method="exact").plan is None
+    analysis = bj.analyze_prevalence(counts, method="exact", plan=True, prob=0.9, random_seed=3)
+    assert analysis.plan is not None
+    assert (analysis.plan.seed, analysis.plan.prob, analysis.plan.counts) == (3, 0.9, counts)
+    assert analysis.plan.current_width == pytest.approx(analysis.summaries["pi"].eti.width)

@@ -201,6 +201,19 @@ def test_allocate_json(capsys):
     assert payload["m1"] >= 10
 
 
+def test_allocate_prints_sentences_and_a_rounded_table(capsys):
+    argv = ["allocate", "--budget", "200", "--p-hat", "0.7", "--pilot-q0", "0.8"]
+    argv += ["--pilot-q1", "0.9", "--pilot-size", "10"]
+    code, out, _ = run(capsys, *argv)
+    assert code == EXIT_OK
+    _, payload, _ = run(capsys, *argv, "--json")
+    split = json.loads(payload)
+    assert f"Label {split['m1']} gold-PASS and {split['m0']}" in " ".join(out.split())
+    assert "q0_tilde" not in out
+    ratio_line = next(line for line in out.splitlines() if line.startswith("ratio m0 / m1"))
+    assert ratio_line.split()[-1] == f"{split['ratio']:.3f}"
+
+
 def test_help_everywhere():
     for argv in (
         ["--help"],
@@ -333,7 +346,12 @@ def test_report_writes_self_contained_files(capsys, small_csv, tmp_path):
     assert "https://" not in page
     assert "rogan_gladen_lang_reiczigel" in page
     assert "bayes_hdi" in page
-    assert "percentage points" in page
+    # the one-screen summary first, then the diagnostics and figures, the footer last
+    assert page.index('id="summary"') < page.index("<h2>Diagnostics") < page.index("Figures")
+    assert "Youden's J" in page
+    assert "badge-pass" in page
+    assert "How many more gold labels?" in page
+    assert page.index("<footer") > page.index("Figures")
     summary = (out_dir / "summary.md").read_text()
     assert "## Diagnostics: passed" in summary
     tree = xr.open_datatree(out_dir / "posterior.nc", engine="h5netcdf")
