@@ -226,8 +226,11 @@ def _tango_score(
     quad_c = -c * delta * (1.0 - delta)
     q21 = (np.sqrt(np.maximum(quad_b**2 - 4.0 * quad_a * quad_c, 0.0)) - quad_b) / (2.0 * quad_a)
     variance = n * (2.0 * q21 + delta * (1.0 - delta))
+    numerator = b - c - n * delta
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.asarray((b - c - n * delta) / np.sqrt(variance), dtype=float)
+        score = numerator / np.sqrt(variance)
+    # 0/0 (no discordant pairs at delta = 0) is no evidence either way
+    return np.asarray(np.where(numerator == 0.0, 0.0, score), dtype=float)
 
 
 def tango_paired_interval(

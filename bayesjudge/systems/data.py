@@ -224,9 +224,10 @@ def _binary(frame: pd.DataFrame, column: str, *, allow_missing: bool) -> NDArray
     if bad.any():
         pos = int(np.flatnonzero(bad)[0])
         allowed = "0/1 or a missing value" if allow_missing else "0/1"
+        value = series.iloc[pos]
+        shown = value.item() if isinstance(value, np.generic) else value
         raise DataError(
-            f"column {column!r} must hold {allowed}; row {_row(frame, pos)} has "
-            f"{series.iloc[pos]!r}"
+            f"column {column!r} must hold {allowed}; row {_row(frame, pos)} has {shown!r}"
         )
     values[missing] = np.nan
     return values
