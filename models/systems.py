@@ -73,13 +73,27 @@ symmetry only as far as they pin the judge down. With ``restrict_j=True`` (the d
 prior is conditioned on :math:`J = \mathrm{Se} + \mathrm{Sp} - 1 > 0` exactly and without a
 wall, as in :mod:`bayesjudge.models.prevalence`:
 
-* shared judge: :math:`\mathrm{Se} \sim` its Beta prior and the ratio
-  :math:`r = f / \mathrm{Se} \sim U(0, 1)`, so :math:`f = r\,\mathrm{Se} < \mathrm{Se}`. The map
-  :math:`(\mathrm{Se}, r) \to (\mathrm{Se}, f)` is a bijection from the unit square onto
-  :math:`\{0 < f < \mathrm{Se} < 1\}` with Jacobian :math:`\mathrm{Se}`, so the target
-  :math:`p_{Se}(\mathrm{Se})\,p_{Sp}(1 - f)\,\mathbf 1\{J > 0\}/P(J > 0)` is, in
-  :math:`(\mathrm{Se}, r)`, :math:`p_{Se}(\mathrm{Se})\,p_{Sp}(1 - r\,\mathrm{Se})\,\mathrm{Se}`
-  (the ``pm.Potential`` ``judge_prior`` adds the last two factors);
+* shared judge: :math:`f = r\,\mathrm{Se}` with a ratio :math:`r \in (0, 1)`, so
+  :math:`f < \mathrm{Se}`. The map :math:`(\mathrm{Se}, r) \to (\mathrm{Se}, f)` is a bijection
+  from the unit square onto :math:`\{0 < f < \mathrm{Se} < 1\}` with Jacobian
+  :math:`\mathrm{Se}`, so the target :math:`p_{Se}(\mathrm{Se})\,p_{Sp}(1 - f)\,\mathbf 1\{J >
+  0\}/P(J > 0)` is, in :math:`(\mathrm{Se}, r)`, :math:`p_{Se}(\mathrm{Se})\,p_{Sp}(1 -
+  r\,\mathrm{Se})\,\mathrm{Se}`. Both are sampled on the logit scale
+  (:math:`a = \mathrm{logit}\,\mathrm{Se}`, :math:`b = \mathrm{logit}\,r`, flat free
+  variables ``logit_se`` and ``logit_fpr_ratio``), which adds the Jacobian
+  :math:`\mathrm{Se}(1 - \mathrm{Se})\,r(1 - r)`; with Beta(:math:`\alpha, \beta`) priors the
+  log density (the ``pm.Potential`` ``judge_prior``) is
+
+  .. math::
+
+      \alpha_{Se}\log\mathrm{Se} + \beta_{Se}\log(1 - \mathrm{Se})
+      + (\alpha_{Sp} - 1)\log(1 - f) + \beta_{Sp}\log f + \log(1 - r),
+
+  every logarithm formed from log-sigmoids (:math:`\log f = \log\mathrm{Se} + \log r`,
+  :math:`\log(1 - f)` by ``log1mexp``), so a posterior piled against Se = 1 or Sp = 1 (a
+  calibration class without errors has an integrable pole there under the Jeffreys prior)
+  never meets a probability rounded to exactly 0 or 1. Without the restriction, ``logit_se``
+  and ``logit_sp`` carry the two Beta priors the same way;
 * system-specific judge: :math:`J_s > 0 \iff \mathrm{logit}\,\mathrm{Se}_s +
   \mathrm{logit}\,\mathrm{Sp}_s > 0`, a half-plane; given the hyper-parameters each system's
   pair is drawn from the bivariate normal truncated to it by the inverse CDF of the log
@@ -106,8 +120,8 @@ division; in :func:`systems_model` a factor :math:`\pi_s^{m_{1s}} (1 - \pi_s)^{m
 
 Variables (dims in brackets):
 
-* shared judge: free ``se`` and ``fpr_ratio`` (restricted) or ``se``, ``sp``; derived ``sp``
-  (restricted), ``j``; potential ``judge_prior`` (restricted);
+* shared judge: free (flat) ``logit_se`` and ``logit_fpr_ratio`` (restricted) or
+  ``logit_sp``; derived ``se``, ``sp``, ``j``; potential ``judge_prior`` (the Beta priors);
 * system judge: free ``mu_se``, ``mu_sp``, ``sigma_se``, ``sigma_sp``, ``se_z`` [system] and
   ``dor_u`` [system] (restricted) or ``sp_z`` [system]; derived ``se``, ``sp``, ``j``
   [system], ``se_shared``, ``sp_shared``;
@@ -333,23 +347,65 @@ def _log_sigmoid(x: pt.TensorVariable) -> pt.TensorVariable:
     return -pt.softplus(-x)
 
 
-def _judge(
-    priors: SystemsPriors, judge: str, restrict_j: bool, n_systems: int
-) -> tuple[pt.TensorVariable, pt.TensorVariable]:
-    """Create the judge's variables in the current model; return Se and f = 1 - Sp per system."""
+@dataclass(frozen=True, slots=True)
+class _JudgeTerms:
+    """The judge's rates per system (shape (systems,)) and their logarithms, formed stably."""
+
+    logit_se: pt.TensorVariable
+    log_se: pt.TensorVariable  # log P(v=1 | y=1)
+    log_fn: pt.TensorVariable  # log P(v=0 | y=1)
+    log_fp: pt.TensorVariable  # log P(v=1 | y=0)
+    log_tn: pt.TensorVariable  # log P(v=0 | y=0)
+
+    @property
+    def se(self) -> pt.TensorVariable:
+        return pt.exp(self.log_se)
+
+    @property
+    def fpr(self) -> pt.TensorVariable:
+        return pt.exp(self.log_fp)
+
+
+def _judge(priors: SystemsPriors, judge: str, restrict_j: bool, n_systems: int) -> _JudgeTerms:
+    """Create the judge's variables in the current model and return its rates per system.
+
+    The shared judge is sampled on logit scales and its Beta prior enters as a potential
+    written with log-sigmoids, so a posterior piled against Se = 1 or Sp = 1 (a calibration
+    class without errors under the Jeffreys prior has an integrable pole there) never meets a
+    probability rounded to exactly 0 or 1.
+    """
     ones = pt.ones(n_systems)
     if judge == "shared":
-        se = pm.Beta("se", alpha=priors.se.alpha, beta=priors.se.beta)
+        logit_se = pm.Flat("logit_se")
+        log_se, log_fn = _log_sigmoid(logit_se), _log_sigmoid(-logit_se)
+        se_prior = priors.se.alpha * log_se + priors.se.beta * log_fn
         if restrict_j:
-            ratio = pm.Uniform("fpr_ratio", lower=0.0, upper=1.0)
-            fpr = se * ratio
-            sp = pm.Deterministic("sp", 1.0 - fpr)
-            pm.Potential("judge_prior", _beta_logp(priors.sp, sp) + pt.log(se))
+            # f = r Se with r = expit(b) in (0, 1); density in (logit Se, b) derived in the
+            # module docstring: a_Se log Se + b_Se log(1 - Se) + (a_Sp - 1) log(1 - f)
+            # + b_Sp log f + log(1 - r)
+            logit_ratio = pm.Flat("logit_fpr_ratio")
+            log_fp = log_se + _log_sigmoid(logit_ratio)
+            log_tn = pt.log1mexp(log_fp)
+            pm.Potential(
+                "judge_prior",
+                se_prior
+                + (priors.sp.alpha - 1.0) * log_tn
+                + priors.sp.beta * log_fp
+                + _log_sigmoid(-logit_ratio),
+            )
         else:
-            sp = pm.Beta("sp", alpha=priors.sp.alpha, beta=priors.sp.beta)
-            fpr = 1.0 - sp
-        pm.Deterministic("j", se - fpr)
-        return se * ones, fpr * ones
+            logit_sp = pm.Flat("logit_sp")
+            log_tn, log_fp = _log_sigmoid(logit_sp), _log_sigmoid(-logit_sp)
+            pm.Potential(
+                "judge_prior",
+                se_prior + priors.sp.alpha * log_tn + priors.sp.beta * log_fp,
+            )
+        se = pm.Deterministic("se", pt.exp(log_se))
+        sp = pm.Deterministic("sp", pt.exp(log_tn))
+        pm.Deterministic("j", se + sp - 1.0)
+        return _JudgeTerms(
+            logit_se * ones, log_se * ones, log_fn * ones, log_fp * ones, log_tn * ones
+        )
 
     dims = "system"
     mu_se = pm.Normal("mu_se", mu=_logit(priors.se.mean), sigma=priors.judge_mu_sd)
@@ -380,16 +436,23 @@ def _judge(
     pm.Deterministic("j", se_s + sp_s - 1.0, dims=dims)
     pm.Deterministic("se_shared", pt.sigmoid(mu_se))
     pm.Deterministic("sp_shared", pt.sigmoid(mu_sp))
-    return se_s, pt.sigmoid(-logit_sp)
+    return _JudgeTerms(
+        logit_se,
+        _log_sigmoid(logit_se),
+        _log_sigmoid(-logit_se),
+        _log_sigmoid(-logit_sp),
+        _log_sigmoid(logit_sp),
+    )
 
 
-def _emission(se: pt.TensorVariable, fpr: pt.TensorVariable) -> pt.TensorVariable:
+def _emission(terms: _JudgeTerms) -> pt.TensorVariable:
     """Return E[s, state, y] = P(state | y) for each system, shape (systems, 7, 2)."""
+    se, fn, fp, tn = (pt.exp(v) for v in (terms.log_se, terms.log_fn, terms.log_fp, terms.log_tn))
     one = pt.ones_like(se)
     zero = pt.zeros_like(se)
     # rows follow STATES: missing, unlabelled 0/1, gold (0, 0), (0, 1), (1, 0), (1, 1)
-    given_fail = pt.stack([one, 1.0 - fpr, fpr, 1.0 - fpr, fpr, zero, zero], axis=-1)
-    given_pass = pt.stack([one, 1.0 - se, se, zero, zero, 1.0 - se, se], axis=-1)
+    given_fail = pt.stack([one, tn, fp, tn, fp, zero, zero], axis=-1)
+    given_pass = pt.stack([one, fn, se, zero, zero, fn, se], axis=-1)
     return pt.stack([given_fail, given_pass], axis=-1)
 
 
@@ -399,8 +462,8 @@ _ALLOWED[[GOLD_FAIL_JUDGED_FAIL, GOLD_FAIL_JUDGED_PASS], 1] = 0.0
 _ALLOWED[[GOLD_PASS_JUDGED_FAIL, GOLD_PASS_JUDGED_PASS], 0] = 0.0
 
 
-def _derived_rates(pi: pt.TensorVariable, se: pt.TensorVariable, fpr: pt.TensorVariable) -> None:
-    rate = pm.Deterministic("judged_rate", pi * se + (1.0 - pi) * fpr, dims="system")
+def _derived_rates(pi: pt.TensorVariable, terms: _JudgeTerms) -> None:
+    rate = pm.Deterministic("judged_rate", pi * terms.se + (1.0 - pi) * terms.fpr, dims="system")
     pm.Deterministic("bias", rate - pi, dims="system")
 
 
@@ -473,10 +536,10 @@ def two_system_model(
         state = pm.Data("cell_state", data["cell_state"], dims=("cell", "system"))
         weight = pm.Data("cell_weight", data["cell_weight"], dims="cell")
         joint = pm.Dirichlet("joint", a=np.full(4, priors.joint), dims="outcome")
-        se, fpr = _judge(priors, judge, restrict_j, 2)
+        terms = _judge(priors, judge, restrict_j, 2)
 
         theta = joint.reshape((2, 2))  # theta[a, b]: a = outcome of A, b = outcome of B
-        emission = _emission(se, fpr)  # (system, state, y)
+        emission = _emission(terms)  # (system, state, y)
         e_a = emission[0][state[:, 0]]  # (cell, 2)
         e_b = emission[1][state[:, 1]]
         loglik = pt.log(pt.sum(pt.dot(e_a, theta) * e_b, axis=1))
@@ -494,7 +557,7 @@ def two_system_model(
             (theta[0, 0] * theta[1, 1] - theta[0, 1] * theta[1, 0])
             / pt.sqrt(pi[0] * (1.0 - pi[0]) * pi[1] * (1.0 - pi[1])),
         )
-        _derived_rates(pi, se, fpr)
+        _derived_rates(pi, terms)
     _INFO[model] = SystemsModelInfo(
         TWO_SYSTEM, priors, judge, calibration, restrict_j, tuple(patterns.systems)
     )
@@ -549,7 +612,7 @@ def irt_model(
     >>> cells = Patterns(("a", "b", "c"), np.array([[1, 2, 2], [6, 5, 3]], np.int8),
     ...                  np.array([40, 10]))
     >>> sorted(v.name for v in irt_model(cells).free_RVs)
-    ['ability', 'difficulty_sd', 'fpr_ratio', 'se']
+    ['ability', 'difficulty_sd', 'logit_fpr_ratio', 'logit_se']
     """
     priors = _check_options(priors, judge, calibration, restrict_j)
     data = _check_patterns(patterns, size)
@@ -564,12 +627,11 @@ def irt_model(
         weight = pm.Data("cell_weight", data["cell_weight"], dims="cell")
         ability = pm.Normal("ability", 0.0, priors.ability_sd, dims="system")
         difficulty_sd = pm.HalfNormal("difficulty_sd", sigma=priors.difficulty_scale)
-        se, fpr = _judge(priors, judge, restrict_j, n_systems)
+        terms = _judge(priors, judge, restrict_j, n_systems)
 
         eta = ability[None, :] - difficulty_sd * pt.as_tensor_variable(z)[:, None]  # (K, S)
         log_p, log_q = _log_sigmoid(eta), _log_sigmoid(-eta)
-        log_se, log_fn = pt.log(se), pt.log1p(-se)  # P(v=1 | y=1), P(v=0 | y=1)
-        log_fp, log_tn = pt.log(fpr), pt.log1p(-fpr)  # P(v=1 | y=0), P(v=0 | y=0)
+        log_se, log_fn, log_fp, log_tn = terms.log_se, terms.log_fn, terms.log_fp, terms.log_tn
         zero = pt.zeros_like(eta)
         table = pt.stack(  # (K, S, state): log P(state | z) of system s, rows as STATES
             [
@@ -598,7 +660,7 @@ def irt_model(
         pm.Potential("loglik", pt.sum(weight * loglik))
 
         pi = pm.Deterministic("pi", pt.sum(pt.exp(log_p + log_w[:, None]), axis=0), dims="system")
-        _derived_rates(pi, se, fpr)
+        _derived_rates(pi, terms)
     _INFO[model] = SystemsModelInfo(
         IRT, priors, judge, calibration, restrict_j, tuple(patterns.systems)
     )
@@ -662,11 +724,11 @@ def systems_model(
         n = pm.Data("n", counts.n.astype(np.int64), dims=dims)
         k_obs = pm.Data("k_obs", counts.k.astype(np.int64), dims=dims)
         pi = pm.Beta("pi", alpha=priors.pi.alpha, beta=priors.pi.beta, dims=dims)
-        se, fpr = _judge(priors, judge, restrict_j, n_systems)
-        rate = pi * se + (1.0 - pi) * fpr
-        _derived_rates(pi, se, fpr)
-        pm.Binomial("x1", n=m1, p=se, observed=x1_obs, dims=dims)
-        pm.Binomial("x0", n=m0, p=fpr, observed=x0_obs, dims=dims)
+        terms = _judge(priors, judge, restrict_j, n_systems)
+        rate = pi * terms.se + (1.0 - pi) * terms.fpr
+        _derived_rates(pi, terms)
+        pm.Binomial("x1", n=m1, logit_p=terms.logit_se, observed=x1_obs, dims=dims)
+        pm.Binomial("x0", n=m0, logit_p=terms.log_fp - terms.log_tn, observed=x0_obs, dims=dims)
         pm.Binomial("k", n=n, p=rate, observed=k_obs, dims=dims)
         if calibration == "random":
             pm.Potential("calibration_labels", pt.sum(m1 * pt.log(pi) + m0 * pt.log1p(-pi)))

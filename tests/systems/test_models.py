@@ -23,7 +23,6 @@ from bayesjudge.models.systems import (
 )
 from bayesjudge.priors import Beta
 from bayesjudge.systems.data import Patterns, SystemCounts, SystemsData
-from bayesjudge.systems.irt import normal_quadrature
 from bayesjudge.systems.simulate import simulate_systems
 
 CELLS = Patterns(
@@ -46,8 +45,9 @@ def _fn(model: pm.Model, out: str, inputs: list[str]):
 # ----------------------------------------------------------------------------- structure
 def test_two_system_model_structure():
     model = two_system_model(CELLS)
-    assert _names(model.free_RVs) == {"joint", "se", "fpr_ratio"}
+    assert _names(model.free_RVs) == {"joint", "logit_se", "logit_fpr_ratio"}
     assert _names(model.deterministics) == {
+        "se",
         "sp",
         "j",
         "pi",
@@ -93,8 +93,8 @@ def test_system_judge_variables(restrict_j, free):
 
 def test_shared_unrestricted_judge_samples_se_and_sp():
     model = two_system_model(CELLS, restrict_j=False)
-    assert _names(model.free_RVs) == {"joint", "se", "sp"}
-    assert "judge_prior" not in _names(model.potentials)
+    assert _names(model.free_RVs) == {"joint", "logit_se", "logit_sp"}
+    assert "judge_prior" in _names(model.potentials)
 
 
 def test_irt_and_systems_model_structure():
@@ -176,13 +176,14 @@ def _brute_two_system(theta: np.ndarray, se: float, fpr: float, by_class: bool) 
 @pytest.mark.parametrize("calibration", ["by_class", "random"])
 def test_two_system_loglik_matches_enumeration(calibration):
     model = two_system_model(CELLS, calibration=calibration)
-    loglik = _fn(model, "loglik", ["joint", "se", "fpr_ratio"])
+    loglik = _fn(model, "loglik", ["joint", "logit_se", "logit_fpr_ratio"])
     rng = np.random.default_rng(0)
     for _ in range(5):
         theta = rng.dirichlet(np.ones(4))
         se, ratio = rng.uniform(0.5, 0.99), rng.uniform(0.05, 0.6)
         expected = _brute_two_system(theta, se, se * ratio, calibration == "by_class")
-        assert loglik(theta, se, ratio) == pytest.approx(expected, rel=1e-12)
+        ours = loglik(theta, special.logit(se), special.logit(ratio))
+        assert ours == pytest.approx(expected, rel=1e-12)
 
 
 def test_two_system_perfect_judge_limit_is_the_multinomial():
@@ -191,21 +192,23 @@ def test_two_system_perfect_judge_limit_is_the_multinomial():
         ("a", "b"), np.array([[1, 1], [1, 2], [2, 1], [2, 2]], np.int8), np.array([31, 9, 4, 56])
     )
     model = two_system_model(cells)
-    loglik = _fn(model, "loglik", ["joint", "se", "fpr_ratio"])
+    loglik = _fn(model, "loglik", ["joint", "logit_se", "logit_fpr_ratio"])
     counts = np.array([31, 9, 4, 56])
     rng = np.random.default_rng(1)
     for _ in range(5):
         theta = rng.dirichlet(np.ones(4))
         # 1 - Se = f = 1e-12: corrections of order n * 1e-12 / theta_min
-        assert loglik(theta, 1 - 1e-12, 1e-12) == pytest.approx(counts @ np.log(theta), abs=1e-8)
+        ours = loglik(theta, special.logit(1 - 1e-12), special.logit(1e-12))
+        assert ours == pytest.approx(counts @ np.log(theta), abs=1e-8)
 
 
 def test_fully_labelled_items_inform_only_the_judge_by_class():
     cells = Patterns(("a", "b"), np.array([[6, 3], [5, 4], [6, 6]], np.int8), np.array([9, 2, 4]))
     model = two_system_model(cells, calibration="by_class")
-    loglik = _fn(model, "loglik", ["joint", "se", "fpr_ratio"])
-    first = loglik(np.array([0.1, 0.2, 0.3, 0.4]), 0.9, 0.2)
-    assert loglik(np.array([0.4, 0.3, 0.2, 0.1]), 0.9, 0.2) == pytest.approx(first, rel=1e-12)
+    loglik = _fn(model, "loglik", ["joint", "logit_se", "logit_fpr_ratio"])
+    point = (special.logit(0.9), special.logit(0.2))
+    first = loglik(np.array([0.1, 0.2, 0.3, 0.4]), *point)
+    assert loglik(np.array([0.4, 0.3, 0.2, 0.1]), *point) == pytest.approx(first, rel=1e-12)
     se, fpr = 0.9, 0.18
     # gold pass judged pass x (9 + 8), gold fail judged fail x 9, gold pass judged fail x 2,
     # gold fail judged pass x 2
@@ -214,16 +217,28 @@ def test_fully_labelled_items_inform_only_the_judge_by_class():
 
 
 def test_shared_judge_prior_is_the_restricted_beta_product():
-    """In (Se, r) the prior is p_Se(Se) p_Sp(1 - r Se) Se: the Beta x Beta density on J > 0."""
+    """The potential is the Beta x Beta density of (Se, Sp) on J > 0, in logit coordinates.
+
+    In (Se, r), f = r Se, the target is p_Se(Se) p_Sp(1 - r Se) Se (Jacobian Se of the map
+    onto {f < Se}); on the logit scales of Se and r add log Se(1 - Se) + log r(1 - r). The
+    potential must equal that up to the Beta normalising constants, at every point.
+    """
     priors = SystemsPriors(se=Beta(8, 2), sp=Beta(3, 1.5))
     model = two_system_model(CELLS, priors=priors)
-    judge_prior = _fn(model, "judge_prior", ["se", "fpr_ratio"])
-    for se, ratio in [(0.9, 0.1), (0.6, 0.7), (0.3, 0.5)]:
-        expected = stats.beta.logpdf(1 - ratio * se, 3, 1.5) + np.log(se)
-        # PyTensor's Beta log density differs from scipy's by about 1e-8 (its betaln)
-        assert judge_prior(se, ratio) == pytest.approx(expected, abs=1e-7)
-    # the map (Se, r) -> (Se, 1 - r Se) carries that density onto {J > 0} with total mass
-    # P(J > 0) under Beta(8, 2) x Beta(3, 1.5): so it is the product conditioned on J > 0
+    judge_prior = _fn(model, "judge_prior", ["logit_se", "logit_fpr_ratio"])
+    constant = special.betaln(8, 2) + special.betaln(3, 1.5)
+    for se, ratio in [(0.9, 0.1), (0.6, 0.7), (0.3, 0.5), (1 - 1e-9, 1e-9)]:
+        target = (
+            stats.beta.logpdf(se, 8, 2)
+            + stats.beta.logpdf(1 - ratio * se, 3, 1.5)
+            + np.log(se)
+            + np.log(se * (1 - se))
+            + np.log(ratio * (1 - ratio))
+        )
+        ours = judge_prior(special.logit(se), special.logit(ratio))
+        assert ours - constant == pytest.approx(target, abs=1e-6)
+    # and the map (Se, r) -> (Se, 1 - r Se) carries p_Se(Se) p_Sp(1 - r Se) Se onto {J > 0}
+    # with total mass P(J > 0) under Beta(8, 2) x Beta(3, 1.5): the product conditioned on J > 0
     mass, _ = integrate.dblquad(
         lambda r, s: stats.beta.pdf(s, 8, 2) * stats.beta.pdf(1 - r * s, 3, 1.5) * s,
         0,
@@ -238,14 +253,19 @@ def test_shared_judge_prior_is_the_restricted_beta_product():
     assert mass == pytest.approx(p_j, abs=1e-9)
 
 
+def test_shared_judge_prior_stays_finite_at_the_edges():
+    model = two_system_model(CELLS)
+    judge_prior = _fn(model, "judge_prior", ["logit_se", "logit_fpr_ratio"])
+    for a, b in [(60.0, -60.0), (-60.0, 60.0), (40.0, 40.0), (0.0, -700.0)]:
+        assert np.isfinite(judge_prior(a, b))
+
+
 def test_system_judge_restriction_draws_the_truncated_bivariate_normal():
     """Given the hyper-parameters, logit Se + logit Sp is N(mu, tau^2) truncated to (0, inf)."""
     model = two_system_model(CELLS, judge="system")
     fixed = {"mu_se": 0.4, "mu_sp": -0.9, "sigma_se": 0.8, "sigma_sp": 1.1}
     given = pm.do(model, fixed)
-    se, sp = pm.draw(
-        [given["se"], given["sp"]], draws=4_000, random_seed=3, mode="FAST_COMPILE"
-    )
+    se, sp = pm.draw([given["se"], given["sp"]], draws=4_000, random_seed=3, mode="FAST_COMPILE")
     t = (special.logit(se) + special.logit(sp)).ravel()
     assert t.min() > 0
     mu, tau = fixed["mu_se"] + fixed["mu_sp"], np.hypot(fixed["sigma_se"], fixed["sigma_sp"])
@@ -320,7 +340,6 @@ def test_irt_pi_is_the_population_rate():
     cells = Patterns(("a", "b"), np.array([[1, 2]], np.int8), np.array([3]))
     model = irt_model(cells)
     pi = _fn(model, "pi", ["ability", "difficulty_sd"])
-    z, log_w = normal_quadrature(32)
     ability = np.array([0.3, -1.2])
     expected = [
         integrate.quad(lambda x, a=a: special.expit(a - 0.7 * x) * stats.norm.pdf(x), -12, 12)[0]
