@@ -3,7 +3,46 @@
 Data contract and reductions (:mod:`~bayesjudge.systems.data`), frequentist baselines for a
 difference of success rates (:mod:`~bayesjudge.systems.baselines`), ranking summaries of
 posterior draws (:mod:`~bayesjudge.systems.rank`), an exact reference for the paired
-two-system model (:mod:`~bayesjudge.systems.exact`) and seeded simulators
-(:mod:`~bayesjudge.systems.simulate`). The PyMC models live in
-:mod:`bayesjudge.models.systems`.
+two-system model (:mod:`~bayesjudge.systems.exact`), item-response numerics
+(:mod:`~bayesjudge.systems.irt`) and seeded simulators (:mod:`~bayesjudge.systems.simulate`).
+The PyMC models live in :mod:`bayesjudge.models.systems`; nothing here imports PyMC.
 """
+
+from bayesjudge.systems.baselines import (
+    difference_baselines,
+    difference_baselines_frame,
+    mcnemar_test,
+    naive_difference,
+    ppi_difference,
+    rogan_gladen_difference,
+)
+from bayesjudge.systems.data import Patterns, SystemCounts, SystemsData
+from bayesjudge.systems.rank import (
+    pairwise_table,
+    prob_best,
+    prob_better,
+    rank_probabilities,
+    ranking_table,
+    reversals_table,
+)
+from bayesjudge.systems.simulate import SimulatedSystems, simulate_systems
+
+__all__ = [
+    "Patterns",
+    "SimulatedSystems",
+    "SystemCounts",
+    "SystemsData",
+    "difference_baselines",
+    "difference_baselines_frame",
+    "mcnemar_test",
+    "naive_difference",
+    "pairwise_table",
+    "ppi_difference",
+    "prob_best",
+    "prob_better",
+    "rank_probabilities",
+    "ranking_table",
+    "reversals_table",
+    "rogan_gladen_difference",
+    "simulate_systems",
+]
