@@ -18,6 +18,9 @@ P(pi_B > pi_A) > 0.975 or < 0.025; for McNemar's test, mid-p < 0.05; for every i
 excludes 0. At difference 0 the declaration rate is the false-winner rate (nominal 5 %).
 Bayesian fits: paired designs use the paired two-system model (and, for comparison, the unpaired
 model on the same data, which ignores the pairing); unpaired designs use the unpaired model.
+Each is fitted with ``calibration="by_class"`` (the default: gold labels inform the judge only)
+and ``calibration="random"`` (gold labels inform the success rates too: PPI's assumption, and
+true in this simulation). Bias and RMSE use the posterior mean or the point estimate.
 Each model is compiled once and refitted through ``CompiledModel.with_data``; every fit is
 nutpie, 2 chains x 500 draws after 500 tuning steps, and its divergences are counted.
 """
@@ -33,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bayesjudge.models.systems import systems_model, two_system_model
+from bayesjudge.models.systems import SystemsPriors, systems_model, two_system_model
 from bayesjudge.systems.baselines import difference_baselines, mcnemar_test
 from bayesjudge.systems.data import SystemsData
 from bayesjudge.systems.simulate import simulate_systems
@@ -50,21 +53,30 @@ JUDGES = {
 }
 SIZE = 64
 PROB = 0.95
+#: by_class (the default: labels inform the judge only) and random (labels inform pi too; the
+#: assumption PPI makes, and true in this simulation)
+CALIBRATIONS = ("by_class", "random")
+DESIGNS = ("paired", "unpaired")
 
 
-def _compiled(judge: str) -> dict[str, object]:
+def _compiled(judge: str, priors: SystemsPriors) -> dict[str, object]:
     import nutpie
 
     sim = simulate_systems(
         [0.6, 0.6], n_unlabelled=20, n_labelled=10, se=0.9, sp=0.8, random_seed=0
     )
     data = SystemsData.from_frame(sim.frame)
-    return {
-        "paired": nutpie.compile_pymc_model(
-            two_system_model(data.patterns(), judge=judge, size=SIZE)
-        ),
-        "unpaired": nutpie.compile_pymc_model(systems_model(data.system_counts(), judge=judge)),
-    }
+    models = {}
+    for calibration in CALIBRATIONS:
+        paired = two_system_model(
+            data.patterns(), priors=priors, judge=judge, calibration=calibration, size=SIZE
+        )
+        unpaired = systems_model(
+            data.system_counts(), priors=priors, judge=judge, calibration=calibration
+        )
+        models[f"paired_{calibration}"] = nutpie.compile_pymc_model(paired)
+        models[f"unpaired_{calibration}"] = nutpie.compile_pymc_model(unpaired)
+    return models
 
 
 def _posterior_diff(compiled, data: dict, *, seed: int, target_accept: float) -> tuple:
@@ -108,19 +120,29 @@ def replicate(design: str, judge: str, diff: float, seed: int, models: dict) -> 
     truth = sim.diff
     target_accept = 0.95 if judge == "system" else 0.8
     rows = []
-    fits = [("bayes_unpaired_model", models["unpaired"], data.system_counts().as_dict())]
-    if design == "paired":
-        fits.insert(0, ("bayes_paired_model", models["paired"], data.patterns().padded(SIZE)))
+    counts = data.system_counts().as_dict()
+    unpaired_data = {
+        "m1": counts["m1"],
+        "x1_obs": counts["x1"],
+        "m0": counts["m0"],
+        "x0_obs": counts["x0"],
+        "n": counts["n"],
+        "k_obs": counts["k"],
+    }
+    fits = []
+    for calibration in CALIBRATIONS:
+        if design == "paired":
+            fits.append(
+                (
+                    f"bayes_paired_{calibration}",
+                    models[f"paired_{calibration}"],
+                    data.patterns().padded(SIZE),
+                )
+            )
+        fits.append(
+            (f"bayes_unpaired_{calibration}", models[f"unpaired_{calibration}"], unpaired_data)
+        )
     for name, compiled, values in fits:
-        if name == "bayes_unpaired_model":
-            values = {
-                "m1": values["m1"],
-                "x1_obs": values["x1"],
-                "m0": values["m0"],
-                "x0_obs": values["x0"],
-                "n": values["n"],
-                "k_obs": values["k"],
-            }
         draws, divergences = _posterior_diff(
             compiled, values, seed=seed, target_accept=target_accept
         )
@@ -133,6 +155,7 @@ def replicate(design: str, judge: str, diff: float, seed: int, models: dict) -> 
                 high,
                 truth,
                 p_better > 0.975 or p_better < 0.025,
+                estimate=float(draws.mean()),
                 divergences=divergences,
             )
         )
@@ -140,27 +163,41 @@ def replicate(design: str, judge: str, diff: float, seed: int, models: dict) -> 
         if est.interval is None:
             continue
         iv = est.interval
-        rows.append(_row(est.method, iv.low, iv.high, truth, iv.low > 0 or iv.high < 0))
+        rows.append(
+            _row(
+                est.method, iv.low, iv.high, truth, iv.low > 0 or iv.high < 0, estimate=est.estimate
+            )
+        )
     if design == "paired":
         test = mcnemar_test(data)
         rows.append({"method": "mcnemar_mid_p", "declared": test.mid_p < 0.05})
     for row in rows:
         row.update({"design": design, "judge": judge, "diff": diff, "seed": seed})
+        if "estimate" in row:
+            row["error"] = row["estimate"] - truth
     return rows
 
 
-def run(reps: int, designs: Iterable[str], judges: Iterable[str], base_seed: int) -> pd.DataFrame:
+def run(
+    reps: int,
+    designs: Iterable[str],
+    judges: Iterable[str],
+    base_seed: int,
+    priors: SystemsPriors,
+) -> pd.DataFrame:
     rows: list[dict] = []
     for judge in judges:
         start = time.perf_counter()
-        models = _compiled(judge)
+        models = _compiled(judge, priors)
         print(
             f"compiled the {judge}-judge models in {time.perf_counter() - start:.0f} s", flush=True
         )
         for design in designs:
             for k, diff in enumerate(DIFFS):
                 start = time.perf_counter()
-                seeds = np.random.SeedSequence([base_seed, len(rows), k]).generate_state(reps)
+                # keyed on the scenario, so a subset run draws the same data as the full run
+                key = [base_seed, sorted(JUDGES).index(judge), DESIGNS.index(design), k]
+                seeds = np.random.SeedSequence(key).generate_state(reps)
                 for seed in seeds:
                     rows.extend(replicate(design, judge, diff, int(seed), models))
                 print(
@@ -173,10 +210,13 @@ def run(reps: int, designs: Iterable[str], judges: Iterable[str], base_seed: int
 
 def summarise(raw: pd.DataFrame) -> pd.DataFrame:
     keys = ["design", "judge", "diff", "method"]
+    raw = raw.astype({"covered": float, "width": float, "declared": float, "error": float})
     grouped = raw.groupby(keys, sort=False)
     table = grouped.agg(
         reps=("declared", "size"),
         coverage=("covered", "mean"),
+        bias=("error", "mean"),
+        rmse=("error", lambda e: float(np.sqrt(np.mean(e**2)))),
         mean_width=("width", "mean"),
         declared=("declared", "mean"),
     )
@@ -193,11 +233,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--design", choices=["paired", "unpaired"], action="append")
     parser.add_argument("--judge", choices=sorted(JUDGES), action="append")
     parser.add_argument("--out", type=Path, help="write the summary as Markdown here")
+    parser.add_argument(
+        "--judge-sigma-scale",
+        type=float,
+        default=SystemsPriors().judge_sigma_scale,
+        help="HalfNormal scale of the between-system spread of the judge (system judge)",
+    )
+    parser.add_argument("--raw", type=Path, help="write one row per replicate and method (CSV)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
+    priors = SystemsPriors(judge_sigma_scale=args.judge_sigma_scale)
     raw = run(
-        args.reps, args.design or ["paired", "unpaired"], args.judge or list(JUDGES), args.seed
+        args.reps,
+        args.design or ["paired", "unpaired"],
+        args.judge or list(JUDGES),
+        args.seed,
+        priors,
     )
+    if args.raw is not None:
+        raw.to_csv(args.raw, index=False)
     table = summarise(raw)
     text = table.to_markdown(index=False, floatfmt=".3f")
     print(text)
