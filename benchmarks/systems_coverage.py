@@ -36,7 +36,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bayesjudge.models.systems import SystemsPriors, systems_model, two_system_model
+from bayesjudge.models.systems import systems_model, two_system_model
+from bayesjudge.priors import HalfNormal, SystemsPriors
 from bayesjudge.systems.baselines import difference_baselines, mcnemar_test
 from bayesjudge.systems.data import SystemsData
 from bayesjudge.systems.simulate import simulate_systems
@@ -236,13 +237,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--judge-sigma-scale",
         type=float,
-        default=SystemsPriors().judge_sigma_scale,
+        default=SystemsPriors().judge_sigma.sigma,
         help="HalfNormal scale of the between-system spread of the judge (system judge)",
     )
     parser.add_argument("--raw", type=Path, help="write one row per replicate and method (CSV)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    priors = SystemsPriors(judge_sigma_scale=args.judge_sigma_scale)
+    priors = SystemsPriors(judge_sigma=HalfNormal(args.judge_sigma_scale))
     raw = run(
         args.reps,
         args.design or ["paired", "unpaired"],

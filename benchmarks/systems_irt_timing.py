@@ -28,7 +28,8 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
-from bayesjudge.models.systems import SystemsPriors, irt_model
+from bayesjudge.models.systems import irt_model
+from bayesjudge.priors import SystemsPriors
 from bayesjudge.systems.data import SystemsData
 from bayesjudge.systems.irt import normal_quadrature
 from bayesjudge.systems.simulate import simulate_systems
@@ -47,8 +48,8 @@ def item_level_model(data: SystemsData) -> pm.Model:
     verdict = np.where(labelled, (code - 3) % 2, code - 1)
     coords = {"system": data.systems, "item": np.arange(states.shape[0])}
     with pm.Model(coords=coords) as model:
-        ability = pm.Normal("ability", 0.0, priors.ability_sd, dims="system")
-        sd = pm.HalfNormal("difficulty_sd", sigma=priors.difficulty_scale)
+        ability = pm.Normal("ability", priors.ability.mu, priors.ability.sigma, dims="system")
+        sd = pm.HalfNormal("difficulty_sd", sigma=priors.difficulty_sd.sigma)
         z = pm.Normal("z", 0.0, 1.0, dims="item")
         logit_se = pm.Flat("logit_se")
         logit_r = pm.Flat("logit_fpr_ratio")

@@ -59,10 +59,11 @@ the assumption that makes one system's gold labels correct another's verdicts.
 ``"system"``: each system's judge is partially pooled on the logit scale around shared
 values, :math:`\mathrm{logit}\,\mathrm{Se}_s \sim N(\mu_{Se}, \sigma_{Se}^2)`,
 :math:`\mathrm{logit}\,\mathrm{Sp}_s \sim N(\mu_{Sp}, \sigma_{Sp}^2)`, non-centred, with
-:math:`\mu \sim N(\mathrm{logit}\,m, 1.5^2)` (:math:`m` the mean of the Beta prior of Se or Sp)
-and :math:`\sigma \sim \mathrm{HalfNormal}(s)`; ``se_shared`` and ``sp_shared`` are
-:math:`\mathrm{expit}\,\mu`. Use it when gold labels exist for several systems (self-preference,
-length bias); the posterior of ``sigma_se``, ``sigma_sp`` and of each system's ``se``, ``sp``
+:math:`\mu \sim N(\mathrm{logit}\,m + \mu_0, s_\mu^2)` (:math:`m` the mean of the Beta prior
+of Se or Sp; :math:`N(\mu_0, s_\mu^2)` the ``judge_mu`` prior, default N(0, 1.5^2)) and
+:math:`\sigma \sim \mathrm{HalfNormal}(s)` (the ``judge_sigma`` prior, default s = 1.5);
+``se_shared`` and ``sp_shared`` are :math:`\mathrm{expit}\,\mu`. Use it when gold labels exist
+for several systems (self-preference, length bias); the posterior of ``sigma_se``, ``sigma_sp`` and of each system's ``se``, ``sp``
 says how differently the judge treats them.
 
 **Label switching.** Every likelihood above is unchanged when, for one system (or, with a shared
@@ -148,14 +149,14 @@ LLM-as-a-Judge Evaluations" (the judge as a diagnostic test with label shift); G
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal, get_args
 
 import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
-from bayesjudge.priors import JEFFREYS, Beta
+from bayesjudge.priors import Beta, SystemsPriors
 from bayesjudge.systems.data import (
     GOLD_FAIL_JUDGED_FAIL,
     GOLD_FAIL_JUDGED_PASS,
@@ -175,7 +176,6 @@ __all__ = [
     "SYSTEMS",
     "TWO_SYSTEM",
     "SystemsModelInfo",
-    "SystemsPriors",
     "irt_model",
     "model_info",
     "systems_model",
@@ -196,82 +196,6 @@ Calibration = Literal["by_class", "random"]
 JUDGES: tuple[str, ...] = get_args(Judge)
 #: What the gold-labelled items are assumed to be (see the module docstring).
 CALIBRATIONS: tuple[str, ...] = get_args(Calibration)
-
-
-@dataclass(frozen=True, slots=True)
-class SystemsPriors:
-    """Priors of the systems models, as plain values.
-
-    Attributes
-    ----------
-    pi : Beta
-        Prior of each system's success rate in :func:`systems_model` (Jeffreys).
-    joint : float
-        Concentration of each of the four joint outcomes in :func:`two_system_model`:
-        Dirichlet(c, c, c, c). The default 1/2 is the Jeffreys prior of a four-cell
-        multinomial and makes each system's success rate uniform a priori.
-    se, sp : Beta
-        Priors of the shared judge's sensitivity and specificity (Jeffreys); with a
-        system-specific judge, their means centre the population means on the logit scale.
-    ability_sd : float
-        :func:`irt_model`: ability ~ N(0, ability_sd^2) on the logit scale (default 1.5, which
-        puts about 95 % of the prior mass of a typical system's rate in 0.05-0.95).
-    difficulty_scale : float
-        :func:`irt_model`: difficulty_sd ~ HalfNormal(difficulty_scale) (default 1.5).
-    judge_mu_sd : float
-        System-specific judge: sd of the normal prior of mu_se and mu_sp (default 1.5).
-    judge_sigma_scale : float
-        System-specific judge: sigma_se, sigma_sp ~ HalfNormal(judge_sigma_scale) (default
-        1.5, weak pooling). With few systems the spread is barely identified and the prior
-        decides how far each system's judge is pulled toward the others, that is, toward the
-        very assumption (one judge for all) the system-specific model exists to relax. In the
-        coverage study (``benchmarks/systems_coverage.py``, paired, a judge kinder to one
-        system, 30 replicates) a scale of 0.5 left a bias of +0.05 in the difference, 83 %
-        coverage and a 30 % false-winner rate; 1.5 gave +0.002, 97 % and 0 %.
-
-    Examples
-    --------
-    >>> SystemsPriors(se=Beta(9, 1)).as_dict()["se"]
-    'Beta(9, 1)'
-    """
-
-    pi: Beta = field(default=JEFFREYS)
-    joint: float = 0.5
-    se: Beta = field(default=JEFFREYS)
-    sp: Beta = field(default=JEFFREYS)
-    ability_sd: float = 1.5
-    difficulty_scale: float = 1.5
-    judge_mu_sd: float = 1.5
-    judge_sigma_scale: float = 1.5
-
-    def __post_init__(self) -> None:
-        for name in ("pi", "se", "sp"):
-            if not isinstance(getattr(self, name), Beta):
-                raise TypeError(f"{name} must be a Beta prior; got {getattr(self, name)!r}")
-        for name in (
-            "joint",
-            "ability_sd",
-            "difficulty_scale",
-            "judge_mu_sd",
-            "judge_sigma_scale",
-        ):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-                raise ValueError(f"{name} must be a positive number; got {value!r}")
-
-    def as_dict(self) -> dict[str, str]:
-        """Return the priors as text, e.g. for DataTree attrs."""
-        c = f"{self.joint:g}"
-        return {
-            "pi": str(self.pi),
-            "joint": f"Dirichlet({c}, {c}, {c}, {c})",
-            "se": str(self.se),
-            "sp": str(self.sp),
-            "ability": f"Normal(0, {self.ability_sd:g})",
-            "difficulty_sd": f"HalfNormal({self.difficulty_scale:g})",
-            "judge_mu": f"Normal(logit prior mean, {self.judge_mu_sd:g})",
-            "judge_sigma": f"HalfNormal({self.judge_sigma_scale:g})",
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -412,10 +336,14 @@ def _judge(priors: SystemsPriors, judge: str, restrict_j: bool, n_systems: int) 
         )
 
     dims = "system"
-    mu_se = pm.Normal("mu_se", mu=_logit(priors.se.mean), sigma=priors.judge_mu_sd)
-    mu_sp = pm.Normal("mu_sp", mu=_logit(priors.sp.mean), sigma=priors.judge_mu_sd)
-    sigma_se = pm.HalfNormal("sigma_se", sigma=priors.judge_sigma_scale)
-    sigma_sp = pm.HalfNormal("sigma_sp", sigma=priors.judge_sigma_scale)
+    mu_se = pm.Normal(
+        "mu_se", mu=_logit(priors.se.mean) + priors.judge_mu.mu, sigma=priors.judge_mu.sigma
+    )
+    mu_sp = pm.Normal(
+        "mu_sp", mu=_logit(priors.sp.mean) + priors.judge_mu.mu, sigma=priors.judge_mu.sigma
+    )
+    sigma_se = pm.HalfNormal("sigma_se", sigma=priors.judge_sigma.sigma)
+    sigma_sp = pm.HalfNormal("sigma_sp", sigma=priors.judge_sigma.sigma)
     se_z = pm.Normal("se_z", 0.0, 1.0, dims=dims)
     if restrict_j:
         # t = logit Se + logit Sp (log diagnostic odds ratio), truncated to t > 0 by its inverse
@@ -539,7 +467,7 @@ def two_system_model(
     with pm.Model(coords=coords) as model:
         state = pm.Data("cell_state", data["cell_state"], dims=("cell", "system"))
         weight = pm.Data("cell_weight", data["cell_weight"], dims="cell")
-        joint = pm.Dirichlet("joint", a=np.full(4, priors.joint), dims="outcome")
+        joint = pm.Dirichlet("joint", a=np.full(4, priors.joint.concentration), dims="outcome")
         terms = _judge(priors, judge, restrict_j, 2)
 
         theta = joint.reshape((2, 2))  # theta[a, b]: a = outcome of A, b = outcome of B
@@ -629,8 +557,8 @@ def irt_model(
     with pm.Model(coords=coords) as model:
         state = pm.Data("cell_state", data["cell_state"], dims=("cell", "system"))
         weight = pm.Data("cell_weight", data["cell_weight"], dims="cell")
-        ability = pm.Normal("ability", 0.0, priors.ability_sd, dims="system")
-        difficulty_sd = pm.HalfNormal("difficulty_sd", sigma=priors.difficulty_scale)
+        ability = pm.Normal("ability", priors.ability.mu, priors.ability.sigma, dims="system")
+        difficulty_sd = pm.HalfNormal("difficulty_sd", sigma=priors.difficulty_sd.sigma)
         terms = _judge(priors, judge, restrict_j, n_systems)
 
         eta = ability[None, :] - difficulty_sd * pt.as_tensor_variable(z)[:, None]  # (K, S)

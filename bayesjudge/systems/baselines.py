@@ -56,8 +56,9 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 from scipy.special import ndtri
 
-from bayesjudge.baselines import ppi_lambda, ppi_mean, wilson_interval
 from bayesjudge.errors import DataError
+from bayesjudge.estimators.intervals import wilson_interval
+from bayesjudge.estimators.ppi import ppi_lambda, ppi_mean
 from bayesjudge.results import Estimate, Interval, estimates_frame
 from bayesjudge.systems.data import SystemsData
 
@@ -637,9 +638,10 @@ def ppi_difference(
         \hat\Delta_\lambda = \frac{\lambda}{N}\sum_i \hat Y^u_i
             + \frac1n\sum_j (Y_j - \lambda \hat Y_j)
 
-    (:func:`bayesjudge.baselines.ppi_mean`; :math:`\lambda` power-tuned and clipped to [0, 1] by
-    :func:`bayesjudge.baselines.ppi_lambda` when ``tuned``, else 1). Otherwise: one PPI
-    estimate per system from its own labelled and unlabelled answers, differenced, with
+    (:func:`bayesjudge.estimators.ppi.ppi_mean`; :math:`\lambda` power-tuned and clipped to
+    [0, 1] by :func:`bayesjudge.estimators.ppi.ppi_lambda` when ``tuned``, else 1).
+    Otherwise: one PPI estimate per system from its own labelled and unlabelled answers,
+    differenced, with
     :math:`\mathrm{se}^2 = \mathrm{se}_a^2 + \mathrm{se}_b^2` (independent samples). Both
     assume the gold-labelled items are a random sample of the same population.
 

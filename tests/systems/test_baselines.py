@@ -16,8 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from bayesjudge.baselines import rogan_gladen_variance
 from bayesjudge.errors import DataError
+from bayesjudge.estimators.rogan_gladen import rogan_gladen_variance
 from bayesjudge.systems.baselines import (
     DIFFERENCE_METHODS,
     _tango_score,
@@ -139,8 +139,8 @@ def test_rg_difference_variance_equals_var_a_plus_var_b_minus_twice_the_covarian
     v0, v1 = q0 * (1 - q0) / m0, q1 * (1 - q1) / m1
     # unpaired test sets (cov(p_a, p_b) = 0), so the judged-difference variance is the sum
     var_pa, var_pb = p_a * (1 - p_a) / n, p_b * (1 - p_b) / n
-    var_a = rogan_gladen_variance(p_a, q0, q1, n, m0, m1)
-    var_b = rogan_gladen_variance(p_b, q0, q1, n, m0, m1)
+    var_a = rogan_gladen_variance(rate=p_a, se=q1, sp=q0, n=n, m1=m1, m0=m0)
+    var_b = rogan_gladen_variance(rate=p_b, se=q1, sp=q0, n=n, m1=m1, m0=m0)
     cov = ((1 - theta_a) * (1 - theta_b) * v0 + theta_a * theta_b * v1) / j**2
     ours = rogan_gladen_difference_variance(theta_b - theta_a, var_pa + var_pb, q0, q1, m0, m1)
     assert float(ours) == pytest.approx(float(var_a + var_b - 2 * cov), rel=1e-12)

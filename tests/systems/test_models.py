@@ -15,13 +15,12 @@ from scipy import integrate, special, stats
 
 from bayesjudge.models.systems import (
     OUTCOMES,
-    SystemsPriors,
     irt_model,
     model_info,
     systems_model,
     two_system_model,
 )
-from bayesjudge.priors import Beta
+from bayesjudge.priors import Beta, Dirichlet, SystemsPriors
 from bayesjudge.systems.data import Patterns, SystemCounts, SystemsData
 from bayesjudge.systems.simulate import simulate_systems
 
@@ -74,7 +73,7 @@ def test_two_system_model_structure():
         "by_class",
         True,
     )
-    assert info.as_attrs()["prior_joint"] == "Dirichlet(0.5, 0.5, 0.5, 0.5)"
+    assert info.as_attrs()["prior_joint"] == "Dirichlet(0.5)"
 
 
 @pytest.mark.parametrize(
@@ -130,8 +129,10 @@ def test_bad_options_list_allowed_values(kwargs, message):
 def test_bad_priors_and_system_counts():
     with pytest.raises(TypeError, match="priors must be a SystemsPriors"):
         two_system_model(CELLS, priors=Beta(1, 1))  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="joint must be a positive number"):
-        SystemsPriors(joint=0)
+    with pytest.raises(ValueError, match="concentration must be a positive number"):
+        SystemsPriors(joint=Dirichlet(0))
+    with pytest.raises(TypeError, match="prior 'joint' of the systems model must be a Dirichlet"):
+        SystemsPriors(joint=Beta(1, 1))  # type: ignore[arg-type]
     three = Patterns(("a", "b", "c"), np.array([[1, 2, 2]], np.int8), np.array([4]))
     with pytest.raises(ValueError, match="exactly two systems"):
         two_system_model(three)
