@@ -133,7 +133,7 @@ def test_wheel_contents(wheel: Path) -> None:
         "bayesjudge/prevalence/data.py",
         "bayesjudge/inference/fit.py",
         "bayesjudge/io/tables.py",
-            "bayesjudge/io/logs/__init__.py",
+        "bayesjudge/io/logs/__init__.py",
         "bayesjudge/py.typed",
         "bayesjudge/examples/judge_example.csv",
         "bayesjudge/models/__init__.py",
