@@ -47,7 +47,7 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
 import numpy as np
@@ -76,6 +76,7 @@ __all__ = [
     "ppi_difference",
     "rogan_gladen_difference",
     "rogan_gladen_difference_variance",
+    "system_baselines",
     "tango_paired_interval",
 ]
 
@@ -745,3 +746,55 @@ def difference_baselines_frame(
 ) -> pd.DataFrame:
     """Return :func:`difference_baselines` as one DataFrame (columns of ``ROW_COLUMNS``)."""
     return estimates_frame(difference_baselines(data, a=a, b=b, prob=prob, design=design))
+
+
+#: Method names of :func:`system_baselines`, in row order.
+SYSTEM_METHODS = ("naive", "rogan_gladen_delta", "ppi_plus_plus")
+
+
+def system_baselines(data: SystemsData, *, prob: float = 0.95) -> list[tuple[str, Estimate]]:
+    r"""Return each system's success rate by the frequentist baselines, as (system, row) pairs.
+
+    For each system, in order: ``naive`` (its judged pass rate :math:`k_s/n_s` on its unlabelled
+    answers, Wilson interval); ``rogan_gladen_delta``, the Rogan-Gladen correction
+    :math:`(k_s/n_s + \widehat{\mathrm{Sp}} - 1)/\hat J` with Se and Sp estimated from the
+    gold-labelled answers of *every* system (the shared-judge assumption of the Bayesian model)
+    and its delta-method interval (Rogan and Gladen 1978); ``ppi_plus_plus``, PPI++ from the
+    system's own gold-labelled answers only (Angelopoulos, Duchi and Zrnic 2023), not
+    identifiable for a system without them. All three come from
+    :mod:`bayesjudge.prevalence` on the system's six counts.
+
+    Examples
+    --------
+    >>> from bayesjudge.systems.simulate import simulate_systems
+    >>> sim = simulate_systems([0.6, 0.7], n_unlabelled=300, n_labelled=50, se=0.9, sp=0.85,
+    ...                        random_seed=2)
+    >>> [(s, e.method) for s, e in system_baselines(SystemsData.from_frame(sim.frame))][:3]
+    [('A', 'naive'), ('A', 'rogan_gladen_delta'), ('A', 'ppi_plus_plus')]
+    """
+    from bayesjudge.prevalence import JudgeCounts, naive, ppi_plus_plus, rogan_gladen
+
+    prob = _check_prob(prob)
+    counts = data.system_counts()
+    pooled = {name: int(getattr(counts, name).sum()) for name in ("m1", "x1", "m0", "x0")}
+    rows: list[tuple[str, Estimate]] = []
+    for s, system in enumerate(counts.systems):
+        n, k = int(counts.n[s]), int(counts.k[s])
+        own = {name: int(getattr(counts, name)[s]) for name in ("m1", "x1", "m0", "x0")}
+        rows.append((system, naive(JudgeCounts(**pooled, n=n, k=k), prob=prob)))
+        rg = rogan_gladen(JudgeCounts(**pooled, n=n, k=k), prob=prob, interval="delta")
+        rows.append(
+            (system, replace(rg, notes=(*rg.notes, "Se and Sp from every system's gold labels")))
+        )
+        if own["m1"] + own["m0"] == 0:
+            rows.append(
+                (
+                    system,
+                    Estimate.not_identifiable(
+                        "ppi_plus_plus", f"system {system!r} has no gold-labelled answers"
+                    ),
+                )
+            )
+        else:
+            rows.append((system, ppi_plus_plus(JudgeCounts(**own, n=n, k=k), prob=prob)))
+    return rows

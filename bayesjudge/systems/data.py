@@ -6,8 +6,11 @@ gold-labelled) and, optionally, ``item`` (the prompt the answer responds to). Ro
 systems with the same ``item`` are *paired*: they answer the same prompt, so their outcomes are
 correlated. Without an ``item`` column every row is its own item and the design is unpaired.
 
-Values must already be parsed (0/1 numbers or booleans, NaN or ``None`` for a missing label);
-spellings such as ``"pass"`` and column mapping belong to the input layer.
+:meth:`SystemsData.from_frame` takes parsed values (0/1 numbers or booleans, NaN or ``None`` for
+a missing label); :meth:`SystemsData.read` reads any table through the input layer
+(:mod:`bayesjudge.io`: CSV, TSV, JSON Lines, Parquet or standard input, the user's column names
+and PASS/FAIL spellings, gold labels kept in a separate table and joined by id) and then
+validates the same way.
 
 Reductions
 ----------
@@ -24,14 +27,21 @@ unlabelled for both (McNemar, Newcombe, Tango).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import IO
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
 from bayesjudge.errors import DataError
+from bayesjudge.io.labels import JoinReport, join_labels
+from bayesjudge.io.mapping import Field, conform
+from bayesjudge.io.problems import Problems
+from bayesjudge.io.source import InputReport
+from bayesjudge.io.tables import TableFormat, read_table
 
 __all__ = [
     "GOLD_FAIL_JUDGED_FAIL",
@@ -69,6 +79,23 @@ GOLD_PASS_JUDGED_FAIL = 5
 GOLD_PASS_JUDGED_PASS = 6
 
 _COLUMNS = ("system", "item", "label", "verdict")
+#: The columns :meth:`SystemsData.read` reads (mapped with ``columns=``, ``--map``).
+SYSTEM_FIELDS = (
+    Field("system", "text"),
+    Field("verdict", "binary"),
+    Field("label", "binary", required=False, missing=True),
+    Field("item", "text", required=False),
+)
+#: The columns of a separate gold-label table: ``item``, ``label`` and, when several systems
+#: answered an item, ``system``.
+SYSTEM_LABEL_FIELDS = (
+    Field("item", "text"),
+    Field("label", "binary", missing=True),
+    Field("system", "text", required=False),
+)
+#: Joins an item id and a system name into the one id of an answer (for the label join).
+_ANSWER = "{item} [{system}]"
+type LabelSource = pd.DataFrame | str | os.PathLike[str] | IO[bytes]
 
 
 def state_code(label: NDArray[np.float64], verdict: NDArray[np.integer]) -> NDArray[np.int8]:
@@ -275,8 +302,103 @@ class SystemsData:
     label: NDArray[np.float64]
     verdict: NDArray[np.int64]
     has_item: bool
+    origin: InputReport | None = None
 
     COLUMNS = _COLUMNS
+
+    @classmethod
+    def read(
+        cls,
+        source: pd.DataFrame | str | os.PathLike[str] | IO[bytes],
+        *,
+        format: TableFormat = "auto",
+        columns: Mapping[str, str] | None = None,
+        positive: Sequence[str] = (),
+        negative: Sequence[str] = (),
+        strict: bool = False,
+        labels: LabelSource | None = None,
+        label_columns: Mapping[str, str] | None = None,
+    ) -> SystemsData:
+        r"""Read and validate systems data from any table the input layer reads.
+
+        Parameters
+        ----------
+        source : DataFrame, path, ``"-"`` or binary file
+            One row per judged answer: ``system``, ``verdict`` (PASS/FAIL in any built-in or
+            given spelling), optional ``label`` (gold PASS/FAIL; missing = unlabelled) and
+            ``item`` (the prompt; rows of different systems with one item are paired). Read by
+            :func:`bayesjudge.io.read_table`.
+        format : {"auto", "csv", "tsv", "jsonl", "parquet"}
+            The table format.
+        columns : mapping, optional
+            ``{name: column}`` for columns named otherwise, e.g. ``{"system": "model"}``.
+        positive, negative : sequence of str
+            Extra PASS and FAIL spellings.
+        strict : bool
+            Reject columns that none of the names reads.
+        labels : DataFrame or path, optional
+            Gold labels kept apart: ``item``, ``label`` and ``system`` (which system's answer
+            the label is for; it may be left out only when no item was answered by two
+            systems). Joined to the data by (item, system), ids compared exactly as text; the
+            data's own ``label`` column must then be empty.
+        label_columns : mapping, optional
+            Column mapping of the labels table.
+
+        Raises
+        ------
+        DataError
+            Listing every problem of the input (missing or badly mapped columns, values that
+            are not PASS/FAIL, with their file lines), a label join that does not match, and
+            then every check of :meth:`from_frame`.
+
+        Examples
+        --------
+        >>> import io
+        >>> text = io.BytesIO(b"model,q,judge\nold,1,pass\nnew,1,fail\nold,2,fail\nnew,2,pass")
+        >>> gold = pd.DataFrame({"item": ["1", "1"], "system": ["old", "new"],
+        ...                      "label": ["pass", "fail"]})
+        >>> data = SystemsData.read(text, columns={"system": "model", "item": "q",
+        ...                         "verdict": "judge"}, labels=gold)
+        >>> data.systems, data.paired, data.origin.join.labelled
+        (('old', 'new'), True, 2)
+        """
+        table = read_table(source, format=format, argument="data")
+        name = str(table.attrs.get("source", "data"))
+        problems = Problems(name)
+        parsed = conform(
+            table,
+            SYSTEM_FIELDS,
+            columns=columns,
+            positive=positive,
+            negative=negative,
+            strict=strict,
+            problems=problems,
+        )
+        problems.raise_if_any()
+        mapping = dict(parsed.attrs.get("columns", {}))
+        join = None
+        label_name = None
+        if labels is not None:
+            parsed, join, label_name = _join_system_labels(
+                parsed, labels, columns=label_columns, positive=positive, negative=negative
+            )
+        elif "label" not in parsed.columns:
+            raise DataError(
+                f"{name}: no 'label' column and no separate labels table; give the gold labels "
+                "of some answers in a 'label' column (map it with --map label=COLUMN) or in a "
+                "table joined by id (--labels FILE)"
+            )
+        data = cls.from_frame(parsed)
+        origin = InputReport(
+            source=name,
+            format=str(table.attrs.get("format", format)),
+            rows=len(table),
+            items=len(data.items),
+            columns=mapping,
+            labels=label_name,
+            join=join,
+        )
+        return replace(data, origin=origin)
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame) -> SystemsData:
@@ -530,3 +652,58 @@ class SystemsData:
             f"SystemsData({len(self.systems)} systems, {len(self.items)} items, "
             f"{self.n_rows} rows, {design}, labelled systems {list(self.labelled_systems)})"
         )
+
+
+def _join_system_labels(
+    results: pd.DataFrame,
+    labels: LabelSource,
+    *,
+    columns: Mapping[str, str] | None,
+    positive: Sequence[str],
+    negative: Sequence[str],
+) -> tuple[pd.DataFrame, JoinReport, str]:
+    """Join a gold-label table to systems data by (item, system), or by item when unpaired."""
+    table = read_table(labels, argument="labels")
+    label_name = str(table.attrs.get("source", "labels"))
+    gold = conform(
+        table, SYSTEM_LABEL_FIELDS, columns=columns, positive=positive, negative=negative
+    )
+    if "item" not in results.columns:
+        raise DataError(
+            "data: gold labels in a separate table are joined by id, but the data have no "
+            "'item' column; name it with --map item=COLUMN (columns= in Python)"
+        )
+    if "label" in results.columns and results["label"].notna().any():
+        raise DataError(
+            "data: the data already carry gold labels in column 'label'; give labels in one "
+            "place only"
+        )
+    results = results.drop(columns=[c for c in ("label",) if c in results.columns])
+    if "system" in gold.columns:
+        keyed = results.assign(
+            item=[
+                _ANSWER.format(item=i, system=s)
+                for i, s in zip(results["item"], results["system"], strict=True)
+            ],
+            _item=results["item"],
+        )
+        gold = gold.assign(
+            item=[
+                _ANSWER.format(item=i, system=s)
+                for i, s in zip(gold["item"], gold["system"], strict=True)
+            ]
+        )[["item", "label"]]
+        joined, join = join_labels(keyed, gold)
+        joined = joined.assign(item=joined["_item"]).drop(columns=["_item"])
+        return joined, join, label_name
+    shared = results["item"].duplicated(keep=False)
+    if shared.any():
+        example = results.loc[shared, "item"].iloc[0]
+        raise DataError(
+            f"{label_name}: the labels table has no 'system' column, but item {example!r} of "
+            "the data was answered by several systems, so a label by item alone does not say "
+            "whose answer it grades; add a 'system' column to the labels (map it with "
+            "--labels-map system=COLUMN)"
+        )
+    joined, join = join_labels(results, gold[["item", "label"]])
+    return joined, join, label_name

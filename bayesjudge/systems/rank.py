@@ -36,6 +36,7 @@ __all__ = [
     "pairwise_table",
     "prob_best",
     "prob_better",
+    "rank_draws",
     "rank_probabilities",
     "ranking_table",
     "reversal_pairs",
@@ -87,6 +88,21 @@ def _ordinal_ranks(arr: NDArray[np.float64]) -> NDArray[np.int64]:
     """Rank 0 = highest; ties broken by system order."""
     order = np.argsort(-arr, axis=-1, kind="stable")
     return np.argsort(order, axis=-1, kind="stable")
+
+
+def rank_draws(pi: ArrayLike) -> NDArray[np.int64]:
+    """Return each system's rank at every draw (1 = highest; ties broken by system order).
+
+    Returns
+    -------
+    ndarray of int64, shape (..., draws, systems)
+
+    Examples
+    --------
+    >>> rank_draws([[0.5, 0.6, 0.1], [0.7, 0.6, 0.1]]).tolist()
+    [[2, 1, 3], [1, 2, 3]]
+    """
+    return np.asarray(_ordinal_ranks(_draws(pi)) + 1, dtype=np.int64)
 
 
 def rank_probabilities(pi: ArrayLike) -> NDArray[np.float64]:

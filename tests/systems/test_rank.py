@@ -128,3 +128,11 @@ def test_tables_have_one_row_per_system_and_pair(draws):
 def test_bad_draws_are_rejected(bad):
     with pytest.raises(ValueError, match="pi must"):
         prob_best(bad)
+
+
+def test_rank_draws_match_a_loop(draws):
+    from bayesjudge.systems.rank import rank_draws
+
+    expected = np.array([[r + 1 for r in _brute_ranks(row)] for row in draws])
+    np.testing.assert_array_equal(rank_draws(draws), expected)
+    np.testing.assert_allclose(rank_draws(draws).mean(axis=0), mean_rank(draws))
