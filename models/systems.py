@@ -63,8 +63,8 @@ values, :math:`\mathrm{logit}\,\mathrm{Se}_s \sim N(\mu_{Se}, \sigma_{Se}^2)`,
 of Se or Sp; :math:`N(\mu_0, s_\mu^2)` the ``judge_mu`` prior, default N(0, 1.5^2)) and
 :math:`\sigma \sim \mathrm{HalfNormal}(s)` (the ``judge_sigma`` prior, default s = 1.5);
 ``se_shared`` and ``sp_shared`` are :math:`\mathrm{expit}\,\mu`. Use it when gold labels exist
-for several systems (self-preference, length bias); the posterior of ``sigma_se``, ``sigma_sp`` and of each system's ``se``, ``sp``
-says how differently the judge treats them.
+for several systems (self-preference, length bias); the posterior of ``sigma_se``,
+``sigma_sp`` and of each system's ``se``, ``sp`` says how differently the judge treats them.
 
 **Label switching.** Every likelihood above is unchanged when, for one system (or, with a shared
 judge, for all at once), the true outcome is flipped together with

@@ -39,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     from bayesjudge.gates.cli import register as register_gates
     from bayesjudge.prevalence.cli import register as register_prevalence
     from bayesjudge.studies.cli import register as register_studies
+    from bayesjudge.systems.cli import register as register_systems
 
     parser = Parser(
         prog="bayesjudge",
@@ -51,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_gates(commands)
     register_channels(commands)
     register_studies(commands)
+    register_systems(commands)
     return parser
 
 
