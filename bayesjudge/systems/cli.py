@@ -90,10 +90,17 @@ def _print(args: argparse.Namespace, analysis: Any) -> None:
         f"{int(counts.m1.sum() + counts.m0.sum())} gold-labelled answers; {design}; "
         f"model {analysis.model}"
     )
+    from bayesjudge.systems.report import CLEAR_BEST
+
     best = analysis.order[0]
+    p_best = analysis.p_best[best]
+    lead = (
+        f"Best system: {best}, with probability {p_best:.2f}"
+        if p_best >= CLEAR_BEST
+        else f"No system is clearly best; the most likely is {best}, with P(best) = {p_best:.2f}"
+    )
     print(
-        f"Best system: {best}, with probability {analysis.p_best[best]:.2f} "
-        f"(true success rate {_percent(analysis.pi[best].mean)}, {mass} interval "
+        f"{lead} (true success rate {_percent(analysis.pi[best].mean)}, {mass} interval "
         f"{_percent(analysis.pi[best].eti.low)} to {_percent(analysis.pi[best].eti.high)})."
     )
     print(f"Corrected ranking: {' > '.join(analysis.order)}")

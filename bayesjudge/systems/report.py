@@ -35,7 +35,10 @@ from bayesjudge.reporting.output import escape_markdown, output_folder
 if TYPE_CHECKING:
     from bayesjudge.systems.analysis import SystemsAnalysis
 
-__all__ = ["RankReportFiles", "rank_reading", "write_rank_report"]
+__all__ = ["CLEAR_BEST", "RankReportFiles", "rank_reading", "write_rank_report"]
+
+#: P(best) from which the reading calls a system the best one without hedging.
+CLEAR_BEST = 0.95
 
 #: What the report's words mean, shown under the summary.
 DEFINITIONS = (
@@ -81,10 +84,20 @@ def rank_reading(analysis: SystemsAnalysis) -> list[str]:
     mass = f"{100 * analysis.prob:g}%"
     best = analysis.order[0]
     pi = analysis.pi[best]
+    rate = (
+        f"true success rate {100 * pi.mean:.1f}% ({mass} interval {100 * pi.eti.low:.1f}% to "
+        f"{100 * pi.eti.high:.1f}%)"
+    )
+    p_best = analysis.p_best[best]
+    naive_best = analysis.naive_order[0]
     lines = [
-        f"{best} is most likely the best system: P(best) = {analysis.p_best[best]:.2f}, true "
-        f"success rate {100 * pi.mean:.1f}% ({mass} interval {100 * pi.eti.low:.1f}% to "
-        f"{100 * pi.eti.high:.1f}%).",
+        f"{best} is the best system with probability {p_best:.2f}; {rate}."
+        if p_best >= CLEAR_BEST
+        else f"No system is clearly best: the most likely is {best}, with P(best) = "
+        f"{p_best:.2f}; {rate}.",
+        f"The judge's raw pass rates put {naive_best} first "
+        f"({100 * analysis.naive_rate[naive_best]:.1f}%); after the correction "
+        f"P({naive_best} is best) = {analysis.p_best[naive_best]:.2f}.",
     ]
     if analysis.reversals:
         pairs = "; ".join(f"{r.b} above {r.a} (P = {r.prob:.2f})" for r in analysis.reversals)

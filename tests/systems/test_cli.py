@@ -151,7 +151,7 @@ def test_failed_diagnostics_exit_3(capsys, csv_path, monkeypatch, make_tree):
     ],
 )
 def test_bad_options_exit_2_with_one_line(capsys, csv_path, fake_fit, argv, message):
-    code, out, err = run(capsys, "rank", str(csv_path), *MAP, *argv)
+    code, _, err = run(capsys, "rank", str(csv_path), *MAP, *argv)
     assert code == 2
     assert message in err
     assert "Traceback" not in err
