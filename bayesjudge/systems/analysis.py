@@ -113,7 +113,13 @@ class Reversal:
     prob: float
 
     def to_dict(self) -> dict[str, str]:
-        """Return ``{"a", "b"}``."""
+        """Return ``{"a", "b"}``.
+
+        Examples
+        --------
+        >>> Reversal("old", "new", 0.8).to_dict()
+        {'a': 'old', 'b': 'new'}
+        """
         return {"a": self.a, "b": self.b}
 
 

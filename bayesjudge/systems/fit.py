@@ -275,11 +275,14 @@ def fit_systems(
         }
         if counts:
             coords = {"system": systems}
+            rate = posterior["judged_rate"]
+            # a shared judge's se and sp have no system dim: broadcast them to the rate's dims
+            se, sp, _ = xr.broadcast(posterior["se"], posterior["sp"], rate)
             groups["posterior_predictive"] = predictive_counts(
                 {
-                    "x1": (counts["m1"], posterior["se"]),
-                    "x0": (counts["m0"], 1.0 - posterior["sp"]),
-                    "k": (counts["n"], posterior["judged_rate"]),
+                    "x1": (counts["m1"], se.transpose(*rate.dims)),
+                    "x0": (counts["m0"], 1.0 - sp.transpose(*rate.dims)),
+                    "k": (counts["n"], rate),
                 },
                 rng,
             )

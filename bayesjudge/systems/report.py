@@ -76,10 +76,8 @@ class RankReportFiles:
 def rank_reading(analysis: SystemsAnalysis) -> list[str]:
     """Return the report's opening sentences: best system, rankings, reversals, judge.
 
-    Examples
-    --------
-    >>> rank_reading  # doctest: +ELLIPSIS
-    <function rank_reading at ...>
+    A system is called the best without hedging when its P(best) is at least
+    :data:`CLEAR_BEST`; the sentences are those shown atop the report and in ``summary.md``.
     """
     mass = f"{100 * analysis.prob:g}%"
     best = analysis.order[0]

@@ -14,6 +14,8 @@ MODULES = [
     "bayesjudge.systems.exact",
     "bayesjudge.systems.rank",
     "bayesjudge.systems.baselines",
+    "bayesjudge.systems.fit",
+    "bayesjudge.systems.analysis",
     "bayesjudge.models.systems",
 ]
 
