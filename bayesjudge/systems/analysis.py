@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesjudge.inference.diagnostics import Diagnostics
+from bayesjudge.inference.diagnostics import Diagnostics, check_fit
 from bayesjudge.inference.fit import Attempt, attempts_of, diagnostics_of
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.inference.summary import summary_of_draws
@@ -265,8 +265,17 @@ class SystemsAnalysis:
 
     def diagnostics_dict(self) -> dict[str, Any]:
         """Return the ``diagnostics`` block of the JSON output (as in ``bayesjudge estimate``)."""
-        if self.diagnostics is None:
-            return {"passed": True, "method": "none", "attempts": []}
+        if self.diagnostics is None:  # a posterior not made by fit_systems: nothing recorded
+            return {
+                "passed": True,
+                "method": "nuts",
+                "r_hat_max": None,
+                "ess_bulk_min": None,
+                "ess_tail_min": None,
+                "divergences": None,
+                "failures": [],
+                "attempts": [],
+            }
         full = self.diagnostics.to_dict()
         return {
             "passed": full["passed"],
@@ -414,7 +423,8 @@ def summarize_systems(
     Parameters
     ----------
     posterior : DataTree
-        The fit.
+        The fit (its recorded diagnostics are used; a tree without them is checked here with
+        :func:`~bayesjudge.inference.diagnostics.check_fit`).
     data : SystemsData
         The data it was fitted to (the baselines are computed from them).
     prob : float
@@ -490,7 +500,9 @@ def summarize_systems(
         prob=prob,
         seed=seed_label(random_seed),
         priors=SystemsPriors() if priors is None else priors,
-        diagnostics=diagnostics_of(posterior) if "diagnostics" in posterior.attrs else None,
+        diagnostics=diagnostics_of(posterior)
+        if "diagnostics" in posterior.attrs
+        else check_fit(posterior, var_names=[v for v in ("pi", "se", "sp") if v in draws]),
         attempts=attempts_of(posterior),
         posterior=posterior,
     )

@@ -47,6 +47,7 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
@@ -772,7 +773,16 @@ def system_baselines(data: SystemsData, *, prob: float = 0.95) -> list[tuple[str
     >>> [(s, e.method) for s, e in system_baselines(SystemsData.from_frame(sim.frame))][:3]
     [('A', 'naive'), ('A', 'rogan_gladen_delta'), ('A', 'ppi_plus_plus')]
     """
+    from bayesjudge.errors import NotIdentifiableError
     from bayesjudge.prevalence import JudgeCounts, naive, ppi_plus_plus, rogan_gladen
+
+    def guarded(
+        method: str, estimator: Callable[..., Estimate], counts: object, **kw: object
+    ) -> Estimate:
+        try:
+            return estimator(counts, prob=prob, **kw)
+        except NotIdentifiableError as exc:
+            return Estimate.not_identifiable(method, str(exc).split(": ", 1)[-1])
 
     prob = _check_prob(prob)
     counts = data.system_counts()
@@ -782,7 +792,12 @@ def system_baselines(data: SystemsData, *, prob: float = 0.95) -> list[tuple[str
         n, k = int(counts.n[s]), int(counts.k[s])
         own = {name: int(getattr(counts, name)[s]) for name in ("m1", "x1", "m0", "x0")}
         rows.append((system, naive(JudgeCounts(**pooled, n=n, k=k), prob=prob)))
-        rg = rogan_gladen(JudgeCounts(**pooled, n=n, k=k), prob=prob, interval="delta")
+        rg = guarded(
+            "rogan_gladen_delta",
+            rogan_gladen,
+            JudgeCounts(**pooled, n=n, k=k),
+            interval="delta",
+        )
         rows.append(
             (system, replace(rg, notes=(*rg.notes, "Se and Sp from every system's gold labels")))
         )
@@ -796,5 +811,14 @@ def system_baselines(data: SystemsData, *, prob: float = 0.95) -> list[tuple[str
                 )
             )
         else:
-            rows.append((system, ppi_plus_plus(JudgeCounts(**own, n=n, k=k), prob=prob)))
+            rows.append(
+                (
+                    system,
+                    guarded(
+                        "ppi_plus_plus",
+                        ppi_plus_plus,
+                        JudgeCounts(**own, n=n, k=k),
+                    ),
+                )
+            )
     return rows

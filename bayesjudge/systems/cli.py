@@ -35,23 +35,64 @@ _PRIORS = (
 )
 _DATA_HELP = (
     "judged answers: a file or - (stdin) with columns system, verdict[, label][, item] (mapped "
-    "with --map); rows of different systems with the same item are paired; the bundled "
-    "example when omitted"
+    "with --map), rows of different systems with the same item paired; or one or more eval logs "
+    "(Inspect, promptfoo, lm-eval, OpenAI evals; e.g. one per system) with --labels; the "
+    "bundled example when omitted"
 )
 _OUT_HELP = "a new or empty folder, or a report bayesjudge wrote there and nobody changed"
 
 
 def _source(args: argparse.Namespace) -> str:
-    return args.data or "bundled example"
+    return ", ".join(args.data) or "bundled example"
 
 
 def _load(args: argparse.Namespace) -> Any:
     from bayesjudge.examples import load_example
+    from bayesjudge.io.source import log_tool
     from bayesjudge.systems.data import SystemsData
 
-    options = input_options(args)
+    sources = list(args.data)
+    first = argparse.Namespace(**{**vars(args), "data": sources[0] if sources else None})
+    options = input_options(first)
     if options.source is None:
         return SystemsData.read(load_example("systems"))
+    tools = [log_tool(source, format=options.format) for source in sources]  # type: ignore[arg-type]
+    if any(tool is not None for tool in tools):
+        tables = [s for s, tool in zip(sources, tools, strict=True) if tool is None]
+        if tables:
+            raise UserError(
+                f"DATA mixes evaluation logs and tables ({tables[0]} is a table); give either "
+                "one table with a system column, or one or more eval logs"
+            )
+        if options.columns:
+            raise UserError("--map maps the columns of a table; eval logs are read as they are")
+        if options.labels is None:
+            raise UserError(
+                "an eval log holds no gold labels; give them in a table with --labels FILE "
+                "(columns item, system, label)"
+            )
+        return SystemsData.from_logs(
+            sources,
+            labels=options.labels,
+            label_columns=options.label_columns,
+            positive=options.positive,
+            negative=options.negative,
+            judge=args.scorer,
+            epochs=options.epochs,  # type: ignore[arg-type]
+            partial=args.partial,
+        )
+    if len(sources) > 1:
+        raise UserError(
+            "DATA: several files are read only as eval logs (one per system); put the answers "
+            "of every system in one table with a system column"
+        )
+    for flag, value in (
+        ("--epochs", options.epochs),
+        ("--scorer", args.scorer),
+        ("--partial", args.partial),
+    ):
+        if value is not None:
+            raise UserError(f"{flag}: for eval logs only, and {options.source} is a table")
     return SystemsData.read(
         options.table(),
         format=options.table_format,  # type: ignore[arg-type]
@@ -217,10 +258,24 @@ def register(commands: Any) -> None:
         "correction reverses, beside frequentist baselines (McNemar, Newcombe, Tango, "
         "Rogan-Gladen, PPI++).",
     )
-    sub.add_argument("data", nargs="?", metavar="DATA", help=_DATA_HELP)
+    sub.add_argument("data", nargs="*", metavar="DATA", help=_DATA_HELP)
     sub.add_argument("--prob", type=probability, default=0.95, help="interval mass (default 0.95)")
     add_seed_option(sub)
-    add_input_options(sub, logs=False, threshold=False, epochs=False)
+    add_input_options(sub, logs=False, threshold=False, epochs=True)
+    logs = sub.add_argument_group("reading eval logs")
+    logs.add_argument(
+        "--scorer",
+        metavar="NAME",
+        default=None,
+        help="the judge to read (Inspect scorer, promptfoo assertion metric, lm-eval metric, "
+        "OpenAI evals metric); by default each log's only one",
+    )
+    logs.add_argument(
+        "--partial",
+        choices=["fail", "pass", "drop"],
+        default=None,
+        help="Inspect logs: what a partial grade (P) counts as",
+    )
     add_fit_options(sub, target_accept="0.95", priors=_PRIORS)
     sub.add_argument(
         "--judge",

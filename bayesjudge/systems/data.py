@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import IO
+from typing import IO, TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
@@ -42,6 +42,9 @@ from bayesjudge.io.mapping import Field, conform
 from bayesjudge.io.problems import Problems
 from bayesjudge.io.source import InputReport
 from bayesjudge.io.tables import TableFormat, read_table
+
+if TYPE_CHECKING:
+    from bayesjudge.io.logs import EvalLog
 
 __all__ = [
     "GOLD_FAIL_JUDGED_FAIL",
@@ -497,6 +500,103 @@ class SystemsData:
                     f"column 'label': no answer of any system has a gold-{name} label, so the "
                     f"judge's {what} cannot be estimated"
                 )
+
+    @classmethod
+    def from_logs(
+        cls,
+        logs: Sequence[str | os.PathLike[str] | EvalLog],
+        *,
+        labels: LabelSource,
+        label_columns: Mapping[str, str] | None = None,
+        positive: Sequence[str] = (),
+        negative: Sequence[str] = (),
+        judge: str | None = None,
+        epochs: Literal["first", "majority", "any", "all"] | None = None,
+        partial: Literal["fail", "pass", "drop"] | None = None,
+    ) -> SystemsData:
+        """Read systems data from evaluation-tool logs: one log per system, or one with several.
+
+        Each log (Inspect AI, promptfoo, lm-evaluation-harness, OpenAI evals; read by
+        :func:`bayesjudge.io.logs.read_eval_log`) gives one verdict per item and system
+        (:func:`bayesjudge.io.logs.item_verdicts`); the item ids pair the answers of different
+        systems. Items without a pass/fail verdict (every epoch errored) are left out and
+        counted in ``origin.without_verdict``. A log holds no gold labels, so ``labels`` (a
+        table joined by item and system, as in :meth:`read`) is required.
+
+        Parameters
+        ----------
+        logs : sequence of paths or EvalLog
+            The logs; the same system in two logs is refused (each item would be answered
+            twice).
+        labels, label_columns, positive, negative
+            The gold labels and how to read them (see :meth:`read`).
+        judge : str, optional
+            The scorer, assertion or metric to read (by default each log's only one).
+        epochs : {"first", "majority", "any", "all"}, optional
+            How several rulings of one item become one verdict.
+        partial : {"fail", "pass", "drop"}, optional
+            Inspect AI logs: what a partial grade counts as.
+
+        Raises
+        ------
+        DataError
+            Naming the log and the problem, then every check of :meth:`from_frame`.
+        """
+        from bayesjudge.io.logs import EvalLog, item_verdicts, read_eval_log
+
+        if isinstance(logs, str | os.PathLike | EvalLog):
+            logs = [logs]
+        if not logs:
+            raise DataError("logs: give at least one evaluation log")
+        frames, names, tools = [], [], []
+        seen: dict[str, str] = {}
+        rows = without = 0
+        for source in logs:
+            log = (
+                source.select(judge=judge)
+                if isinstance(source, EvalLog)
+                else read_eval_log(source, judge=judge, partial=partial)
+            )
+            names.append(log.path)
+            tools.append(log.tool)
+            rows += len(log.frame)
+            for system in log.systems:
+                if system in seen:
+                    raise DataError(
+                        f"{log.path}: system {system!r} is also in {seen[system]}; each system's "
+                        "answers must come from one log"
+                    )
+                seen[system] = log.path
+                verdicts = item_verdicts(log, epochs=epochs, system=system, judge=judge)
+                judged = verdicts["verdict"].notna().to_numpy()
+                without += int((~judged).sum())
+                frames.append(
+                    pd.DataFrame(
+                        {
+                            "system": system,
+                            "item": verdicts["item"].to_numpy()[judged],
+                            "verdict": verdicts["verdict"].to_numpy()[judged],
+                        }
+                    )
+                )
+        answers = pd.concat(frames, ignore_index=True)
+        answers.index = pd.RangeIndex(1, len(answers) + 1, name="answer")
+        joined, join, label_name = _join_system_labels(
+            answers, labels, columns=label_columns, positive=positive, negative=negative
+        )
+        data = cls.from_frame(joined)
+        origin = InputReport(
+            source=names[0] if len(names) == 1 else f"{len(names)} logs",
+            format=tools[0] if len(set(tools)) == 1 else "eval logs",
+            rows=rows,
+            items=len(data.items),
+            files=len(names),
+            labels=label_name,
+            join=join,
+            epochs=epochs,
+            without_verdict=without,
+        )
+        return replace(data, origin=origin)
 
     # ---- views
     @property

@@ -123,3 +123,12 @@ def test_bad_prob_is_refused(answers, make_tree):
     tree = make_tree(answers, centres=(0.5, 0.6, 0.7))
     with pytest.raises(ValueError, match="prob"):
         summarize_systems(tree, answers, prob=1.5)
+
+
+def test_a_tree_without_recorded_diagnostics_is_checked(answers, make_tree):
+    tree = make_tree(answers, centres=(0.5, 0.6, 0.7), diverging=1)
+    del tree.attrs["diagnostics"]
+    analysis = summarize_systems(tree, answers)
+    assert analysis.diagnostics is not None
+    assert not analysis.passed
+    assert analysis.to_dict()["diagnostics"]["divergences"] == 1

@@ -300,3 +300,23 @@ def test_paired_intervals_hold_the_estimate_inside_minus_one_one(cells):
         low, high = interval(table)
         assert -1.0 - 1e-12 <= float(low) <= estimate + 1e-9
         assert estimate - 1e-9 <= float(high) <= 1.0 + 1e-12
+
+
+def test_system_baselines_report_a_chance_judge_as_not_identifiable():
+    from bayesjudge.systems.baselines import system_baselines
+
+    frame = pd.DataFrame(
+        {
+            "system": ["a", "a", "b", "b", "a", "b"],
+            "item": ["1", "2", "1", "2", "3", "3"],
+            "label": [1, 0, 1, 0, None, None],
+            "verdict": [1, 1, 1, 1, 1, 0],  # the judge passes every gold answer: J = 0
+        }
+    )
+    rows = dict(
+        ((system, e.method), e) for system, e in system_baselines(SystemsData.from_frame(frame))
+    )
+    assert rows[("a", "naive")].estimate == 1.0
+    assert rows[("a", "rogan_gladen_delta")].estimate is None
+    assert "no better than chance" in rows[("a", "rogan_gladen_delta")].notes[0]
+    assert rows[("b", "ppi_plus_plus")].identifiable

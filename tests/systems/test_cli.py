@@ -195,3 +195,47 @@ def test_help_lists_the_options(capsys):
     text = capsys.readouterr().out
     for option in ("--labels", "--map", "--judge", "--calibration", "--json", "--out", "--prior"):
         assert option in text
+
+
+PROMPTFOO = Path(__file__).resolve().parents[1] / "data" / "logs" / "promptfoo" / "results.json"
+
+
+def test_eval_logs_with_labels_are_ranked(capsys, tmp_path, fake_fit, monkeypatch, make_tree):
+    def analyze(data, **options):
+        tree = make_tree(data, centres=(0.6, 0.5))
+        return analysis_module.summarize_systems(tree, data)
+
+    monkeypatch.setattr(analysis_module, "analyze_systems", analyze)
+    gold = tmp_path / "gold.csv"
+    gold.write_text("item,system,label\n007,echo,1\n007,shell,0\nrome,echo,0\nrome,shell,1\n")
+    code, out, _ = run(
+        capsys, "rank", str(PROMPTFOO), "--labels", str(gold), "--epochs", "first", "--json"
+    )
+    assert code == 0
+    assert list(json.loads(out)["systems"]) == ["echo", "shell"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ([], "an eval log holds no gold labels"),
+        (["--labels", "GOLD", "--map", "item=x"], "--map maps the columns of a table"),
+        (["TABLE", "--labels", "GOLD"], "DATA mixes evaluation logs and tables"),
+    ],
+)
+def test_eval_log_misuse_exits_2(capsys, tmp_path, csv_path, fake_fit, extra, message):
+    gold = tmp_path / "gold.csv"
+    gold.write_text("item,system,label\n007,echo,1\n")
+    argv = [str(gold) if a == "GOLD" else str(csv_path) if a == "TABLE" else a for a in extra]
+    code, _, err = run(capsys, "rank", str(PROMPTFOO), *argv)
+    assert code == 2
+    assert message in err
+
+
+def test_table_options_for_logs_only_are_refused(capsys, csv_path, fake_fit):
+    code, _, err = run(capsys, "rank", str(csv_path), *MAP, "--epochs", "first")
+    assert code == 2
+    assert "--epochs: for eval logs only" in err
+    code, _, err = run(capsys, "rank", str(csv_path), str(csv_path), *MAP)
+    assert code == 2
+    assert "several files are read only as eval logs" in err

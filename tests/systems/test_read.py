@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -159,3 +160,32 @@ def test_the_bundled_example_matches_its_documented_simulation():
     assert data.items == reference.items
     np.testing.assert_array_equal(data.states(), reference.states())
     assert data.paired
+
+
+PROMPTFOO = Path(__file__).resolve().parents[1] / "data" / "logs" / "promptfoo" / "results.json"
+
+
+@pytest.fixture
+def gold(tmp_path):
+    path = tmp_path / "gold.csv"
+    path.write_text("item,system,label\n007,echo,1\n007,shell,0\nrome,echo,0\nrome,shell,1\n")
+    return path
+
+
+def test_a_log_with_two_systems_is_paired_data(gold):
+    data = SystemsData.from_logs([PROMPTFOO], labels=gold, epochs="first")
+    assert data.systems == ("echo", "shell")
+    assert data.paired
+    assert data.system_counts().m1.tolist() == [1, 1]
+    assert data.origin is not None
+    assert data.origin.format == "promptfoo"
+    assert data.origin.without_verdict == 1  # one answer errored in every epoch
+
+
+def test_log_errors(gold, tmp_path):
+    with pytest.raises(DataError, match="several rulings"):
+        SystemsData.from_logs([PROMPTFOO], labels=gold)
+    with pytest.raises(DataError, match="system 'echo' is also in"):
+        SystemsData.from_logs([PROMPTFOO, PROMPTFOO], labels=gold, epochs="first")
+    with pytest.raises(DataError, match="at least one evaluation log"):
+        SystemsData.from_logs([], labels=gold)
