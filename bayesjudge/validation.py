@@ -16,6 +16,8 @@ from scipy.special import ndtri
 
 __all__ = [
     "DEFAULT_SEED",
+    "MAX_CHAINS",
+    "MAX_DRAWS",
     "check_choice",
     "check_int",
     "check_prob",
@@ -28,6 +30,11 @@ __all__ = [
 #: default. Pass a :class:`numpy.random.Generator` (e.g. ``np.random.default_rng()``) for fresh
 #: randomness.
 DEFAULT_SEED = 20_261_123
+
+#: Upper bounds of the sampler settings (draws or tuning steps per chain, and chains): far
+#: beyond any need, low enough to fail at once on a typo instead of exhausting memory.
+MAX_DRAWS = 200_000
+MAX_CHAINS = 64
 
 
 def check_prob(prob: Any, *, name: str = "prob") -> float:

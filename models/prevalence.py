@@ -135,6 +135,7 @@ import pytensor.tensor as pt
 from scipy import special
 
 from bayesjudge.prevalence.data import JudgeCounts
+from bayesjudge.prevalence.fit import PREVALENCE, STRATIFIED_PREVALENCE
 from bayesjudge.priors import Beta, PrevalencePriors
 
 __all__ = [
@@ -144,10 +145,6 @@ __all__ = [
     "stratified_prevalence_model",
 ]
 
-#: Name of the unstratified prevalence model, as recorded in posterior attrs.
-PREVALENCE = "prevalence"
-#: Name of the stratified prevalence model, as recorded in posterior attrs.
-STRATIFIED_PREVALENCE = "stratified_prevalence"
 
 #: Prior standard deviation of the population means of logit Se and logit Sp (stratified model).
 MU_SD = 1.5
@@ -171,16 +168,41 @@ def _beta_logp(
     return (prior.alpha - 1.0) * log_x + (prior.beta - 1.0) * log_1mx - constant
 
 
+#: Where :func:`_log_uniform` switches from ``erfc`` to the asymptotic series of the normal tail.
+_TAIL_SWITCH = 20.0
+#: Terms of that series: at x >= 20 the first term left out is below 3e-15 relative.
+_TAIL_TERMS = 8
+
+
 def _log_uniform(z: pt.TensorVariable) -> tuple[pt.TensorVariable, pt.TensorVariable]:
     r"""Return :math:`\log u` and :math:`\log(1 - u)` for :math:`u = \Phi(z)`, both accurate.
 
-    With :math:`x = |z|`, the smaller tail is
-    :math:`\log\Phi(-x) = \log(\mathrm{erfcx}(x/\sqrt 2)/2) - x^2/2` (no underflow for any
-    :math:`x`) and the larger one is :math:`\log(1 - \Phi(-x))` from it; one special function
-    per variable, and both branches are finite everywhere.
+    With :math:`x = |z|`, the smaller tail is :math:`\log\Phi(-x) = \log(\mathrm{erfc}(x/\sqrt
+    2)/2)` for :math:`x < 20` (``erfc`` keeps full relative precision there) and, beyond, the
+    asymptotic series of Laplace,
+
+    .. math::
+
+        \log\Phi(-x) = -\frac{x^2}{2} - \log x - \tfrac12\log 2\pi
+        + \log \sum_{k=0}^{7} (-1)^k \frac{(2k - 1)!!}{x^{2k}},
+
+    whose first omitted term is below :math:`3\cdot10^{-15}` at :math:`x \ge 20` (no underflow
+    for any :math:`x`); the larger tail is :math:`\log(1 - \Phi(-x))` from it. Each branch sees
+    its argument clipped to its own range, so both are finite everywhere (a switch passes a
+    branch's gradient through even where it is not taken). Only ``erfc`` and elementary
+    functions are used, which compile to machine code that never calls back into Python.
     """
     x = pt.switch(z < 0.0, -z, z)
-    small = pt.log(0.5 * pt.erfcx(x / np.sqrt(2.0))) - 0.5 * x**2
+    near = pt.minimum(x, _TAIL_SWITCH)
+    far = pt.maximum(x, _TAIL_SWITCH)
+    inverse_square = 1.0 / far**2
+    series = 1.0
+    term = 1.0
+    for k in range(1, _TAIL_TERMS):
+        term = -term * (2 * k - 1) * inverse_square
+        series = series + term
+    tail = -0.5 * far**2 - pt.log(far) - 0.5 * np.log(2.0 * np.pi) + pt.log(series)
+    small = pt.switch(x < _TAIL_SWITCH, pt.log(0.5 * pt.erfc(near / np.sqrt(2.0))), tail)
     large = pt.log1mexp(small)
     return pt.switch(z < 0.0, small, large), pt.switch(z < 0.0, large, small)
 

@@ -8,6 +8,13 @@ default run stays fast on a small machine. ``dev``: more examples, random, for l
 Select one with the ``HYPOTHESIS_PROFILE`` environment variable, e.g.
 ``HYPOTHESIS_PROFILE=dev python -m pytest tests``.
 
+The on-disk model cache
+-----------------------
+Tests leave the user's cache folder alone: ``BAYESJUDGE_CACHE_DIR`` is set to ``off`` for the
+session (and the subprocesses it starts) unless it is already set, so every test compiles its
+models as a fresh process without a cache would. The tests of the cache itself point it at
+temporary folders.
+
 The live Inspect AI log
 -----------------------
 ``inspect_run`` (session scope) runs the small task described by
@@ -37,6 +44,23 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, max_examples=300, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_configure(config: object) -> None:
+    os.environ.setdefault("BAYESJUDGE_CACHE_DIR", "off")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Run the tests in reverse order when ``BAYESJUDGE_TEST_ORDER=reverse`` (CI's second pass).
+
+    A test that passes only after (or before) another one is a defect; running the suite in
+    both orders finds it.
+    """
+    order = os.environ.get("BAYESJUDGE_TEST_ORDER", "")
+    if order not in ("", "reverse"):
+        raise pytest.UsageError(f"BAYESJUDGE_TEST_ORDER must be 'reverse' or unset; got {order!r}")
+    if order == "reverse":
+        items.reverse()
 
 
 INSPECT_TASK = Path(__file__).parent / "data" / "logs" / "inspect_task.json"

@@ -22,7 +22,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
-from bayesjudge.validation import DEFAULT_SEED
+from bayesjudge.validation import DEFAULT_SEED, MAX_CHAINS, MAX_DRAWS
 
 if TYPE_CHECKING:
     from bayesjudge.io.logs import EvalLog
@@ -158,8 +158,6 @@ def add_fit_options(
     priors : str
         The names of the model's priors and their defaults, for the help of ``--prior``.
     """
-    from bayesjudge.inference.fit import MAX_CHAINS, MAX_DRAWS
-
     parser.add_argument(
         "--draws",
         type=bounded_int(1, MAX_DRAWS),

@@ -31,6 +31,7 @@ from bayesjudge.gates.caps import check_caps
 from bayesjudge.gates.cells import GateCells, gate_cells, pad_cells
 from bayesjudge.gates.curves import beta_tail_moment
 from bayesjudge.gates.data import Rulings
+from bayesjudge.gates.start import gate_start
 from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.priors import GatePriors
@@ -352,6 +353,7 @@ def fit_gate(
         lambda: gate_model(padded, priors=priors, calibration=calibration),
         padded,
         priors,
+        start=gate_start(cells, priors=priors),
     )
 
     def complete(trace: xr.DataTree, rng: np.random.Generator) -> xr.DataTree:

@@ -46,7 +46,7 @@ from bayesjudge.inference.sampling import (
     sample_nuts,
 )
 from bayesjudge.priors import Priors
-from bayesjudge.validation import check_int, check_prob, rng_from
+from bayesjudge.validation import MAX_CHAINS, MAX_DRAWS, check_int, check_prob, rng_from
 
 __all__ = [
     "MAX_CHAINS",
@@ -58,11 +58,6 @@ __all__ = [
     "diagnostics_of",
     "fit_model",
 ]
-
-#: Upper bounds of the sampler settings: far beyond any need, low enough to fail at once on a
-#: typo instead of exhausting memory.
-MAX_DRAWS = 200_000
-MAX_CHAINS = 64
 
 #: Failed checks named in a FitWarning (the rest are counted; all are in the attrs).
 _SHOWN_FAILURES = 6

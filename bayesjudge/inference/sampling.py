@@ -5,8 +5,10 @@ bayesjudge takes a fraction of one. Every family therefore keeps its models in t
 :class:`~bayesjudge.inference.cache.ModelCache`, keyed by what fixes the model's structure
 (priors, shapes, options), feeds new data through ``pm.Data``, and samples with
 :func:`sample_nuts`, which swaps the data into a copy of the compiled model
-(``CompiledPyMCModel.with_data`` returns a new object and leaves the cached one untouched, so
-no state passes from one dataset to the next).
+(:meth:`~bayesjudge.inference.compile.CachedCompiledModel.with_data` returns a new object and
+leaves the cached one untouched, so no state passes from one dataset to the next). The compiled
+model also persists on disk (:mod:`bayesjudge.inference.cache`), so a new process samples
+without building or compiling it.
 
 nutpie is used when it is installed; otherwise PyMC's own NUTS, and :func:`resolve_sampler`
 says so in a note that is recorded in the posterior's attrs.
@@ -23,7 +25,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 import xarray as xr
 
-from bayesjudge.inference.cache import ModelCache, _Entry
+from bayesjudge.inference.cache import ModelCache
 
 __all__ = [
     "JITTER",
@@ -129,19 +131,20 @@ def _start_function(
 
 def _nutpie_sample(
     cache: ModelCache,
-    entry: _Entry,
+    key: Hashable,
+    build: Callable[[], Any],
     data: Mapping[str, Any],
     *,
     tune: int,
     start: Mapping[str, np.ndarray] | None = None,
     **options: Any,
 ) -> Any:
-    """Swap ``data`` into a copy of the entry's compiled model and run nutpie on it."""
+    """Swap ``data`` into a copy of the cached compiled model and run nutpie on it."""
     import dataclasses
 
     import nutpie
 
-    compiled = cache._compiled(entry)
+    compiled = cache.compiled(key, build, replaced=frozenset(data))
     if data:
         compiled = compiled.with_data(**data)
     if start is not None:
@@ -238,11 +241,11 @@ def sample_nuts(
     DataTree
         Groups ``posterior`` and ``sample_stats`` (with ``diverging``).
     """
-    entry = cache._entry(key, build)
     if sampler == "nutpie":
         trace = _nutpie_sample(
             cache,
-            entry,
+            key,
+            build,
             data,
             draws=draws,
             tune=tune,
@@ -256,10 +259,10 @@ def sample_nuts(
     else:
         import pymc as pm
 
-        with entry.model:
+        with cache.model(key, build) as model:
             if data:
                 pm.set_data(dict(data))
-            initvals = None if start is None else _pymc_initvals(entry.model, start, chains, seed)
+            initvals = None if start is None else _pymc_initvals(model, start, chains, seed)
             full = adaptation == "low_rank"
             trace = pm.sample(
                 draws=draws,
@@ -389,7 +392,8 @@ def sample_nuts_draws(
         )
     raw = _nutpie_sample(
         cache,
-        cache._entry(key, build),
+        key,
+        build,
         data,
         draws=draws,
         tune=tune,

@@ -16,25 +16,30 @@ exact posterior is given, ``bayes_exact``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
-import xarray as xr
 
 from bayesjudge.estimators.design import RandomCalibrationCheck, random_calibration_test
-from bayesjudge.inference.diagnostics import Diagnostics
-from bayesjudge.inference.fit import Attempt, attempts_of, diagnostics_of
 from bayesjudge.inference.provenance import provenance
-from bayesjudge.inference.sampling import Sampler
-from bayesjudge.inference.summary import posterior_summary
 from bayesjudge.prevalence.baselines import RANDOM_SAMPLE_METHODS, baseline_estimates
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
-from bayesjudge.prevalence.exact import ExactPosterior, exact_posterior
-from bayesjudge.prevalence.thresholds import ThresholdAnalysis, threshold_analysis
 from bayesjudge.priors import PrevalencePriors
 from bayesjudge.results import Estimate, PosteriorSummary, estimates_frame
 from bayesjudge.validation import check_choice, check_prob
+
+if TYPE_CHECKING:
+    import xarray as xr
+
+    from bayesjudge.inference.diagnostics import Diagnostics
+    from bayesjudge.inference.fit import Attempt
+    from bayesjudge.inference.sampling import Sampler
+    from bayesjudge.prevalence.exact import ExactPosterior
+    from bayesjudge.prevalence.thresholds import ThresholdAnalysis
+
+# Each method imports only what it needs: the baselines need neither xarray nor the exact
+# posterior, and method="exact" never imports the sampling stack (PyMC, PyTensor, nutpie).
 
 __all__ = [
     "Method",
@@ -90,6 +95,8 @@ def flag_random_sample_estimators(
 
 
 def _bayes_rows(posterior: xr.DataTree, prob: float) -> list[Estimate]:
+    from bayesjudge.inference.summary import posterior_summary
+
     pi = posterior_summary(posterior, "pi", prob=prob)
     draws = posterior["posterior"]
     j_mean = float(draws["j"].mean()) if "j" in draws and draws["j"].ndim == 2 else None
@@ -240,6 +247,7 @@ class PrevalenceAnalysis:
                 "ess_bulk_min": None,
                 "ess_tail_min": None,
                 "divergences": None,
+                "failures": [],
                 "attempts": [],
             }
         full = self.diagnostics.to_dict()
@@ -343,6 +351,7 @@ def analyze_prevalence(
     0.73
     """
     from bayesjudge.inference.provenance import seed_label
+    from bayesjudge.prevalence.exact import exact_posterior
 
     check_choice(method, name="method", allowed=get_args(Method))
     prob = check_prob(prob)
@@ -355,6 +364,8 @@ def analyze_prevalence(
         data = data.checked()
     thresholds = None
     if isinstance(data, JudgeData) and data.kind == "score":
+        from bayesjudge.prevalence.thresholds import threshold_analysis
+
         thresholds = threshold_analysis(data, prob=prob, priors=priors)
         data = data.thresholded(thresholds.chosen)
     check = calibration_check(data)
@@ -378,6 +389,7 @@ def analyze_prevalence(
             priors=priors,
             thresholds=thresholds,
         )
+    from bayesjudge.inference.fit import attempts_of, diagnostics_of
     from bayesjudge.prevalence.fit import fit_prevalence
 
     posterior = fit_prevalence(
@@ -418,6 +430,8 @@ def analyze_prevalence(
 def _summaries(
     posterior: xr.DataTree, *, prob: float, stratified: bool
 ) -> dict[str, PosteriorSummary]:
+    from bayesjudge.inference.summary import posterior_summary
+
     out = {"pi": posterior_summary(posterior, "pi", prob=prob)}
     if not stratified:
         out.update({name: posterior_summary(posterior, name, prob=prob) for name in SUMMARISED[1:]})

@@ -37,12 +37,18 @@ from bayesjudge.priors import PrevalencePriors
 from bayesjudge.validation import rng_from
 
 __all__ = [
+    "PREVALENCE",
     "REPORTED",
+    "STRATIFIED_PREVALENCE",
     "fit_prevalence",
     "posterior_predictive_counts",
     "prevalence_draws",
 ]
 
+#: Name of the unstratified prevalence model, as recorded in posterior attrs.
+PREVALENCE = "prevalence"
+#: Name of the stratified prevalence model, as recorded in posterior attrs.
+STRATIFIED_PREVALENCE = "stratified_prevalence"
 #: Quantities reported by the prevalence family (their Monte Carlo error is checked).
 REPORTED = (
     "pi",
@@ -105,20 +111,18 @@ def _run(
     priors: PrevalencePriors,
     restrict_j: bool,
 ) -> ModelRun:
-    from bayesjudge.models.prevalence import (
-        PREVALENCE,
-        STRATIFIED_PREVALENCE,
-        prevalence_model,
-        stratified_prevalence_model,
-    )
-
+    # the PyMC model is built (importing PyMC) only when the compiled one is not cached
     if strata:
+
+        def build_stratified() -> Any:
+            from bayesjudge.models.prevalence import stratified_prevalence_model
+
+            return stratified_prevalence_model(strata, counts, priors=priors, restrict_j=restrict_j)
+
         return ModelRun(
             STRATIFIED_PREVALENCE,
             (STRATIFIED_PREVALENCE, bool(restrict_j), priors, len(strata)),
-            lambda: stratified_prevalence_model(
-                strata, counts, priors=priors, restrict_j=restrict_j
-            ),
+            build_stratified,
             _model_data(counts),
             priors,
         )
@@ -130,12 +134,14 @@ def _run(
         n=int(counts["n"]),
         k=int(counts["k"]),
     )
+
+    def build() -> Any:
+        from bayesjudge.models.prevalence import prevalence_model
+
+        return prevalence_model(scalar, priors=priors, restrict_j=restrict_j)
+
     return ModelRun(
-        PREVALENCE,
-        (PREVALENCE, bool(restrict_j), priors),
-        lambda: prevalence_model(scalar, priors=priors, restrict_j=restrict_j),
-        _model_data(counts),
-        priors,
+        PREVALENCE, (PREVALENCE, bool(restrict_j), priors), build, _model_data(counts), priors
     )
 
 

@@ -8,7 +8,7 @@ import xarray as xr
 
 import bayesjudge as bj
 from bayesjudge.inference.summary import group, posterior_summary
-from bayesjudge.prevalence.analysis import compare
+from bayesjudge.prevalence.analysis import _summaries, analyze_prevalence, compare
 from bayesjudge.prevalence.baselines import BASELINE_METHODS
 from bayesjudge.prevalence.exact import exact_posterior
 from bayesjudge.prevalence.fit import fit_prevalence
@@ -71,6 +71,29 @@ def test_errors(fit):
     stratified = xr.Dataset({"pi_s": (("chain", "draw", "stratum"), np.zeros((2, 3, 2)))})
     with pytest.raises(ValueError, match="besides chain and draw"):
         posterior_summary(stratified, "pi_s")
+
+
+def test_exact_method_summarises_pi_se_sp_j_like_nuts(fit):
+    exact = analyze_prevalence(DATA, method="exact", prob=0.9, random_seed=1)
+    nuts = _summaries(fit, prob=0.9, stratified=False)
+    assert list(exact.summaries) == list(nuts) == ["pi", "se", "sp", "j"]
+    for name, sampled in nuts.items():
+        summary = exact.summaries[name]
+        assert summary.to_dict().keys() == sampled.to_dict().keys()
+        # 4 x 2000 NUTS draws: Monte Carlo errors of these summaries are about 2 % of the sd;
+        # tolerance 10 %
+        tolerance = 0.1 * summary.sd
+        for ours, theirs in (
+            (summary.mean, sampled.mean),
+            (summary.median, sampled.median),
+            (summary.eti.low, sampled.eti.low),
+            (summary.eti.high, sampled.eti.high),
+        ):
+            assert ours == pytest.approx(theirs, abs=tolerance), name
+        assert summary.sd == pytest.approx(sampled.sd, rel=0.1), name
+    assert exact.diagnostics is None
+    assert exact.diagnostics_dict()["method"] == "exact"
+    assert exact.summaries["pi"].hdi is not None
 
 
 def test_random_sample_baselines_are_flagged_under_a_by_class_gold_set():

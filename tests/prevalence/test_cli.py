@@ -256,6 +256,61 @@ def test_estimate_json_schema(capsys, small_csv):
     assert abs(payload["posterior"]["pi"]["mean"] - rg["estimate"]) < 0.03
 
 
+def test_estimate_exact_json_has_the_nuts_schema(capsys, small_csv):
+    code, out, err = run(
+        capsys, "estimate", str(small_csv), "--json", "--method", "exact", "--random-seed", "11"
+    )
+    assert code == EXIT_OK, err
+    payload = json.loads(out)
+    assert set(payload) == {
+        "posterior",
+        "diagnostics",
+        "estimates",
+        "calibration_check",
+        "provenance",
+        "counts",
+        "input",
+    }
+    assert set(payload["posterior"]) == {"pi", "se", "sp", "j"}
+    for summary in payload["posterior"].values():
+        assert set(summary) == {"mean", "sd", "low", "high", "prob"}
+        assert summary["low"] < summary["mean"] < summary["high"]
+    assert set(payload["diagnostics"]) == {
+        "passed",
+        "method",
+        "r_hat_max",
+        "ess_bulk_min",
+        "ess_tail_min",
+        "divergences",
+        "failures",
+        "attempts",
+    }
+    assert payload["diagnostics"]["method"] == "exact"
+    assert payload["provenance"]["method"] == "exact"
+    assert [row["method"] for row in payload["estimates"]] == BASELINE_METHODS
+    rg = next(r for r in payload["estimates"] if r["method"] == "rogan_gladen_delta")
+    assert abs(payload["posterior"]["pi"]["mean"] - rg["estimate"]) < 0.03
+
+
+def test_estimate_exact_never_loads_the_sampling_stack(example_csv):
+    # a fresh interpreter: PyMC, PyTensor and nutpie stay unimported (and so does numba)
+    script = (
+        "import contextlib, io, json, sys\n"
+        "from bayesjudge.cli.app import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        f"    code = main(['estimate', {str(example_csv)!r}, '--method', 'exact', '--json'])\n"
+        "stack = ('pymc', 'pytensor', 'nutpie', 'numba')\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in stack)\n"
+        "print(json.dumps({'code': code, 'loaded': loaded,\n"
+        "                  'posterior': sorted(json.loads(out.getvalue())['posterior'])}))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report == {"code": EXIT_OK, "loaded": [], "posterior": ["j", "pi", "se", "sp"]}
+
+
 def test_failing_diagnostics_exit_3(capsys, small_csv):
     code, out, err = run(
         capsys, "estimate", str(small_csv), "--json", "--draws", "5", "--tune", "5",

@@ -312,3 +312,27 @@ def test_errors():
     plain = JudgeData.from_counts(**COUNTS.as_dict())
     with pytest.raises(DataError, match="needs judge data with a 'stratum' column"):
         plain.stratified_counts()
+
+
+def test_log_uniform_matches_log_ndtr_and_its_gradient_everywhere():
+    import pytensor
+    import pytensor.tensor as pt
+
+    from bayesjudge.models.prevalence import _log_uniform
+
+    z = pt.dvector("z")
+    log_u, log_1mu = _log_uniform(z)
+    gradient = pytensor.grad(pt.sum(log_u), z)
+    f = pytensor.function([z], [log_u, log_1mu, gradient])
+    # both sides of the switch from erfc to the asymptotic series at |z| = 20, and far tails
+    values = np.concatenate(
+        [np.linspace(-60, 60, 2401), [-20.000001, -19.999999, 19.999999, 20.000001, -1e3, 1e3]]
+    )
+    ours, ours_upper, ours_gradient = f(values)
+    expected = special.log_ndtr(values)
+    np.testing.assert_allclose(ours, expected, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(ours_upper, special.log_ndtr(-values), rtol=1e-12, atol=1e-300)
+    # d/dz log Phi(z) = phi(z) / Phi(z), finite for every z (no NaN leaks through the switch)
+    assert np.all(np.isfinite(ours_gradient))
+    exact = np.exp(stats.norm.logpdf(values) - expected)
+    np.testing.assert_allclose(ours_gradient, exact, rtol=1e-10, atol=1e-300)

@@ -1,0 +1,333 @@
+"""The compile path and the on-disk model cache (bayesjudge.inference.compile, .cache).
+
+One model is compiled per module (a few seconds); the tests load, corrupt and move copies of
+its cache folder. The cross-process test starts one fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import doctest
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bayesjudge.inference import cache as cache_module
+from bayesjudge.inference.cache import (
+    CacheInfo,
+    ModelCache,
+    canonical_key,
+    clear_disk_cache,
+    disk_cache_folder,
+)
+from bayesjudge.prevalence.data import JudgeCounts
+from bayesjudge.priors import Beta, PrevalencePriors
+
+nutpie = pytest.importorskip("nutpie")
+
+COUNTS = JudgeCounts(m1=60, x1=50, m0=60, x0=12, n=500, k=300)
+OTHER = {"m1": 100, "x1_obs": 90, "m0": 100, "x0_obs": 15, "n": 1000, "k_obs": 700}
+DATA_NAMES = frozenset(OTHER)
+KEY = ("prevalence-test", True, PrevalencePriors())
+SAMPLE = {"draws": 150, "tune": 150, "chains": 2, "progress_bar": False, "save_warmup": False}
+
+
+def _build():
+    from bayesjudge.models.prevalence import prevalence_model
+
+    return prevalence_model(COUNTS)
+
+
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ModelCache]:
+    """A cache folder holding the compiled prevalence model, and the cache that filled it."""
+    root = tmp_path_factory.mktemp("bj-cache")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("BAYESJUDGE_CACHE_DIR", str(root))
+    try:
+        cache = ModelCache(maxsize=2)
+        cache.compiled(KEY, _build, DATA_NAMES)
+    finally:
+        mp.undo()
+    return root, cache
+
+
+def _copy(root: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "copy"
+    shutil.copytree(root, target)
+    return target
+
+
+def _entry(root: Path) -> Path:
+    (entry,) = (root / "models").iterdir()
+    return entry
+
+
+# --------------------------------------------------------------------------- compiling
+def test_compiled_model_samples_exactly_as_nutpie_compiles_it(filled):
+    _, cache = filled
+    ours = cache.compiled(KEY, _build, DATA_NAMES)
+    reference = nutpie.compile_pymc_model(_build())
+    for data in ({}, OTHER):
+        a = nutpie.sample(ours.with_data(**data) if data else ours, seed=11, **SAMPLE)
+        b = nutpie.sample(reference.with_data(**data) if data else reference, seed=11, **SAMPLE)
+        for name in ("pi", "se", "sp", "j", "judged_rate"):
+            # the same graphs and starting points: the draws agree bit for bit
+            np.testing.assert_array_equal(a.posterior[name].values, b.posterior[name].values)
+    assert cache.info() == CacheInfo(builds=1, compiles=1, hits=1, size=1, loads=0)
+
+
+def test_starting_points_reproduce_pymc(filled):
+    from pymc.initial_point import make_initial_point_fn
+
+    _, cache = filled
+    compiled = cache.compiled(KEY, _build, DATA_NAMES)
+    model = _build()
+    pymc_rule = make_initial_point_fn(
+        model=model, jitter_rvs=set(model.free_RVs), return_transformed=True
+    )
+    names = [model.rvs_to_values[rv].name for rv in model.free_RVs]
+    for seed in [0, 5, 99, 2**40 + 3, *np.random.default_rng(1).integers(0, 2**63, 20)]:
+        expected = np.array([pymc_rule(int(seed))[name] for name in names], dtype=float)
+        np.testing.assert_array_equal(compiled.initial_point_func(int(seed)), expected)
+
+
+def test_with_data_checks_names_and_ranks(filled):
+    _, cache = filled
+    compiled = cache.compiled(KEY, _build, DATA_NAMES)
+    with pytest.raises(KeyError, match="'nope' is not a data container"):
+        compiled.with_data(nope=1)
+    with pytest.raises(ValueError, match="data 'n' must have rank 0; got rank 1"):
+        compiled.with_data(n=[1, 2])
+    swapped = compiled.with_data(n=2000)
+    assert int(swapped.shared_data["n"]) == 2000
+    assert int(compiled.shared_data["n"]) == COUNTS.n  # the cached model is untouched
+
+
+# --------------------------------------------------------------------------- the disk cache
+def test_entry_holds_the_spec_without_the_replaced_data(filled):
+    root, _ = filled
+    record = json.loads((_entry(root) / "spec.json").read_text())
+    assert record["key"] == canonical_key(KEY)
+    shared = {s["name"]: s for s in record["spec"]["shared"]}
+    assert set(shared) == set(DATA_NAMES)
+    assert all(s["value"] is None for s in shared.values())  # the data never reach the disk
+
+
+def test_a_fresh_process_loads_without_pymc_and_samples_the_same(filled, tmp_path):
+    root, cache = filled
+    folder = _copy(root, tmp_path)
+    expected = nutpie.sample(
+        cache.compiled(KEY, _build, DATA_NAMES).with_data(**OTHER), seed=4, **SAMPLE
+    )
+    script = textwrap.dedent(
+        f"""
+        import json, sys
+        import numpy as np
+        import nutpie
+        from bayesjudge.inference.cache import ModelCache
+        from bayesjudge.priors import PrevalencePriors
+        cache = ModelCache(maxsize=1)
+        key = ("prevalence-test", True, PrevalencePriors())
+        def build():
+            raise AssertionError("a disk hit must not build the model")
+        compiled = cache.compiled(key, build, frozenset({sorted(DATA_NAMES)!r}))
+        trace = nutpie.sample(compiled.with_data(**{OTHER!r}), seed=4, **{SAMPLE!r})
+        print(json.dumps({{
+            "loads": cache.info().loads, "builds": cache.info().builds,
+            "compiles": cache.info().compiles,
+            "pi": trace.posterior["pi"].values.ravel().tolist(),
+            "imported": [
+                m for m in ("pymc", "pytensor", "bayesjudge.models.prevalence") if m in sys.modules
+            ],
+        }}))
+        """
+    )
+    env = {**os.environ, "BAYESJUDGE_CACHE_DIR": str(folder)}
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+    )
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert (result["loads"], result["builds"], result["compiles"]) == (1, 0, 0)
+    assert result["imported"] == []
+    np.testing.assert_array_equal(result["pi"], expected.posterior["pi"].values.ravel())
+
+
+def test_python_free_tells_code_that_reaches_python_objects():
+    import numba
+
+    from bayesjudge.inference import compile as compile_module
+
+    @numba.cfunc("int64(int64)")
+    def pure(x):
+        return x + 1
+
+    @numba.cfunc("int64(int64)")
+    def printing(x):
+        print(x)  # boxes x and calls Python's print, under the GIL
+        return x
+
+    assert compile_module._python_free(pure)
+    assert not compile_module._python_free(printing)
+
+    # code loaded from numba's cache has no IR left to inspect: never called Python-free
+    class Loaded:
+        class _library:
+            _disable_inspection = True
+
+    assert not compile_module._python_free(pure, Loaded())
+
+
+def test_entry_of_python_free_code_says_so(filled):
+    root, _ = filled
+    record = json.loads((_entry(root) / "spec.json").read_text())
+    assert record["spec"]["python_free"] is True  # PyTensor's graphs of this model
+    assert record["spec"]["format"] == 2
+
+
+def test_load_needs_every_unstored_container_replaced(filled):
+    root, _ = filled
+    entry = _entry(root)
+    # the spec holds no value of 'n': a caller that does not replace it must not get zeros
+    assert cache_module._load(entry, DATA_NAMES - {"n"}) is None
+    assert cache_module._load(entry, DATA_NAMES) is not None
+
+
+@pytest.mark.parametrize("damage", ["spec", "code", "format", "missing"])
+def test_a_damaged_entry_is_not_loaded(filled, tmp_path, damage):
+    root, _ = filled
+    entry = _entry(_copy(root, tmp_path))
+    if damage == "spec":
+        (entry / "spec.json").write_text("{not json")
+    elif damage == "code":
+        for path in entry.glob("*.nbc"):
+            path.unlink()
+    elif damage == "format":
+        record = json.loads((entry / "spec.json").read_text())
+        record["spec"]["format"] = -1
+        (entry / "spec.json").write_text(json.dumps(record))
+    else:
+        (entry / "spec.json").unlink()
+    assert cache_module._load(entry, DATA_NAMES) is None
+
+
+def test_a_damaged_entry_is_compiled_afresh_and_rewritten(filled, tmp_path, monkeypatch):
+    root, _ = filled
+    folder = _copy(root, tmp_path)
+    (_entry(folder) / "spec.json").write_text("{not json")
+    monkeypatch.setenv("BAYESJUDGE_CACHE_DIR", str(folder))
+    cache = ModelCache(maxsize=1)
+    compiled = cache.compiled(KEY, _build, DATA_NAMES)
+    assert (cache.info().loads, cache.info().compiles) == (0, 1)
+    trace = nutpie.sample(compiled.with_data(**OTHER), seed=1, **SAMPLE)
+    assert 0.6 < float(trace.posterior["pi"].mean()) < 0.9  # Rogan-Gladen value 0.74
+    # numba still had the code: its IR could not be inspected, so the entry says not Python-free
+    record = json.loads((_entry(folder) / "spec.json").read_text())
+    assert record["spec"]["python_free"] is False
+    # the rewritten entry serves the next process
+    again = ModelCache(maxsize=1)
+    again.compiled(KEY, _build, DATA_NAMES)
+    assert (again.info().loads, again.info().compiles) == (1, 0)
+
+
+def test_an_unwritable_folder_warns_once(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setattr(cache_module, "_WARNED", set())
+    entry = blocker / "models" / "abc"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = [cache_module._writable(entry), cache_module._writable(entry)]
+    assert results == [False, False]
+    assert len(caught) == 1
+    assert "could not write the model cache" in str(caught[0].message)
+
+
+def test_the_disk_cache_can_be_turned_off(monkeypatch, tmp_path):
+    monkeypatch.setenv("BAYESJUDGE_CACHE_DIR", "OFF")
+    assert disk_cache_folder() is None
+    assert clear_disk_cache() == 0
+
+
+def test_clear_disk_cache_removes_entries(filled, tmp_path, monkeypatch):
+    root, _ = filled
+    folder = _copy(root, tmp_path)
+    entry = _entry(folder)
+    monkeypatch.setenv("BAYESJUDGE_CACHE_DIR", str(folder))
+    assert clear_disk_cache() == 1
+    assert list((folder / "models").iterdir()) == []
+    assert cache_module._load(entry, DATA_NAMES) is None
+
+
+# --------------------------------------------------------------------------- the key
+def test_disk_cache_folder_follows_the_environment(monkeypatch):
+    assert disk_cache_folder({"BAYESJUDGE_CACHE_DIR": "~/bj"}) == Path("~/bj").expanduser()
+    # XDG_CACHE_HOME must be absolute to count (XDG Base Directory specification)
+    home = Path.home() / ".cache" / "bayesjudge"
+    assert disk_cache_folder({"XDG_CACHE_HOME": "relative/path"}) == home
+    assert disk_cache_folder({"XDG_CACHE_HOME": "/x", "BAYESJUDGE_CACHE_DIR": " "}) == Path(
+        "/x/bayesjudge"
+    )
+    assert disk_cache_folder({}) == home
+
+
+def test_canonical_key_is_stable_and_refuses_what_is_not():
+    priors = PrevalencePriors(pi=Beta(1, 1))
+    text = canonical_key(("prevalence", True, priors, 3, np.int64(3), 0.1))
+    assert text == canonical_key(
+        ("prevalence", True, PrevalencePriors(pi=Beta(1, 1)), 3, np.int64(3), 0.1)
+    )
+    assert "bayesjudge.priors.PrevalencePriors(pi=bayesjudge.priors.Beta(" in text
+    # values that print alike but differ stay apart
+    assert canonical_key((1,)) != canonical_key((1.0,)) != canonical_key((True,))
+    assert canonical_key((3,)) != canonical_key((np.int64(3),))
+    assert canonical_key(("a,b",)) != canonical_key(("a", "b"))
+    for bad in (b"bytes", np.arange(3), lambda: 1, object(), {"a": 1}):
+        with pytest.raises(TypeError, match="no canonical text form"):
+            canonical_key(("k", bad))
+
+
+def test_the_folder_changes_with_the_key_and_the_environment(tmp_path, monkeypatch):
+    base = cache_module._entry_folder(tmp_path, KEY)
+    assert base is not None
+    assert base.parent == tmp_path / "models"
+    assert cache_module._entry_folder(tmp_path, KEY) == base
+    other_priors = ("prevalence-test", True, PrevalencePriors(pi=Beta(1, 1)))
+    assert cache_module._entry_folder(tmp_path, other_priors) != base
+    assert (
+        cache_module._entry_folder(tmp_path, ("prevalence-test", False, PrevalencePriors())) != base
+    )
+    assert cache_module._entry_folder(tmp_path, ("stack", b"data")) is None  # memory only
+    fingerprint = cache_module.environment_fingerprint()
+    for change in (
+        {"versions": {**fingerprint["versions"], "numba": "0.0"}},
+        {"sources": "0" * 64},
+        {"settings": {"PYTENSOR_FLAGS": "floatX=float32"}},
+        {"machine": "riscv64"},
+    ):
+        monkeypatch.setattr(
+            cache_module, "environment_fingerprint", lambda c=change: {**fingerprint, **c}
+        )
+        assert cache_module._entry_folder(tmp_path, KEY) != base
+
+
+def test_fingerprint_covers_sources_versions_and_settings():
+    fingerprint = cache_module.environment_fingerprint()
+    assert set(fingerprint["versions"]) >= {"bayesjudge", "pymc", "pytensor", "nutpie", "numba"}
+    assert len(fingerprint["sources"]) == 64
+    assert fingerprint["python"] == sys.version
+
+
+def test_docstring_examples_run():
+    from bayesjudge.inference import compile as compile_module
+
+    for module in (cache_module, compile_module):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0
