@@ -9,6 +9,12 @@ Usage: python scripts/make_examples.py
   each step (``e0``, ``e1``, ``e2``) on 1,200 items in three difficulty slices; the second step
   corrects less and corrupts more on hard items.
 
+* ``systems_example.csv``: three systems answer the same 400 prompts and one judge grades every
+  answer; 120 prompts carry gold labels for all three. The judge is kinder to ``assistant-c``
+  (specificity 0.60 against 0.85: it passes more of its wrong answers, as a judge from the same
+  model family might), so the raw pass rates rank ``assistant-c`` first while its true success
+  rate (0.66) is below ``assistant-b``'s (0.70); ``assistant-a`` is at 0.62.
+
 The judge example (``judge_example.csv``) is ``judge_table(pi=0.7, se=0.9, sp=0.85, n=2000,
 m1=150, m0=150, random_seed=2002)``.
 """
@@ -22,6 +28,7 @@ import pandas as pd
 
 from bayesjudge.channels.simulate import simulate_stack
 from bayesjudge.gates.simulate import TABLE4, rejudgment_gate, table4_gate
+from bayesjudge.systems import simulate_systems
 
 HERE = Path(__file__).resolve().parent.parent / "bayesjudge" / "examples"
 
@@ -58,10 +65,27 @@ def channel_example() -> pd.DataFrame:
     return table
 
 
+def systems_example() -> pd.DataFrame:
+    """Return the systems example's answers table (system, item, label, verdict)."""
+    sim = simulate_systems(
+        [0.62, 0.70, 0.66],
+        n_unlabelled=280,
+        n_labelled=120,
+        se=0.90,
+        sp=[0.85, 0.85, 0.60],
+        systems=["assistant-a", "assistant-b", "assistant-c"],
+        random_seed=2028,
+    )
+    table = sim.frame.copy()
+    table["item"] = [f"p{int(str(i).lstrip('q')):03d}" for i in table["item"]]
+    return table
+
+
 def main() -> None:
-    """Write both examples next to the package's judge example."""
+    """Write the examples next to the package's judge example."""
     gate_example().to_csv(HERE / "gate_example.csv", index=False)
     channel_example().to_csv(HERE / "channel_example.csv", index=False)
+    systems_example().to_csv(HERE / "systems_example.csv", index=False)
 
 
 if __name__ == "__main__":

@@ -810,7 +810,7 @@ def test_load_example_matches_its_documented_simulation() -> None:
 
 
 def test_load_example_unknown_name() -> None:
-    message = "name must be one of ['channel', 'gate', 'judge']; got 'nope'"
+    message = "name must be one of ['channel', 'gate', 'judge', 'systems']; got 'nope'"
     with pytest.raises(ValueError, match=re.escape(message)):
         load_example("nope")  # type: ignore[arg-type]
 
@@ -847,7 +847,7 @@ def test_docs_data_page_shows_its_files() -> None:
     assert names == ["judge.csv", "bad.csv", "rulings.csv", "loop.csv", "paired.csv"]
 
 
-@pytest.mark.parametrize("name", ["judge", "gate", "channel"])
+@pytest.mark.parametrize("name", ["judge", "gate", "channel", "systems"])
 def test_bundled_examples_load_into_their_contracts(name: str) -> None:
     import bayesjudge as bj
     from bayesjudge.channels import PairedOutcomes
@@ -863,9 +863,15 @@ def test_bundled_examples_load_into_their_contracts(name: str) -> None:
         assert set(rulings.r.tolist()) == {6}
         # the gold set was drawn by class: 80 compliant and 80 violating items
         assert int((rulings.label == 1).sum()) == int((rulings.label == 0).sum()) == 80
-    else:
+    elif name == "channel":
         outcomes = PairedOutcomes.from_frame(frame)
         assert outcomes.stages == ("e0", "e1", "e2")
         assert sorted(set(outcomes.slice.tolist())) == ["easy", "hard", "medium"]
-    with pytest.raises(ValueError, match=r"name must be one of \['channel', 'gate', 'judge'\]"):
+    else:
+        answers = bj.SystemsData.read(frame)
+        assert answers.systems == ("assistant-a", "assistant-b", "assistant-c")
+        assert (len(answers.items), answers.paired) == (400, True)
+    with pytest.raises(
+        ValueError, match=r"name must be one of \['channel', 'gate', 'judge', 'systems'\]"
+    ):
         bj.load_example("panel")  # type: ignore[arg-type]

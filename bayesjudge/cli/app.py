@@ -39,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     from bayesjudge.gates.cli import register as register_gates
     from bayesjudge.prevalence.cli import register as register_prevalence
     from bayesjudge.studies.cli import register as register_studies
+    from bayesjudge.systems.cli import register as register_systems
 
     parser = Parser(
         prog="bayesjudge",
@@ -51,12 +52,21 @@ def build_parser() -> argparse.ArgumentParser:
     register_gates(commands)
     register_channels(commands)
     register_studies(commands)
+    register_systems(commands)
     commands.choices["report"].set_defaults(example_report=_example_report)
     return parser
 
 
+#: The command (and its options) that reports on each bundled example but the judge one.
+_EXAMPLE_COMMANDS: dict[str, tuple[str, ...]] = {
+    "gate": ("gate",),
+    "channel": ("channel", "--by-slice"),
+    "systems": ("rank",),
+}
+
+
 def _example_report(args: argparse.Namespace) -> int:
-    """Run ``bayesjudge report --example gate|channel``: that family's command on its example.
+    """Run ``bayesjudge report --example NAME``: that family's command on its example.
 
     The report's folder, seed and interval mass carry over, and the sampler options the user
     set (the family's own defaults hold otherwise); the output folder was already claimed for
@@ -64,16 +74,9 @@ def _example_report(args: argparse.Namespace) -> int:
     """
     from bayesjudge.examples import example_file
 
-    argv = [
-        "gate" if args.example == "gate" else "channel",
-        example_file(args.example),
-        "--out",
-        args.out,
-        "--prob",
-        str(args.prob),
-    ]
-    if args.example == "channel":
-        argv.append("--by-slice")
+    command, *extra = _EXAMPLE_COMMANDS[args.example]
+    argv = [command, example_file(args.example), "--out", args.out, "--prob", str(args.prob)]
+    argv += extra
     if args.random_seed is not None:
         argv += ["--random-seed", str(args.random_seed)]
     defaults = build_parser().parse_args(["report"])

@@ -9,13 +9,14 @@ import pandas as pd
 
 __all__ = ["EXAMPLES", "example_file", "example_path", "load_example"]
 
-Example = Literal["judge", "gate", "channel"]
+Example = Literal["judge", "gate", "channel", "systems"]
 
 #: The bundled examples and their files (written by scripts/make_examples.py, seeded).
 EXAMPLES: dict[str, str] = {
     "judge": "judge_example.csv",
     "gate": "gate_example.csv",
     "channel": "channel_example.csv",
+    "systems": "systems_example.csv",
 }
 
 
@@ -44,7 +45,7 @@ def load_example(name: Example = "judge") -> pd.DataFrame:
 
     Parameters
     ----------
-    name : {"judge", "gate", "channel"}
+    name : {"judge", "gate", "channel", "systems"}
         ``"judge"`` (columns ``label``, ``verdict``): 150 gold-PASS and 150 gold-FAIL calibration
         items and 2,000 unlabelled test items judged by a simulated judge with sensitivity 0.90
         and specificity 0.85 (the judge of the worked example of "Bias-correct your
@@ -57,7 +58,12 @@ def load_example(name: Example = "judge") -> pd.DataFrame:
         ``"channel"`` (``item``, ``slice``, ``e0``, ``e1``, ``e2``): a two-step pipeline scored
         before and after each step on 1,200 items in three difficulty slices.
 
-        All three are simulated with fixed seeds by ``scripts/make_examples.py``.
+        ``"systems"`` (``system``, ``item``, ``label``, ``verdict``): three systems answering the
+        same 400 prompts, one judge, gold labels on 120 prompts for all three; the judge passes
+        more wrong answers of ``assistant-c`` (specificity 0.60 against 0.85), whose true
+        success rate 0.66 lies between ``assistant-a`` (0.62) and ``assistant-b`` (0.70).
+
+        All four are simulated with fixed seeds by ``scripts/make_examples.py``.
 
     Examples
     --------
@@ -70,4 +76,4 @@ def load_example(name: Example = "judge") -> pd.DataFrame:
         if name == "judge":
             return pd.read_csv(handle)
         # item ids are text, as the input layer reads them
-        return pd.read_csv(handle, dtype={"item": str, "slice": str})
+        return pd.read_csv(handle, dtype={"item": str, "slice": str, "system": str})

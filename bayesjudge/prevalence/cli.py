@@ -382,11 +382,11 @@ def register(commands: Any) -> None:
             )
             sub.add_argument(
                 "--example",
-                choices=["judge", "gate", "channel"],
+                choices=["judge", "gate", "channel", "systems"],
                 default=None,
                 help="report on a bundled example instead of DATA: judge (this command's "
-                "prevalence report, the default without DATA), gate (bayesjudge gate) or "
-                "channel (bayesjudge channel --by-slice)",
+                "prevalence report, the default without DATA), gate (bayesjudge gate), "
+                "channel (bayesjudge channel --by-slice) or systems (bayesjudge rank)",
             )
             sub.set_defaults(handler=_cmd_report, outputs={"out": "report"})
     _register_plan(commands)

@@ -163,14 +163,15 @@ def test_a_broken_pipe_that_is_not_stdout_is_an_error(
 
 
 @pytest.mark.parametrize(
-    ("example", "module", "attribute", "handler"),
+    ("example", "command", "module", "attribute", "handler"),
     [
-        ("gate", "bayesjudge.gates.cli", "rulings", "run_gate"),
-        ("channel", "bayesjudge.channels.cli", "outcomes", "_cmd_channel"),
+        ("gate", "gate", "bayesjudge.gates.cli", "rulings", "run_gate"),
+        ("channel", "channel", "bayesjudge.channels.cli", "outcomes", "_cmd_channel"),
+        ("systems", "rank", "bayesjudge.systems.cli", "data", "_cmd_rank"),
     ],
 )
 def test_report_example_runs_that_familys_command_on_its_bundled_data(
-    monkeypatch, tmp_path, example, module, attribute, handler
+    monkeypatch, tmp_path, example, command, module, attribute, handler
 ):
     import importlib
 
@@ -185,12 +186,13 @@ def test_report_example_runs_that_familys_command_on_its_bundled_data(
     argv = ["report", "--example", example, "--out", str(out), "--random-seed", "4"]
     assert main([*argv, "--no-progress"]) == 0
     args = seen["args"]
-    assert getattr(args, attribute).endswith(f"{example}_example.csv")
+    given = getattr(args, attribute)
+    assert (given[0] if isinstance(given, list) else given).endswith(f"{example}_example.csv")
     assert args.out == str(out)
     assert args.random_seed == 4
     assert args.source_label == f"example:{example}"
     assert getattr(args, "by_slice", True) is True  # the channel example fits its slices
-    fresh = build_parser().parse_args([example, "x.csv"])
+    fresh = build_parser().parse_args([command, "x.csv"])
     assert args.draws == fresh.draws  # the family's own default, not the report's
 
 

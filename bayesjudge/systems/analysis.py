@@ -1,0 +1,570 @@
+r"""The systems family's answer, assembled once: rates, differences, ranks, judge, baselines.
+
+:func:`analyze_systems` fits the model the design calls for (:func:`~bayesjudge.systems.fit.
+fit_systems`), summarises the posterior draws of every system's success rate :math:`\pi_s`
+into the quantities a comparison needs, runs the frequentist baselines on the same data, and
+returns one :class:`SystemsAnalysis`. The command line (``bayesjudge rank``) and the report only
+render it; :meth:`SystemsAnalysis.to_dict` is the command's JSON.
+
+With :math:`D` posterior draws :math:`\pi^{(d)}`:
+
+* each difference :math:`\Delta_{ab} = \pi_b - \pi_a` (every pair, ``a`` before ``b`` in the
+  data's order) with its equal-tailed interval and :math:`P(\pi_b > \pi_a)`;
+* :math:`P(s \text{ is best})`, and each system's rank at every draw (1 = highest rate), whose
+  posterior is summarised (mean, sd, interval) and tabulated (:math:`P(\mathrm{rank}_s = r)`);
+* the *naive* ranking, by the judge's pass rate on each system's unlabelled answers, and the
+  *reversals*: pairs the naive ranking puts in one order and the posterior, more likely than
+  not, in the other;
+* the judge: its Se and Sp (shared, or the population centre of a system-specific judge) and
+  each system's; with a system-specific judge also the spread between systems and the ranking
+  the same posterior gives if every system's verdicts are corrected with the shared Se and Sp,
+  :math:`\tilde\pi_s = (R_s + \mathrm{Sp} - 1)/(\mathrm{Se} + \mathrm{Sp} - 1)` at each draw
+  (:math:`R_s` the judged pass rate), which says whether the judge's unequal treatment changes
+  the ranking.
+
+Ranking by posterior probabilities rather than by point estimates follows Goldstein and
+Spiegelhalter, "League tables and their limitations: statistical issues in comparisons of
+institutional performance" (1996).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from bayesjudge.inference.diagnostics import Diagnostics, check_fit
+from bayesjudge.inference.fit import Attempt, attempts_of, diagnostics_of
+from bayesjudge.inference.sampling import Sampler
+from bayesjudge.inference.summary import summary_of_draws
+from bayesjudge.priors import SystemsPriors
+from bayesjudge.results import Estimate, PosteriorSummary
+from bayesjudge.systems.baselines import difference_baselines, system_baselines
+from bayesjudge.systems.data import SystemsData
+from bayesjudge.systems.fit import Calibration, JudgeChoice, fit_systems
+from bayesjudge.systems.rank import (
+    competition_ranks,
+    prob_best,
+    prob_better,
+    rank_draws,
+    rank_probabilities,
+    reversal_pairs,
+)
+from bayesjudge.validation import check_prob
+
+__all__ = [
+    "Difference",
+    "JudgeSummary",
+    "Reversal",
+    "SystemsAnalysis",
+    "analyze_systems",
+    "summarize_systems",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    r"""The posterior of :math:`\pi_b - \pi_a` for one pair of systems.
+
+    Attributes
+    ----------
+    a, b : str
+        The systems (``a`` first in the data).
+    diff : PosteriorSummary
+        Summary of :math:`\pi_b - \pi_a`.
+    p_b_better : float
+        :math:`P(\pi_b > \pi_a)`.
+    """
+
+    a: str
+    b: str
+    diff: PosteriorSummary
+    p_b_better: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return ``{"a", "b", "diff": S, "p_b_better"}``."""
+        return {
+            "a": self.a,
+            "b": self.b,
+            "diff": self.diff.to_dict(),
+            "p_b_better": self.p_b_better,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Reversal:
+    r"""A pair whose order the correction reverses.
+
+    Attributes
+    ----------
+    a : str
+        The system the naive judged rates rank higher.
+    b : str
+        The system the posterior more likely than not ranks higher.
+    prob : float
+        :math:`P(\pi_b > \pi_a)`.
+    """
+
+    a: str
+    b: str
+    prob: float
+
+    def to_dict(self) -> dict[str, str]:
+        """Return ``{"a", "b"}``.
+
+        Examples
+        --------
+        >>> Reversal("old", "new", 0.8).to_dict()
+        {'a': 'old', 'b': 'new'}
+        """
+        return {"a": self.a, "b": self.b}
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeSummary:
+    """How the judge was modelled and what the data say about it.
+
+    Attributes
+    ----------
+    shared : bool
+        True when one Se and Sp was fitted for every system.
+    se, sp : PosteriorSummary
+        The shared judge's Se and Sp, or the population centre of a system-specific judge.
+    by_system : dict of str to (PosteriorSummary, PosteriorSummary)
+        Each system's Se and Sp (the shared ones, repeated, for a shared judge).
+    calibrated : tuple of str
+        Systems with gold labels of both classes.
+    spread_se, spread_sp : PosteriorSummary or None
+        System-specific judge: the between-system sd of logit Se and logit Sp.
+    shared_order : tuple of str
+        System-specific judge: the systems ordered by the posterior mean of the rate corrected
+        with the shared Se and Sp (module docstring); empty for a shared judge.
+    changes_ranking : bool
+        Whether that order differs from the order of the posterior means of pi.
+    """
+
+    shared: bool
+    se: PosteriorSummary
+    sp: PosteriorSummary
+    by_system: dict[str, tuple[PosteriorSummary, PosteriorSummary]]
+    calibrated: tuple[str, ...]
+    spread_se: PosteriorSummary | None = None
+    spread_sp: PosteriorSummary | None = None
+    shared_order: tuple[str, ...] = ()
+    changes_ranking: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return ``{"shared", "se": S, "sp": S, "by_system": {NAME: {"se": S, "sp": S}}}``."""
+        return {
+            "shared": self.shared,
+            "se": self.se.to_dict(),
+            "sp": self.sp.to_dict(),
+            "by_system": {
+                name: {"se": se.to_dict(), "sp": sp.to_dict()}
+                for name, (se, sp) in self.by_system.items()
+            },
+        }
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SystemsAnalysis:
+    r"""Everything the systems family reports about one dataset.
+
+    Attributes
+    ----------
+    data : SystemsData
+        The data analysed.
+    model : str
+        The model fitted (``two_system``, ``systems_irt`` or ``systems``).
+    calibration : str
+        ``"by_class"`` or ``"random"``.
+    pi : dict of str to PosteriorSummary
+        Each system's success rate.
+    p_best : dict of str to float
+        :math:`P(s \text{ is best})`.
+    rank : dict of str to PosteriorSummary
+        The posterior of each system's rank (1 = highest rate).
+    rank_probabilities : ndarray, shape (systems, systems)
+        Entry ``[s, r]`` is :math:`P(\mathrm{rank}_s = r + 1)`.
+    prob_better : ndarray, shape (systems, systems)
+        Entry ``[i, j]`` is :math:`P(\pi_i > \pi_j)`: row better than column.
+    differences : tuple of Difference
+        Every pair, in data order.
+    naive_rate : dict of str to float
+        The judge's pass rate on each system's unlabelled answers.
+    naive_rank : dict of str to int
+        The ranking those rates give (1 = highest; ties share a rank).
+    reversals : tuple of Reversal
+        The pairs the correction reverses.
+    judge : JudgeSummary
+        The judge.
+    estimates : tuple of (dict, Estimate)
+        The frequentist rows, each with its ``{"system": NAME}`` or ``{"a": NAME, "b": NAME}``.
+    prob : float
+        Mass of every interval.
+    seed : int or str
+        The seed.
+    priors : SystemsPriors
+        The priors.
+    diagnostics : Diagnostics or None
+        The checks of the fit.
+    attempts : tuple of Attempt
+        The sampler runs.
+    posterior : DataTree or None
+        The fit.
+    """
+
+    data: SystemsData
+    model: str
+    calibration: str
+    pi: dict[str, PosteriorSummary]
+    p_best: dict[str, float]
+    rank: dict[str, PosteriorSummary]
+    rank_probabilities: np.ndarray
+    prob_better: np.ndarray
+    differences: tuple[Difference, ...]
+    naive_rate: dict[str, float]
+    naive_rank: dict[str, int]
+    reversals: tuple[Reversal, ...]
+    judge: JudgeSummary
+    estimates: tuple[tuple[dict[str, str], Estimate], ...]
+    prob: float
+    seed: int | str
+    priors: SystemsPriors = field(default_factory=SystemsPriors)
+    diagnostics: Diagnostics | None = None
+    attempts: tuple[Attempt, ...] = ()
+    posterior: xr.DataTree | None = None
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        """The systems, in data order."""
+        return self.data.systems
+
+    @property
+    def paired(self) -> bool:
+        """Whether systems answered the same items."""
+        return self.data.paired
+
+    @property
+    def passed(self) -> bool:
+        """Whether the fit passed its diagnostics."""
+        return self.diagnostics is None or self.diagnostics.passed
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        """The corrected ranking: systems by posterior mean rank, best first."""
+        return tuple(sorted(self.systems, key=lambda s: (self.rank[s].mean, -self.pi[s].mean)))
+
+    @property
+    def naive_order(self) -> tuple[str, ...]:
+        """The naive ranking: systems by judged pass rate, highest first (stable on ties)."""
+        return tuple(sorted(self.systems, key=lambda s: -self.naive_rate[s]))
+
+    def diagnostics_dict(self) -> dict[str, Any]:
+        """Return the ``diagnostics`` block of the JSON output (as in ``bayesjudge estimate``)."""
+        if self.diagnostics is None:  # a posterior not made by fit_systems: nothing recorded
+            return {
+                "passed": True,
+                "method": "nuts",
+                "r_hat_max": None,
+                "ess_bulk_min": None,
+                "ess_tail_min": None,
+                "divergences": None,
+                "failures": [],
+                "attempts": [],
+            }
+        full = self.diagnostics.to_dict()
+        return {
+            "passed": full["passed"],
+            "method": "nuts",
+            "r_hat_max": full["r_hat_max"],
+            "ess_bulk_min": full["ess_bulk_min"],
+            "ess_tail_min": full["ess_tail_min"],
+            "divergences": full["divergences"],
+            "failures": full["failures"],
+            "attempts": [a.to_dict() for a in self.attempts],
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        r"""Return the JSON object of ``bayesjudge rank --json``.
+
+        ``{"systems": {NAME: {"pi": S, "p_best", "rank": S}}, "differences": [{"a", "b",
+        "diff": S, "p_b_better"}], "judge": {"shared", "se": S, "sp": S, "by_system": {NAME:
+        {"se": S, "sp": S}}}, "paired", "reversals": [{"a", "b"}], "diagnostics": {...},
+        "estimates": [row]}`` with ``S = {"mean", "sd", "low", "high", "prob"}`` (equal-tailed
+        interval), ``diff`` the summary of :math:`\pi_b - \pi_a`, a reversal's ``a`` the
+        system the naive rates rank higher and ``b`` the one the posterior ranks higher, and
+        one row ``{"method", "estimate", "low", "high", "prob", "note"}`` per baseline with
+        ``"system"`` (a success rate) or ``"a"`` and ``"b"`` (a difference, ``b`` minus ``a``).
+        """
+        return {
+            "systems": {
+                name: {
+                    "pi": self.pi[name].to_dict(),
+                    "p_best": self.p_best[name],
+                    "rank": self.rank[name].to_dict(),
+                }
+                for name in self.systems
+            },
+            "differences": [d.to_dict() for d in self.differences],
+            "judge": self.judge.to_dict(),
+            "paired": self.paired,
+            "reversals": [r.to_dict() for r in self.reversals],
+            "diagnostics": self.diagnostics_dict(),
+            "estimates": [{**keys, **e.to_dict()} for keys, e in self.estimates],
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return one row per system, best first: pi, P(best), rank, the naive rate and rank."""
+        rows = []
+        for name in self.order:
+            s = self.pi[name]
+            rows.append(
+                {
+                    "system": name,
+                    "pi_mean": s.mean,
+                    "pi_low": s.eti.low,
+                    "pi_high": s.eti.high,
+                    "p_best": self.p_best[name],
+                    "mean_rank": self.rank[name].mean,
+                    "naive_rate": self.naive_rate[name],
+                    "naive_rank": self.naive_rank[name],
+                }
+            )
+        return pd.DataFrame(rows).set_index("system")
+
+    def differences_frame(self) -> pd.DataFrame:
+        """Return every pairwise difference: ``a, b, diff_mean, low, high, p_b_better``."""
+        return pd.DataFrame(
+            [
+                {
+                    "a": d.a,
+                    "b": d.b,
+                    "diff_mean": d.diff.mean,
+                    "low": d.diff.eti.low,
+                    "high": d.diff.eti.high,
+                    "p_b_better": d.p_b_better,
+                }
+                for d in self.differences
+            ]
+        )
+
+
+def _flat(posterior: xr.Dataset, name: str, systems: tuple[str, ...]) -> np.ndarray:
+    """Return draws of ``name`` as (draws,) or (draws, systems) in the systems' order."""
+    array = posterior[name]
+    if "system" in array.dims:
+        array = array.sel(system=list(systems)).transpose("chain", "draw", "system")
+        return np.asarray(array.to_numpy()).reshape(-1, len(systems))
+    return np.asarray(array.to_numpy()).reshape(-1)
+
+
+def _judge_summary(
+    posterior: xr.Dataset,
+    data: SystemsData,
+    pi: np.ndarray,
+    *,
+    prob: float,
+) -> JudgeSummary:
+    systems = data.systems
+    counts = data.system_counts()
+    calibrated = tuple(
+        s for s, m1, m0 in zip(systems, counts.m1, counts.m0, strict=True) if m1 > 0 and m0 > 0
+    )
+    se = _flat(posterior, "se", systems)
+    sp = _flat(posterior, "sp", systems)
+    if se.ndim == 1 or "se_shared" not in posterior:
+        se_all = se if se.ndim == 1 else se[:, 0]
+        sp_all = sp if sp.ndim == 1 else sp[:, 0]
+        s_se, s_sp = (
+            summary_of_draws("se", se_all, prob=prob),
+            summary_of_draws("sp", sp_all, prob=prob),
+        )
+        return JudgeSummary(True, s_se, s_sp, {name: (s_se, s_sp) for name in systems}, calibrated)
+    se_c = _flat(posterior, "se_shared", systems)
+    sp_c = _flat(posterior, "sp_shared", systems)
+    by_system = {
+        name: (
+            summary_of_draws(f"se[{name}]", se[:, s], prob=prob),
+            summary_of_draws(f"sp[{name}]", sp[:, s], prob=prob),
+        )
+        for s, name in enumerate(systems)
+    }
+    rate = _flat(posterior, "judged_rate", systems)
+    corrected = (rate + sp_c[:, None] - 1.0) / (se_c + sp_c - 1.0)[:, None]
+    by_pi = tuple(np.array(systems)[np.argsort(-pi.mean(axis=0), kind="stable")])
+    shared_order = tuple(np.array(systems)[np.argsort(-corrected.mean(axis=0), kind="stable")])
+    return JudgeSummary(
+        shared=False,
+        se=summary_of_draws("se", se_c, prob=prob),
+        sp=summary_of_draws("sp", sp_c, prob=prob),
+        by_system=by_system,
+        calibrated=calibrated,
+        spread_se=summary_of_draws("sigma_se", _flat(posterior, "sigma_se", systems), prob=prob),
+        spread_sp=summary_of_draws("sigma_sp", _flat(posterior, "sigma_sp", systems), prob=prob),
+        shared_order=tuple(str(s) for s in shared_order),
+        changes_ranking=shared_order != by_pi,
+    )
+
+
+def summarize_systems(
+    posterior: xr.DataTree,
+    data: SystemsData,
+    *,
+    prob: float = 0.95,
+    random_seed: int | None = None,
+    priors: SystemsPriors | None = None,
+) -> SystemsAnalysis:
+    """Assemble the analysis from an existing fit of :func:`~bayesjudge.systems.fit.fit_systems`.
+
+    Parameters
+    ----------
+    posterior : DataTree
+        The fit (its recorded diagnostics are used; a tree without them is checked here with
+        :func:`~bayesjudge.inference.diagnostics.check_fit`).
+    data : SystemsData
+        The data it was fitted to (the baselines are computed from them).
+    prob : float
+        Mass of every interval.
+    random_seed : int, optional
+        The seed of the fit, as recorded (None: the default seed).
+    priors : SystemsPriors, optional
+        The priors of the fit (recorded in the analysis).
+
+    Returns
+    -------
+    SystemsAnalysis
+    """
+    from bayesjudge.inference.provenance import seed_label
+
+    prob = check_prob(prob)
+    systems = data.systems
+    draws = posterior["posterior"].to_dataset()
+    pi = _flat(draws, "pi", systems)
+    ranks = rank_draws(pi)
+    best = prob_best(pi)
+    better = prob_better(pi)
+    differences = []
+    for i in range(len(systems)):
+        for j in range(i + 1, len(systems)):
+            delta = pi[:, j] - pi[:, i]
+            differences.append(
+                Difference(
+                    systems[i],
+                    systems[j],
+                    summary_of_draws(f"diff[{systems[j]}-{systems[i]}]", delta, prob=prob),
+                    float(better[j, i]),
+                )
+            )
+    counts = data.system_counts()
+    naive = counts.k / counts.n
+    pairs, reversed_prob = reversal_pairs(naive, pi)
+    reversals = tuple(
+        Reversal(systems[i], systems[j], float(p))
+        for (i, j), p in zip(pairs.tolist(), reversed_prob.tolist(), strict=True)
+    )
+    estimates: list[tuple[dict[str, str], Estimate]] = [
+        ({"system": name}, row) for name, row in system_baselines(data, prob=prob)
+    ]
+    for d in differences:
+        estimates += [
+            ({"a": d.a, "b": d.b}, row)
+            for row in difference_baselines(data, a=d.a, b=d.b, prob=prob)
+        ]
+    return SystemsAnalysis(
+        data=data,
+        model=str(posterior.attrs.get("model", "")),
+        calibration=str(posterior.attrs.get("calibration", "by_class")),
+        pi={
+            name: summary_of_draws(f"pi[{name}]", pi[:, s], prob=prob)
+            for s, name in enumerate(systems)
+        },
+        p_best={name: float(best[s]) for s, name in enumerate(systems)},
+        rank={
+            name: summary_of_draws(f"rank[{name}]", ranks[:, s].astype(float), prob=prob)
+            for s, name in enumerate(systems)
+        },
+        rank_probabilities=rank_probabilities(pi),
+        prob_better=better,
+        differences=tuple(differences),
+        naive_rate={name: float(naive[s]) for s, name in enumerate(systems)},
+        naive_rank={
+            name: int(r) for name, r in zip(systems, competition_ranks(naive), strict=True)
+        },
+        reversals=reversals,
+        judge=_judge_summary(draws, data, pi, prob=prob),
+        estimates=tuple(estimates),
+        prob=prob,
+        seed=seed_label(random_seed),
+        priors=SystemsPriors() if priors is None else priors,
+        diagnostics=diagnostics_of(posterior)
+        if "diagnostics" in posterior.attrs
+        else check_fit(posterior, var_names=[v for v in ("pi", "se", "sp") if v in draws]),
+        attempts=attempts_of(posterior),
+        posterior=posterior,
+    )
+
+
+def analyze_systems(
+    data: SystemsData,
+    *,
+    judge: JudgeChoice = "auto",
+    calibration: Calibration = "by_class",
+    priors: SystemsPriors | None = None,
+    prob: float = 0.95,
+    draws: int = 2000,
+    tune: int = 1000,
+    chains: int = 4,
+    target_accept: float | None = None,
+    random_seed: int | None = None,
+    sampler: Sampler = "auto",
+    progressbar: bool | None = None,
+) -> SystemsAnalysis:
+    """Fit, check, rank and compare: the whole answer of the systems family for one dataset.
+
+    Parameters
+    ----------
+    data : SystemsData
+        Validated data of two or more systems.
+    judge, calibration, priors
+        The model (see :func:`~bayesjudge.systems.fit.fit_systems`).
+    prob : float
+        Mass of every interval.
+    draws, tune, chains, target_accept, sampler, progressbar
+        NUTS settings.
+    random_seed : int, optional
+        Seed of the sampler (None: the default seed).
+
+    Returns
+    -------
+    SystemsAnalysis
+
+    Examples
+    --------
+    >>> from bayesjudge.systems.simulate import simulate_systems
+    >>> sim = simulate_systems([0.6, 0.75], n_unlabelled=300, n_labelled=60, se=0.9,
+    ...                        sp=0.85, random_seed=3)
+    >>> analysis = analyze_systems(SystemsData.from_frame(sim.frame),
+    ...                            progressbar=False)  # doctest: +SKIP
+    >>> analysis.order  # doctest: +SKIP
+    ('B', 'A')
+    """
+    prob = check_prob(prob)
+    posterior = fit_systems(
+        data,
+        judge=judge,
+        calibration=calibration,
+        priors=priors,
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        target_accept=target_accept,
+        random_seed=random_seed,
+        progressbar=progressbar,
+        sampler=sampler,
+        prob=prob,
+    )
+    return summarize_systems(posterior, data, prob=prob, random_seed=random_seed, priors=priors)

@@ -1,0 +1,322 @@
+r"""Fit the systems models: validated data -> cached model -> NUTS -> checked, recorded posterior.
+
+:func:`fit_systems` chooses the model from the design and fits it through the one fitting path
+of :func:`bayesjudge.inference.fit.fit_model` (model cache, seed rule, diagnostics, one
+escalation, provenance):
+
+* two systems on paired items: :func:`bayesjudge.models.systems.two_system_model` (the four
+  joint true outcomes of an item, Dirichlet prior);
+* three or more systems on paired items: :func:`bayesjudge.models.systems.irt_model` (a Rasch
+  item difficulty integrated out by quadrature);
+* unpaired designs: :func:`bayesjudge.models.systems.systems_model` (one success rate per
+  system, the six counts of each).
+
+The judge is ``"shared"`` (one Se and Sp) or ``"system"`` (each system's Se and Sp partially
+pooled around shared ones); ``"auto"`` (the default) takes the system-specific judge when two or
+more systems carry gold labels of both classes, since only then can the data say whether the
+judge treats them differently, and the shared judge otherwise.
+
+The cell models' data are ``pm.Data`` padded to a power of two (:meth:`Patterns.padded
+<bayesjudge.systems.data.Patterns.padded>`), so refits on new data of the same padded size
+reuse the compiled model; the system names are set on the posterior afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal, get_args
+
+import numpy as np
+import xarray as xr
+
+from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
+from bayesjudge.inference.predictive import predictive_counts
+from bayesjudge.inference.sampling import Sampler
+from bayesjudge.priors import SystemsPriors
+from bayesjudge.systems.data import SystemsData, bucket_size
+from bayesjudge.validation import check_choice
+
+__all__ = [
+    "CALIBRATIONS",
+    "JUDGE_CHOICES",
+    "Calibration",
+    "JudgeChoice",
+    "choose_judge",
+    "fit_systems",
+]
+
+JudgeChoice = Literal["auto", "shared", "system"]
+Calibration = Literal["by_class", "random"]
+#: The judge options of :func:`fit_systems`.
+JUDGE_CHOICES: tuple[str, ...] = get_args(JudgeChoice)
+#: What the gold-labelled answers are assumed to be (see :mod:`bayesjudge.models.systems`).
+CALIBRATIONS: tuple[str, ...] = get_args(Calibration)
+#: Default NUTS target acceptance (the pooled judge has a funnel; the shared one is easy).
+TARGET_ACCEPT = 0.95
+#: Posterior variables whose Monte Carlo error is checked (the quantities reported).
+REPORTED = ("pi", "se", "sp", "diff")
+
+
+def choose_judge(data: SystemsData, judge: JudgeChoice = "auto") -> Literal["shared", "system"]:
+    """Return the judge model ``judge`` stands for on ``data``.
+
+    ``"auto"`` is ``"system"`` when at least two systems have gold-PASS and gold-FAIL answers
+    (then how the judge treats each is estimable), else ``"shared"``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"system": ["a", "a", "a", "b"], "label": [1, 0, None, None],
+    ...                       "verdict": [1, 0, 1, 0]})
+    >>> choose_judge(SystemsData.from_frame(frame))
+    'shared'
+    """
+    check_choice(judge, name="judge", allowed=JUDGE_CHOICES)
+    if judge != "auto":
+        return judge
+    counts = data.system_counts()
+    calibrated = int(np.sum((counts.m1 > 0) & (counts.m0 > 0)))
+    return "system" if calibrated >= 2 else "shared"
+
+
+def _model_kind(data: SystemsData) -> str:
+    if not data.paired:
+        return "systems"
+    return "two_system" if len(data.systems) == 2 else "systems_irt"
+
+
+def _run(
+    data: SystemsData,
+    *,
+    kind: str,
+    judge: str,
+    calibration: str,
+    priors: SystemsPriors,
+    restrict_j: bool,
+) -> tuple[ModelRun, dict[str, np.ndarray]]:
+    from bayesjudge.models import systems as models
+
+    n_systems = len(data.systems)
+    if kind == "systems":
+        counts = data.system_counts()
+        arrays = {k: v.astype(np.int64) for k, v in counts.as_dict().items()}
+        model_data = {
+            "m1": arrays["m1"],
+            "x1_obs": arrays["x1"],
+            "m0": arrays["m0"],
+            "x0_obs": arrays["x0"],
+            "n": arrays["n"],
+            "k_obs": arrays["k"],
+        }
+        key: tuple[Any, ...] = (kind, judge, calibration, restrict_j, priors, n_systems)
+        return (
+            ModelRun(
+                models.SYSTEMS,
+                key,
+                lambda: models.systems_model(
+                    counts,
+                    priors=priors,
+                    judge=judge,
+                    calibration=calibration,
+                    restrict_j=restrict_j,
+                ),
+                model_data,
+                priors,
+            ),
+            arrays,
+        )
+    patterns = data.patterns()
+    size = bucket_size(patterns.count.size)
+    cells = patterns.padded(size)
+    key = (kind, judge, calibration, restrict_j, priors, n_systems, size)
+    if kind == "two_system":
+        build: Any = lambda: models.two_system_model(  # noqa: E731
+            patterns,
+            priors=priors,
+            judge=judge,
+            calibration=calibration,
+            restrict_j=restrict_j,
+            size=size,
+        )
+        name = models.TWO_SYSTEM
+    else:
+        build = lambda: models.irt_model(  # noqa: E731
+            patterns,
+            priors=priors,
+            judge=judge,
+            calibration=calibration,
+            restrict_j=restrict_j,
+            size=size,
+        )
+        name = models.IRT
+    return ModelRun(name, key, build, cells, priors), {}
+
+
+def fit_systems(
+    data: SystemsData,
+    *,
+    judge: JudgeChoice = "auto",
+    calibration: Calibration = "by_class",
+    priors: SystemsPriors | None = None,
+    restrict_j: bool = True,
+    draws: int = 2000,
+    tune: int = 1000,
+    chains: int = 4,
+    target_accept: float | None = None,
+    random_seed: int | np.random.Generator | None = None,
+    progressbar: bool | None = None,
+    sampler: Sampler = "auto",
+    escalate: bool = True,
+    prob: float = 0.95,
+) -> xr.DataTree:
+    r"""Sample the posterior of every system's true success rate under one imperfect judge.
+
+    The model follows the design (module docstring): paired two-system Dirichlet model,
+    paired many-system Rasch model, or unpaired per-system model, each with the judge's
+    :math:`\mathrm{Se}, \mathrm{Sp}` shared or system-specific and restricted to
+    :math:`J > 0` (Rogan and Gladen 1978; Rasch 1960). The posterior is checked
+    (:func:`bayesjudge.check_fit`) and a fit whose sampler struggled is retried once with
+    smaller steps (:func:`bayesjudge.inference.fit.fit_model`).
+
+    Parameters
+    ----------
+    data : SystemsData
+        Validated data of two or more systems.
+    judge : {"auto", "shared", "system"}
+        The judge model (see :func:`choose_judge`).
+    calibration : {"by_class", "random"}
+        ``"by_class"`` (default): only :math:`P(\text{verdict} \mid \text{label})` is assumed
+        to transfer from the gold-labelled answers, which may have been chosen by class;
+        ``"random"``: they are a random sample and inform the success rates too.
+    priors : SystemsPriors, optional
+        The priors (defaults in :class:`bayesjudge.priors.SystemsPriors`).
+    restrict_j : bool, default True
+        Condition the judge's prior on :math:`J > 0`.
+    draws, tune, chains : int
+        Posterior draws per chain, tuning steps per chain, chains.
+    target_accept : float, optional
+        NUTS target acceptance (default 0.95).
+    random_seed : int, Generator or None
+        Seed; None uses the default seed (:data:`bayesjudge.validation.DEFAULT_SEED`).
+    progressbar : bool, optional
+        Show the sampler's progress bar; by default only when stderr is a terminal.
+    sampler : {"auto", "nutpie", "pymc"}
+        The NUTS implementation (nutpie when installed).
+    escalate : bool, default True
+        Retry once with smaller steps, longer tuning and more draws when a sampler check fails.
+    prob : float, default 0.95
+        Mass of the interval whose bounds' Monte Carlo error is checked.
+
+    Returns
+    -------
+    DataTree
+        ``posterior`` with ``pi``, ``se``, ``sp``, ``j``, ``judged_rate``, ``bias`` (dims
+        ``system`` where they vary), ``diff`` for the two-system model, ``se_shared`` and
+        ``sp_shared`` for a system-specific judge; ``sample_stats``; for the unpaired model
+        ``posterior_predictive``, ``observed_data`` and ``constant_data`` (the six counts per
+        system). Root attrs as recorded by :func:`~bayesjudge.inference.fit.fit_model`, plus
+        ``model_kind``, ``judge``, ``calibration``, ``restrict_j``, ``systems`` and ``paired``.
+
+    Raises
+    ------
+    ValueError
+        On an unknown ``judge``, ``calibration`` or ``sampler``, or sampler settings out of
+        range.
+
+    Warns
+    -----
+    FitWarning
+        When a diagnostic check still fails after the retry.
+
+    Examples
+    --------
+    >>> from bayesjudge.systems.simulate import simulate_systems
+    >>> sim = simulate_systems([0.6, 0.75], n_unlabelled=300, n_labelled=60, se=0.9,
+    ...                        sp=0.85, random_seed=3)
+    >>> tree = fit_systems(SystemsData.from_frame(sim.frame), random_seed=1,
+    ...                    progressbar=False)  # doctest: +SKIP
+    >>> tree.attrs["model"]  # doctest: +SKIP
+    'two_system'
+    """
+    if not isinstance(data, SystemsData):
+        raise TypeError(f"data must be SystemsData; got {type(data).__name__}")
+    check_choice(calibration, name="calibration", allowed=CALIBRATIONS)
+    chosen = choose_judge(data, judge)
+    priors = SystemsPriors() if priors is None else priors
+    if not isinstance(priors, SystemsPriors):
+        raise TypeError(f"priors must be a SystemsPriors; got {type(priors).__name__}")
+    settings = NutsSettings(
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        target_accept=TARGET_ACCEPT if target_accept is None else target_accept,
+    )
+    kind = _model_kind(data)
+    run, counts = _run(
+        data,
+        kind=kind,
+        judge=chosen,
+        calibration=calibration,
+        priors=priors,
+        restrict_j=bool(restrict_j),
+    )
+    systems = list(data.systems)
+
+    def complete(trace: xr.DataTree, rng: np.random.Generator) -> xr.DataTree:
+        posterior = trace["posterior"].to_dataset()
+        posterior = posterior.drop_vars(
+            [v for v in posterior.data_vars if "cell" in posterior[v].dims]
+        )
+        if "system" in posterior.dims:
+            posterior = posterior.assign_coords(system=systems)
+        groups: dict[str, xr.Dataset] = {
+            "posterior": posterior,
+            "sample_stats": trace["sample_stats"].to_dataset(),
+        }
+        if counts:
+            coords = {"system": systems}
+            rate = posterior["judged_rate"]
+            # a shared judge's se and sp have no system dim: broadcast them to the rate's dims
+            se, sp, _ = xr.broadcast(posterior["se"], posterior["sp"], rate)
+            groups["posterior_predictive"] = predictive_counts(
+                {
+                    "x1": (counts["m1"], se.transpose(*rate.dims)),
+                    "x0": (counts["m0"], 1.0 - sp.transpose(*rate.dims)),
+                    "k": (counts["n"], rate),
+                },
+                rng,
+            )
+            groups["observed_data"] = xr.Dataset(
+                {name: ("system", counts[name]) for name in ("x1", "x0", "k")}, coords=coords
+            )
+            groups["constant_data"] = xr.Dataset(
+                {name: ("system", counts[name]) for name in ("m1", "m0", "n")}, coords=coords
+            )
+        return xr.DataTree.from_dict(groups)
+
+    checked = ["pi", "se", "sp", "j"]
+    if kind == "two_system":
+        checked.append("diff")
+    if chosen == "system":
+        checked += ["se_shared", "sp_shared"]
+    attrs: dict[str, Any] = {
+        "model_kind": kind,
+        "judge": chosen,
+        "calibration": calibration,
+        "restrict_j": bool(restrict_j),
+        "systems": json.dumps(systems),
+        "paired": bool(data.paired),
+    }
+    return fit_model(
+        run,
+        settings=settings,
+        complete=complete,
+        random_seed=random_seed,
+        sampler=sampler,
+        progressbar=progressbar,
+        escalate=escalate,
+        prob=prob,
+        check_vars=checked,
+        mcse_vars=[v for v in checked if v in REPORTED],
+        attrs=attrs,
+    )

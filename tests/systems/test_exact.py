@@ -1,0 +1,108 @@
+"""Exact references of the paired two-system model against independent computations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bayesjudge.systems.data import Patterns
+from bayesjudge.systems.exact import dirichlet_difference, exact_two_system
+
+ALPHA = np.array([30.5, 12.5, 4.5, 55.5])
+
+
+def test_dirichlet_difference_against_two_million_seeded_draws():
+    draws = np.random.default_rng(0).dirichlet(ALPHA, size=2_000_000)
+    diff = draws[:, 1] - draws[:, 2]
+    post = dirichlet_difference(ALPHA)
+    # Monte Carlo standard errors: mean 3e-5, sd 2e-5, P 1e-4, quantiles about 1e-4
+    assert float(post.mean) == pytest.approx(diff.mean(), abs=1.2e-4)
+    assert float(post.sd) == pytest.approx(diff.std(), abs=1e-4)
+    assert float(post.prob_positive) == pytest.approx((diff > 0).mean(), abs=4e-4)
+    for q in (0.025, 0.5, 0.975):
+        assert post.quantile(q) == pytest.approx(np.quantile(diff, q), abs=5e-4)
+
+
+def test_dirichlet_difference_closed_forms_are_consistent():
+    post = dirichlet_difference(ALPHA)
+    assert post.cdf(0.0) == pytest.approx(1 - float(post.prob_positive), abs=1e-12)
+    assert post.cdf(post.quantile(0.3)) == pytest.approx(0.3, abs=1e-10)
+    batch = dirichlet_difference(np.stack([ALPHA, ALPHA[::-1]]))
+    # reversing the cells swaps the systems: the difference changes sign
+    assert batch.mean[1] == pytest.approx(-batch.mean[0], abs=1e-15)
+    assert batch.prob_positive[1] == pytest.approx(1 - batch.prob_positive[0], abs=1e-12)
+    with pytest.raises(ValueError, match="alpha must be positive"):
+        dirichlet_difference([1.0, 1.0, 1.0])
+
+
+def test_exact_two_system_with_a_near_perfect_judge_is_the_dirichlet_posterior():
+    counts = np.array([5, 3, 1, 9])
+    cells = Patterns(
+        ("a", "b"),
+        np.array([[1, 1], [1, 2], [2, 1], [2, 2], [6, 6], [3, 3]], np.int8),
+        np.array([*counts, 10**7, 10**7]),
+    )
+    ref = exact_two_system(cells)
+    post = dirichlet_difference(0.5 + counts)
+    # 1 - Se and 1 - Sp are about 2.5e-8: the mixture moves the summaries by far less than 1e-5
+    assert ref.diff_mean == pytest.approx(float(post.mean), abs=1e-5)
+    assert ref.diff_sd == pytest.approx(float(post.sd), abs=1e-5)
+    assert ref.prob_b_better == pytest.approx(float(post.prob_positive), abs=1e-5)
+
+
+def test_exact_two_system_against_seeded_importance_sampling():
+    cells = Patterns(
+        ("a", "b"),
+        np.array([[6, 6], [3, 3], [6, 3], [1, 2], [2, 2], [2, 1], [1, 1], [0, 2], [5, 4]], np.int8),
+        np.array([40, 30, 10, 4, 6, 2, 3, 2, 3]),
+    )
+    ref = exact_two_system(cells)
+    assert ref.mass_j_nonpositive < 1e-30
+    # importance sampling: Se, Sp from their calibration posteriors, theta from the prior
+    rng = np.random.default_rng(7)
+    size = 1_000_000
+    gold = [  # (label, verdict, items) of every gold-labelled answer
+        (divmod(state - 3, 2), count)
+        for row, count in zip(cells.state.tolist(), cells.count, strict=True)
+        for state in row
+        if state >= 3
+    ]
+    m1 = sum(c for (y, _), c in gold if y == 1)
+    x1 = sum(c for (y, v), c in gold if y == 1 and v == 1)
+    m0 = sum(c for (y, _), c in gold if y == 0)
+    x0 = sum(c for (y, v), c in gold if y == 0 and v == 1)
+    assert (m1, x1, m0, x0) == (93, 90, 73, 3)
+    se = rng.beta(0.5 + x1, 0.5 + m1 - x1, size)
+    sp = rng.beta(0.5 + m0 - x0, 0.5 + x0, size)
+    theta = rng.dirichlet(np.full(4, 0.5), size)
+    log_w = np.zeros(size)
+
+    def emit(state, y):
+        if state == 0:
+            return 1.0
+        p = se if y else 1 - sp
+        return p if state == 2 else 1 - p
+
+    for (s_a, s_b), count in zip(cells.state.tolist(), cells.count, strict=True):
+        if s_a >= 3 or s_b >= 3:
+            continue
+        lik = sum(theta[:, 2 * a + b] * emit(s_a, a) * emit(s_b, b) for a in (0, 1) for b in (0, 1))
+        log_w += count * np.log(lik)
+    w = np.exp(log_w - log_w.max())
+    w /= w.sum()
+    diff = theta[:, 1] - theta[:, 2]
+    ess = 1 / np.sum(w**2)  # about 1e5: standard errors about 5e-4 (mean) and 1.2e-3 (P)
+    assert ess > 5e4
+    assert ref.diff_mean == pytest.approx(np.sum(w * diff), abs=2e-3)
+    assert ref.prob_b_better == pytest.approx(np.sum(w * (diff > 0)), abs=5e-3)
+    assert ref.pi_mean[0] == pytest.approx(np.sum(w * (theta[:, 2] + theta[:, 3])), abs=2e-3)
+    assert ref.se_mean == pytest.approx(np.sum(w * se), abs=1e-3)
+
+
+def test_exact_two_system_refuses_what_it_cannot_do():
+    half = Patterns(("a", "b"), np.array([[6, 1], [3, 3]], np.int8), np.array([3, 3]))
+    with pytest.raises(ValueError, match="labelled for each system"):
+        exact_two_system(half)
+    many = Patterns(("a", "b"), np.array([[1, 2], [6, 3]], np.int8), np.array([30, 3]))
+    with pytest.raises(ValueError, match="at most 24 unlabelled items"):
+        exact_two_system(many)
