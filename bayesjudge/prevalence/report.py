@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from bayesjudge.prevalence.analysis import PrevalenceAnalysis
+    from bayesjudge.prevalence.thresholds import ThresholdAnalysis
 
 __all__ = ["ReportFiles", "plain_reading", "report_summary", "write_report"]
 
@@ -357,6 +358,72 @@ def _j_figure(draws: np.ndarray, *, prob: float) -> Figure:
     return fig
 
 
+def _threshold_figure(thresholds: ThresholdAnalysis) -> Figure:
+    """Se, Sp and J against the threshold with their bands, and the posterior ROC."""
+    from matplotlib.figure import Figure
+
+    frame = thresholds.to_frame()
+    mass = f"{100 * thresholds.prob:g}%"
+    fig = Figure(figsize=(9.0, 3.4))
+    left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.6, 1.0]})
+    colours = {"se": "#4c72b0", "sp": "#dd8452", "j": "#55a868"}
+    labels = {"se": "Se (sensitivity)", "sp": "Sp (specificity)", "j": "J = Se + Sp - 1"}
+    t = frame["threshold"].to_numpy(dtype=float)
+    for name, colour in colours.items():
+        left.plot(t, frame[name], color=colour, lw=1.5, marker="o", ms=3, label=labels[name])
+        left.fill_between(t, frame[f"{name}_low"], frame[f"{name}_high"], color=colour, alpha=0.15)
+    left.axvline(thresholds.chosen, color="#444444", ls="--", lw=1, label="chosen threshold")
+    left.set_xlabel("threshold (score >= threshold is PASS)")
+    left.set_ylabel(f"posterior mean and {mass} band")
+    left.set_ylim(-0.05, 1.05)
+    left.legend(fontsize=7, loc="lower left")
+    fpr = 1.0 - frame["sp"].to_numpy(dtype=float)
+    se = frame["se"].to_numpy(dtype=float)
+    right.plot([0, 1], [0, 1], color="#999999", lw=0.8, ls=":", label="chance (J = 0)")
+    right.errorbar(
+        fpr,
+        se,
+        xerr=[fpr - (1 - frame["sp_high"]), (1 - frame["sp_low"]) - fpr],
+        yerr=[se - frame["se_low"], frame["se_high"] - se],
+        fmt="o",
+        ms=3,
+        lw=0.8,
+        color="#4c72b0",
+        label=f"thresholds ({mass} bands)",
+    )
+    chosen = frame["chosen"].to_numpy(dtype=bool)
+    right.plot(fpr[chosen], se[chosen], "s", ms=7, mfc="none", color="#c44e52", label="chosen")
+    right.set_xlim(-0.02, 1.02)
+    right.set_ylim(-0.02, 1.02)
+    right.set_xlabel("1 - Sp (false PASS rate)")
+    right.set_ylabel("Se (true PASS rate)")
+    right.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def _threshold_table(thresholds: ThresholdAnalysis) -> pd.DataFrame:
+    """One row per threshold: Se, Sp, J and pi as ``mean [low, high]``, the width, the choice."""
+    frame = thresholds.to_frame()
+
+    def cell(name: str) -> pd.Series:
+        return frame.apply(
+            lambda r: f"{r[name]:.3f} [{r[f'{name}_low']:.3f}, {r[f'{name}_high']:.3f}]", axis=1
+        )
+
+    return pd.DataFrame(
+        {
+            "threshold": frame["threshold"].map(lambda v: f"{v:g}"),
+            "Se": cell("se"),
+            "Sp": cell("sp"),
+            "J": cell("j"),
+            "pi": cell("pi"),
+            "width of pi": frame["width"].map(lambda v: f"{v:.3f}"),
+            "chosen": frame["chosen"].map(lambda v: "yes" if v else ""),
+        }
+    )
+
+
 def _figures(
     analysis: PrevalenceAnalysis, comparison: pd.DataFrame, *, prob: float
 ) -> dict[str, str]:
@@ -382,6 +449,11 @@ def _figures(
     )
     if analysis.plan is not None:
         keep("How many more gold labels? (expected interval width)", plot_label_plan(analysis.plan))
+    if analysis.thresholds is not None:
+        keep(
+            "The judge's score across thresholds (calibration set): Se, Sp, J and the ROC",
+            _threshold_figure(analysis.thresholds),
+        )
     keep("Posterior predictive check", _ppc_figure(posterior))
     if "j" in draws_ds and draws_ds["j"].ndim == 2:
         j_draws = np.asarray(draws_ds["j"]).reshape(-1)
@@ -466,8 +538,25 @@ def write_report(
         plan_text = analysis.plan.reading()
         plan_md = ["## How many more gold labels?", escape_markdown(plan_text)]
         plan_html = f"<h2>How many more gold labels?</h2><p>{html.escape(plan_text)}</p>"
+    threshold_md: list[str] = []
+    threshold_html = ""
+    if analysis.thresholds is not None:
+        chosen = analysis.thresholds
+        heading = f"Threshold {chosen.chosen:g}: how the judge's score was turned into verdicts"
+        table = _threshold_table(chosen)
+        threshold_md = [
+            f"## {escape_markdown(heading)}",
+            escape_markdown(chosen.reason) + ".",
+            markdown_table(table),
+        ]
+        threshold_html = (
+            f"<h2>{html.escape(heading)}</h2><p>{html.escape(chosen.reason)}.</p>"
+            f'<div class="table-wrap">{table_html(table)}</div>'
+        )
     with output_folder(out, inputs=inputs, kind="report") as staging:
         write_posterior(posterior, staging / "posterior.nc")
+        if analysis.thresholds is not None:
+            analysis.thresholds.to_frame().to_csv(staging / "thresholds.csv", index=False)
         comparison.to_csv(staging / "comparison.csv", index=False)
         diag_frame.to_csv(staging / "diagnostics.csv", index=False)
         figure_html = figures_html(figures)
@@ -477,6 +566,7 @@ def write_report(
 <p class="note">std_error is the standard error of the estimate (not the sensitivity Se);
 j is the Youden J each method used.</p>
 <div class="table-wrap">{table_html(shown)}</div>
+{threshold_html}
 {plan_html}
 {diagnostics_section_html(diagnostics, quantities=REPORTED, names=NAMES)}
 <h2>Figures</h2>
@@ -490,6 +580,7 @@ j is the Youden J each method used.</p>
                 escape_markdown(about),
                 f"## Estimates of the true success rate ({mass} intervals)",
                 markdown_table(shown),
+                *threshold_md,
                 *plan_md,
                 diagnostics_section_markdown(diagnostics, quantities=REPORTED, names=NAMES),
                 "Figures: see report.html. Every check: diagnostics.csv. Posterior: posterior.nc "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import subprocess
@@ -16,7 +17,7 @@ import bayesjudge as bj
 from bayesjudge.cli.app import main
 from bayesjudge.cli.common import EXIT_BAD_INPUT, EXIT_DIAGNOSTICS, EXIT_OK
 from bayesjudge.prevalence.simulate import judge_table
-from bayesjudge.reporting.output import read_manifest, write_manifest
+from bayesjudge.reporting.output import escape_markdown, read_manifest, write_manifest
 
 BASELINE_METHODS = [
     "naive",
@@ -450,3 +451,28 @@ def test_stratified_report_has_per_stratum_posteriors(capsys, tmp_path):
     posterior = json.loads(out)["posterior"]
     assert {"pi", "pi[long]", "pi[short]", "se[long]", "sp[short]", "j[long]"} <= set(posterior)
     assert posterior["pi[short]"]["mean"] < posterior["pi[long]"]["mean"]
+
+
+def test_report_on_judge_scores_shows_the_threshold_choice(capsys, tmp_path):
+    from bayesjudge.prevalence.simulate import judge_scores_table
+
+    data = tmp_path / "scores.csv"
+    judge_scores_table(pi=0.6, n=600, m1=60, m0=60, overlap=0.05, levels=3, random_seed=4).to_csv(
+        data, index=False
+    )
+    out_dir = tmp_path / "report"
+    code, _out, err = run(
+        capsys, "report", str(data), "--out", str(out_dir), "--random-seed", "2", *FAST_FIT
+    )
+    assert code == EXIT_OK, err
+    thresholds = pd.read_csv(out_dir / "thresholds.csv")
+    chosen = float(thresholds.loc[thresholds["chosen"], "threshold"].iloc[0])
+    page = (out_dir / "report.html").read_text()
+    heading = f"Threshold {chosen:g}: how the judge's score was turned into verdicts"
+    # after the estimates, before the diagnostics; its figure among the figures
+    where = page.index(html.escape(heading))
+    assert page.index("Estimates of the true success rate") < where < page.index("<h2>Diagnostics")
+    assert "Se, Sp, J and the ROC" in page
+    assert len(thresholds) >= 2
+    assert thresholds["chosen"].sum() == 1
+    assert f"## {escape_markdown(heading)}" in (out_dir / "summary.md").read_text()
