@@ -35,6 +35,12 @@ DEFAULT_SEED = 20_261_123
 #: beyond any need, low enough to fail at once on a typo instead of exhausting memory.
 MAX_DRAWS = 200_000
 MAX_CHAINS = 64
+#: ``plan_labels``'s limits (here, so the command line's help needs no import of the planner):
+#: the default and largest ``max_labels`` (a guard against typos, not a statistical limit) and
+#: the largest number of preposterior ``draws``.
+PLAN_DEFAULT_MAX_LABELS = 2000
+PLAN_MAX_LABELS = 10**7
+PLAN_MAX_DRAWS = 10_000
 
 
 def check_prob(prob: Any, *, name: str = "prob") -> float:

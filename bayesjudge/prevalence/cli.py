@@ -453,7 +453,9 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
 
 def _register_plan(commands: Any) -> None:
-    from bayesjudge.prevalence.plan import DEFAULT_MAX_LABELS, MAX_DRAWS, MAX_LABELS
+    from bayesjudge.validation import PLAN_DEFAULT_MAX_LABELS as DEFAULT_MAX_LABELS
+    from bayesjudge.validation import PLAN_MAX_DRAWS as MAX_DRAWS
+    from bayesjudge.validation import PLAN_MAX_LABELS as MAX_LABELS
 
     sub = commands.add_parser(
         "plan",

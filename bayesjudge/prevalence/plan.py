@@ -104,7 +104,14 @@ from bayesjudge.prevalence.data import JudgeCounts, JudgeData
 from bayesjudge.prevalence.exact import exact_posterior
 from bayesjudge.priors import PrevalencePriors
 from bayesjudge.results import Interval
-from bayesjudge.validation import check_int, check_prob, rng_from
+from bayesjudge.validation import (
+    PLAN_DEFAULT_MAX_LABELS,
+    PLAN_MAX_DRAWS,
+    PLAN_MAX_LABELS,
+    check_int,
+    check_prob,
+    rng_from,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -121,11 +128,11 @@ __all__ = [
 ]
 
 #: Largest number of extra labels the default grid goes up to.
-DEFAULT_MAX_LABELS = 2000
+DEFAULT_MAX_LABELS = PLAN_DEFAULT_MAX_LABELS
 #: Upper bound of ``max_labels`` (a guard against typos, not a statistical limit).
-MAX_LABELS = 10**7
+MAX_LABELS = PLAN_MAX_LABELS
 #: Upper bound of ``draws``.
-MAX_DRAWS = 10_000
+MAX_DRAWS = PLAN_MAX_DRAWS
 
 _POOL = 20_000  # importance-sampling draws of the control variate's mean
 _POOL_MAX = 320_000  # the pool doubles up to this while its effective size is small

@@ -12,51 +12,34 @@ simulators (:mod:`~bayesjudge.systems.simulate`).
 The PyMC models live in :mod:`bayesjudge.models.systems`; nothing here imports PyMC.
 """
 
-from bayesjudge.systems.analysis import SystemsAnalysis, analyze_systems, summarize_systems
-from bayesjudge.systems.baselines import (
-    difference_baselines,
-    difference_baselines_frame,
-    mcnemar_test,
-    naive_difference,
-    ppi_difference,
-    rogan_gladen_difference,
-    system_baselines,
-)
-from bayesjudge.systems.data import Patterns, SystemCounts, SystemsData
-from bayesjudge.systems.fit import fit_systems
-from bayesjudge.systems.rank import (
-    pairwise_table,
-    prob_best,
-    prob_better,
-    rank_draws,
-    rank_probabilities,
-    ranking_table,
-    reversals_table,
-)
-from bayesjudge.systems.simulate import SimulatedSystems, simulate_systems
+from bayesjudge._lazy import lazy_exports
 
-__all__ = [
-    "Patterns",
-    "SimulatedSystems",
-    "SystemCounts",
-    "SystemsAnalysis",
-    "SystemsData",
-    "analyze_systems",
-    "difference_baselines",
-    "difference_baselines_frame",
-    "fit_systems",
-    "mcnemar_test",
-    "naive_difference",
-    "pairwise_table",
-    "ppi_difference",
-    "prob_best",
-    "prob_better",
-    "rank_draws",
-    "rank_probabilities",
-    "ranking_table",
-    "reversals_table",
-    "rogan_gladen_difference",
-    "simulate_systems",
-    "summarize_systems",
-    "system_baselines",
-]
+#: Public names of the family, each loaded from its module on first access.
+_NAMES = {
+    "analyze_systems": ".analysis",
+    "difference_baselines": ".baselines",
+    "difference_baselines_frame": ".baselines",
+    "fit_systems": ".fit",
+    "mcnemar_test": ".baselines",
+    "naive_difference": ".baselines",
+    "pairwise_table": ".rank",
+    "Patterns": ".data",
+    "ppi_difference": ".baselines",
+    "prob_best": ".rank",
+    "prob_better": ".rank",
+    "rank_draws": ".rank",
+    "rank_probabilities": ".rank",
+    "ranking_table": ".rank",
+    "reversals_table": ".rank",
+    "rogan_gladen_difference": ".baselines",
+    "simulate_systems": ".simulate",
+    "SimulatedSystems": ".simulate",
+    "summarize_systems": ".analysis",
+    "system_baselines": ".baselines",
+    "SystemCounts": ".data",
+    "SystemsAnalysis": ".analysis",
+    "SystemsData": ".data",
+}
+
+__all__ = sorted(_NAMES)
+__getattr__, __dir__ = lazy_exports(__name__, _NAMES)
