@@ -193,7 +193,7 @@ class DawidSkene:
     n_iter : int
         EM iterations run.
     converged : bool
-        Whether the log likelihood changed by less than ``tol`` per item before ``max_iter``.
+        Whether no rate moved by more than ``tol`` in the last iteration, before ``max_iter``.
     flipped : bool
         Whether the classes were swapped at the end so that the judges' mean J is positive.
     """
@@ -221,7 +221,7 @@ def _log_likelihoods(
 
 
 def dawid_skene_em(
-    patterns: PanelPatterns, *, max_iter: int = 1000, tol: float = 1e-10
+    patterns: PanelPatterns, *, max_iter: int = 10_000, tol: float = 1e-10
 ) -> DawidSkene:
     r"""Fit the two-class Dawid-Skene model to verdict patterns by EM, ignoring gold labels.
 
@@ -230,8 +230,8 @@ def dawid_skene_em(
     + (1 - \pi)\prod_t (1 - \mathrm{Sp}_t)^{v_t}\mathrm{Sp}_t^{1 - v_t}`, missing verdicts
     dropping out. EM starts from the soft majority vote (each pattern's share of PASS votes),
     alternates the M-step (:math:`\pi` = mean posterior; :math:`\mathrm{Se}_t` = posterior-weighted
-    share of PASS verdicts among the judge's answers) and the E-step, and stops when the log
-    likelihood per item changes by less than ``tol`` (Dawid and Skene, 1979). Rates are kept
+    share of PASS verdicts among the judge's answers) and the E-step, and stops when no rate
+    moves by more than ``tol`` in an iteration (Dawid and Skene, 1979). Rates are kept
     inside [1e-10, 1 - 1e-10]. The EM runs on pattern counts, so its cost does not grow with the
     number of items. If the fit ends with the judges' mean J negative it is the mirror solution
     (same likelihood): the classes are swapped back.
@@ -243,7 +243,7 @@ def dawid_skene_em(
     max_iter : int
         Most EM iterations.
     tol : float
-        Convergence threshold on the change of the mean log likelihood.
+        Convergence threshold on the largest change of pi, a sensitivity or a false-pass rate.
 
     Returns
     -------
@@ -266,24 +266,25 @@ def dawid_skene_em(
         raise DataError("Dawid-Skene needs items with at least one verdict; there are none")
     total = weight.sum()
     post = passes.sum(axis=1) / (passes + fails).sum(axis=1)
-    previous = -np.inf
+    pi, se, fpr = np.nan, np.full(patterns.n_judges, np.nan), np.full(patterns.n_judges, np.nan)
     log_lik = -np.inf
     converged = False
     n_iter = 0
     while n_iter < int(max_iter):
         n_iter += 1
         w1, w0 = weight * post, weight * (1.0 - post)
-        pi = float(w1.sum() / total)
-        se = np.clip((w1 @ passes) / np.maximum(w1 @ (passes + fails), _EPS), _EPS, 1.0 - _EPS)
-        fpr = np.clip((w0 @ passes) / np.maximum(w0 @ (passes + fails), _EPS), _EPS, 1.0 - _EPS)
+        new_pi = float(w1.sum() / total)
+        new_se = np.clip((w1 @ passes) / np.maximum(w1 @ (passes + fails), _EPS), _EPS, 1 - _EPS)
+        new_fpr = np.clip((w0 @ passes) / np.maximum(w0 @ (passes + fails), _EPS), _EPS, 1 - _EPS)
+        change = max(abs(new_pi - pi), np.max(np.abs(new_se - se)), np.max(np.abs(new_fpr - fpr)))
+        pi, se, fpr = new_pi, new_se, new_fpr
         log1, log0 = _log_likelihoods(passes, fails, pi, se, fpr)
         log_mix = np.logaddexp(log1, log0)
         post = np.exp(log1 - log_mix)
         log_lik = float(weight @ log_mix)
-        if abs(log_lik - previous) / total < tol:
+        if change < tol:
             converged = True
             break
-        previous = log_lik
     flipped = bool(np.mean(se - fpr) < 0.0)
     if flipped:
         pi, se, fpr, post = 1.0 - pi, fpr, se, 1.0 - post

@@ -266,13 +266,13 @@ class PanelData:
             i, t = np.argwhere(bad)[0]
             raise DataError(
                 f"verdicts must be 0/1 (NaN for missing); judge {names[t]!r} on item "
-                f"{ids[i]!r} has {values[i, t]!r}"
+                f"{ids[i]!r} has {float(values[i, t])!r}"
             )
         bad_label = ~(np.isnan(gold) | (gold == 0.0) | (gold == 1.0))
         if bad_label.any():
             i = int(np.flatnonzero(bad_label)[0])
             raise DataError(
-                f"labels must be 0/1 (NaN for unlabelled); item {ids[i]!r} has {gold[i]!r}"
+                f"labels must be 0/1 (NaN for unlabelled); item {ids[i]!r} has {float(gold[i])!r}"
             )
         return cls._checked(ids, names, values, gold)
 
