@@ -1,0 +1,233 @@
+"""The panel model: structure, the compressed likelihood, the prior restriction, real fits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pymc as pm
+import pytensor
+import pytest
+
+from bayesjudge.data import JudgeCounts
+from bayesjudge.exact import exact_posterior
+from bayesjudge.models.panel import CLASSES, PanelPriors, pad_patterns, panel_model
+from bayesjudge.panels.data import PanelData, PanelPatterns
+from bayesjudge.panels.dependence import (
+    log_pattern_probabilities,
+)
+from bayesjudge.panels.simulate import simulate_panel
+from bayesjudge.priors import Beta, PrevalencePriors
+
+PAD = 48  # pattern rows of the compiled three-judge model (3 labels x 2 x 2 x 3 = 36 at most)
+
+
+def _small() -> PanelData:
+    return PanelData.from_arrays(
+        [[1, 1, 0], [0, 0, 0], [1, 1, 1], [1, 0, 1], [0, np.nan, 1], [1, 1, np.nan]],
+        labels=[1, 0, np.nan, np.nan, np.nan, 1],
+        judges=["a", "b", "c"],
+    )
+
+
+def _values(model: pm.Model, seed: int) -> dict[str, np.ndarray]:
+    """A random point in the unconstrained space of ``model``."""
+    rng = np.random.default_rng(seed)
+    return {
+        name: value + rng.normal(0.0, 0.7, np.shape(value))
+        for name, value in model.initial_point().items()
+    }
+
+
+def _evaluate(model: pm.Model, names: list[str], point: dict[str, np.ndarray]) -> list:
+    outs = model.replace_rvs_by_values([model[n] for n in names])
+    fn = pytensor.function(model.value_vars, outs, on_unused_input="ignore")
+    return fn(**{v.name: point[v.name] for v in model.value_vars})
+
+
+# --------------------------------------------------------------------------- structure
+def test_model_structure():
+    model = panel_model(_small(), n_patterns=12)
+    assert model.coords["class"] == CLASSES == ("fail", "pass")
+    assert model.coords["judge"] == ("a", "b", "c")
+    assert len(model.coords["pattern"]) == 12
+    assert {v.name for v in model.free_RVs} == {
+        "pi",
+        "dprime_mean",
+        "dprime_offset",
+        "criterion",
+        "loading_share",
+    }
+    dims = model.named_vars_to_dims
+    for name in ("dprime_offset", "criterion", "dprime", "se", "sp", "j"):
+        assert dims[name] == ("judge",)
+    for name in ("loading_share", "loading"):
+        assert dims[name] == ("class", "judge")
+    assert dims["pattern_verdict"] == ("pattern", "judge")
+    assert dims["pattern_label"] == dims["pattern_count"] == ("pattern",)
+    assert [p.name for p in model.potentials] == ["loglik"]
+    independent = panel_model(_small(), dependence="none", calibration="random")
+    assert "loading_share" not in independent.named_vars
+    assert independent.named_vars_to_dims["loading"] == ("class", "judge")
+    assert [p.name for p in independent.potentials] == ["loglik", "calibration_labels"]
+    assert PanelPriors().as_dict() == {
+        "pi": "Beta(0.5, 0.5)",
+        "probit": "Normal(0, 1)",
+        "loading": "0.99 * Beta(1, 1)",
+    }
+
+
+def test_model_errors():
+    unlabelled = PanelData.from_arrays([[1, 0, 1], [0, 0, 1]])
+    with pytest.raises(ValueError, match="needs gold-labelled items of both classes"):
+        panel_model(unlabelled)
+    two = PanelData.from_arrays([[1, 0], [0, 0]])
+    with pytest.raises(ValueError, match="needs at least three judges"):
+        panel_model(two, dependence="none")
+    panel_model(unlabelled, dependence="none")  # three judges, no gold: identified
+    gold_only = PanelData.from_arrays([[1, 0], [0, 0]], labels=[1, 0])
+    with pytest.raises(ValueError, match="needs unlabelled items"):
+        panel_model(gold_only)
+    with pytest.raises(
+        ValueError, match=r"dependence must be one of \['random_effect', 'none'\]; got 'pairs'"
+    ):
+        panel_model(_small(), dependence="pairs")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"calibration must be one of \['by_class', 'random'\]"):
+        panel_model(_small(), calibration="stratified")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="size must be a whole number >= the number of patterns"):
+        panel_model(_small(), n_patterns=2)
+    with pytest.raises(TypeError, match="priors must be a PanelPriors"):
+        panel_model(_small(), priors=PrevalencePriors())  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="probit_sd must be positive"):
+        PanelPriors(probit_sd=0.0)
+
+
+# --------------------------------------------------------------------------- likelihood
+def test_compressed_likelihood_equals_the_per_item_sum():
+    sim = simulate_panel(
+        pi=0.6,
+        se=[0.9, 0.8, 0.85],
+        sp=[0.75, 0.9, 0.8],
+        loading=[[0.7, 0.2, 0.5], [0.4, 0.9, 0.1]],
+        n_unlabelled=400,
+        n_gold=100,
+        missing=[0.0, 0.2, 0.1],
+        random_seed=11,
+    )
+    patterns = sim.data.patterns()
+    assert len(patterns) < 60
+    # one row per item, count 1: the uncompressed likelihood
+    data = sim.data
+    per_item = PanelPatterns(
+        judges=data.judges,
+        label=np.where(np.isnan(data.labels), -1, data.labels).astype(np.int64),
+        verdict=np.where(np.isnan(data.verdicts), -1, data.verdicts).astype(np.int8),
+        count=np.ones(data.n_items, dtype=np.int64),
+    )
+    for calibration in ("by_class", "random"):
+        compressed = panel_model(patterns, calibration=calibration, n_patterns=64)
+        itemwise = panel_model(per_item, calibration=calibration)
+        logp_compressed, logp_itemwise = compressed.compile_logp(), itemwise.compile_logp()
+        for seed in range(3):
+            point = _values(compressed, seed)
+            assert logp_compressed(point) == pytest.approx(logp_itemwise(point), rel=1e-12)
+            # and the item-level sum from the numpy closed forms
+            se, sp, lam, pi, loglik = _evaluate(
+                compressed, ["se", "sp", "loading", "pi", "loglik"], point
+            )
+            logp = log_pattern_probabilities(se, sp, lam, per_item.verdict)
+            item = np.where(per_item.label == 1, logp[1], logp[0])
+            mixed = np.logaddexp(np.log(pi) + logp[1], np.log1p(-pi) + logp[0])
+            item = np.where(per_item.label < 0, mixed, item)
+            # PyTensor's normal log-CDF errs by up to ~3e-8 (near -1), scipy's log_ndtr ~1e-16
+            assert loglik == pytest.approx(item.sum(), abs=3e-8 * 3 * data.n_items)
+
+
+def test_one_independent_judge_has_the_prevalence_likelihood():
+    # m1=60, x1=50, m0=40, x0=8, n=500, k=300 as patterns of one judge
+    patterns = PanelPatterns(
+        judges=("j",),
+        label=np.array([1, 1, 0, 0, -1, -1]),
+        verdict=np.array([[1], [0], [1], [0], [1], [0]], dtype=np.int8),
+        count=np.array([50, 10, 8, 32, 300, 200]),
+    )
+    model = panel_model(patterns, dependence="none")
+    assert "dprime_offset" not in model.named_vars
+    for seed in range(3):
+        se, sp, pi, loglik = _evaluate(model, ["se", "sp", "pi", "loglik"], _values(model, seed))
+        rate = pi * se + (1 - pi) * (1 - sp)
+        binomial = (
+            (50 * np.log(se) + 10 * np.log1p(-se) + 8 * np.log1p(-sp) + 32 * np.log(sp))
+            + 300 * np.log(rate)
+            + 200 * np.log1p(-rate)
+        )
+        assert float(loglik) == pytest.approx(float(binomial[0]), abs=3e-8 * 1100)  # see above
+
+
+def test_padding_and_new_data_leave_the_likelihood_unchanged():
+    data = _small()
+    plain = panel_model(data)
+    padded = panel_model(data, n_patterns=20)
+    point = _values(plain, 5)
+    assert padded.compile_logp()(point) == pytest.approx(plain.compile_logp()(point), rel=1e-13)
+    # a refit swaps the pm.Data containers: same model, new data
+    other = PanelData.from_arrays(
+        [[0, 0, 0], [1, 1, 1], [1, 1, 1], [0, 1, 1]],
+        labels=[0, 1, np.nan, np.nan],
+        judges=["a", "b", "c"],
+    )
+    with padded:
+        pm.set_data(pad_patterns(other.patterns(), 20))
+    fresh = panel_model(other)
+    assert padded.compile_logp()(point) == pytest.approx(fresh.compile_logp()(point), rel=1e-13)
+
+
+def test_prior_is_the_stated_prior_conditioned_on_a_positive_mean_dprime():
+    # one judge: Se and Sp uniform conditioned on Se + Sp > 1, so E[Se] = E[Sp] = 2/3
+    one = PanelPatterns(
+        ("j",), np.array([1, 0, -1]), np.array([[1], [0], [1]], np.int8), np.ones(3, np.int64)
+    )
+    prior = pm.sample_prior_predictive(
+        draws=4000, model=panel_model(one, dependence="none"), random_seed=1
+    ).prior
+    se, sp = prior["se"].to_numpy().ravel(), prior["sp"].to_numpy().ravel()
+    assert np.all(se + sp > 1.0)
+    mc = np.sqrt((1 / 18) / 4000)  # sd of Se under the density 2 Se, over sqrt(draws)
+    assert se.mean() == pytest.approx(2 / 3, abs=4 * mc)
+    assert sp.mean() == pytest.approx(2 / 3, abs=4 * mc)
+    # three judges: the mean d' is N(0, 2/3) truncated to > 0, the deviations untouched
+    prior = pm.sample_prior_predictive(draws=4000, model=panel_model(_small()), random_seed=2).prior
+    dprime = prior["dprime"].to_numpy().reshape(-1, 3)
+    assert np.all(dprime.mean(axis=1) > 0)
+    assert np.mean(np.any(dprime < 0, axis=1)) > 0.2  # single judges may be worse than chance
+    half_normal_mean = np.sqrt(2 / 3) * np.sqrt(2 / np.pi)
+    assert dprime.mean() == pytest.approx(half_normal_mean, abs=4 * np.sqrt(2 / 3) / np.sqrt(4000))
+    deviation = dprime - dprime.mean(axis=1, keepdims=True)
+    assert deviation.std() == pytest.approx(np.sqrt(2 * 2 / 3), rel=0.05)
+    assert prior["loading"].to_numpy().max() <= 0.99
+
+
+# --------------------------------------------------------------------------- independence limit
+def test_independence_limit_matches_the_exact_prevalence_posterior():
+    """One judge, no dependence: the panel model is the prevalence model (uniform Se, Sp)."""
+    nutpie = pytest.importorskip("nutpie")
+    patterns = PanelPatterns(
+        judges=("j",),
+        label=np.array([1, 1, 0, 0, -1, -1]),
+        verdict=np.array([[1], [0], [1], [0], [1], [0]], dtype=np.int8),
+        count=np.array([50, 10, 8, 32, 300, 200]),
+    )
+    compiled = nutpie.compile_pymc_model(panel_model(patterns, dependence="none"))
+    post = nutpie.sample(
+        compiled, draws=2000, tune=500, chains=2, seed=3, progress_bar=False
+    ).posterior
+    exact = exact_posterior(
+        JudgeCounts(m1=60, x1=50, m0=40, x0=8, n=500, k=300),
+        priors=PrevalencePriors(se=Beta(1.0, 1.0), sp=Beta(1.0, 1.0)),
+    )
+    pi = post["pi"].to_numpy().ravel()
+    # 4000 draws with a bulk ESS of about 1,100: MCSE of the mean about sd / 33; 4 MCSE allowed
+    assert pi.mean() == pytest.approx(exact.mean, abs=4 * exact.sd / 33)
+    assert pi.std() == pytest.approx(exact.sd, rel=0.1)
+    low, high = np.quantile(pi, [0.025, 0.975])
+    interval = exact.eti(0.95)
+    assert low == pytest.approx(interval.low, abs=0.3 * exact.sd)
+    assert high == pytest.approx(interval.high, abs=0.3 * exact.sd)
