@@ -32,6 +32,7 @@ test: lint typecheck
 
 docs: setup
 	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
+	$(PY) scripts/check_docs_offline.py docs/_build/html
 
 bench: setup
 	$(PY) benchmarks/run.py

@@ -4,61 +4,66 @@ An LLM judge's pass rate is not a system's true success rate. bayesjudge turns j
 plus a small gold-labelled calibration set into the true success rate with honest uncertainty,
 and shows the frequentist baselines beside it.
 
-The modules that need PyMC (fitting) are imported on first use, so ``import bayesjudge`` stays
-light: ``bayesjudge.fit_prevalence`` loads PyMC when it is first touched.
+Everything a typical analysis needs is importable from here. Names are loaded on first use, so
+``import bayesjudge`` stays light: PyMC is imported only when a model is fitted.
+
+The package has one subpackage per model family (:mod:`bayesjudge.prevalence`,
+:mod:`bayesjudge.gates`, :mod:`bayesjudge.channels`, :mod:`bayesjudge.studies`), a shared
+inference core (:mod:`bayesjudge.inference`), shared estimators (:mod:`bayesjudge.estimators`),
+the input layer (:mod:`bayesjudge.io`), reporting helpers (:mod:`bayesjudge.reporting`) and the
+command line (:mod:`bayesjudge.cli`); the PyMC models live in :mod:`bayesjudge.models`.
 """
 
 from importlib import import_module
 from typing import Any
 
 from bayesjudge._version import __version__
-from bayesjudge.baselines import baseline_estimates, baselines
-from bayesjudge.compare import compare, posterior_summary
-from bayesjudge.data import (
-    JudgeCounts,
-    JudgeData,
-    LoopLog,
-    PairedOutcomes,
-    Rulings,
-    load_example,
-)
-from bayesjudge.errors import DataError, FitWarning, NotIdentifiableError
-from bayesjudge.priors import Beta, PrevalencePriors
-from bayesjudge.results import Estimate, Interval, estimates_frame
 
-#: Public names loaded on first access, with the module that defines each. (``baselines`` and
-#: ``compare`` are imported above instead: their modules have the same names, and a lazy
-#: attribute would be shadowed by the submodule once it is imported.)
+#: Public names, each with the module that defines it; loaded on first access.
 _LAZY = {
-    "allocate": "bayesjudge.allocation",
-    "check_fit": "bayesjudge.diagnostics",
-    "exact_posterior": "bayesjudge.exact",
-    "fit_prevalence": "bayesjudge.fitting",
-    "write_report": "bayesjudge.report",
+    # shared
+    "DataError": "bayesjudge.errors",
+    "FitWarning": "bayesjudge.errors",
+    "NotIdentifiableError": "bayesjudge.errors",
+    "Beta": "bayesjudge.priors",
+    "Normal": "bayesjudge.priors",
+    "Prior": "bayesjudge.priors",
+    "PrevalencePriors": "bayesjudge.priors",
+    "GatePriors": "bayesjudge.priors",
+    "ChannelPriors": "bayesjudge.priors",
+    "Estimate": "bayesjudge.results",
+    "Interval": "bayesjudge.results",
+    "PosteriorSummary": "bayesjudge.results",
+    "estimates_frame": "bayesjudge.results",
+    "DEFAULT_SEED": "bayesjudge.validation",
+    "load_example": "bayesjudge.examples",
+    "check_fit": "bayesjudge.inference.diagnostics",
+    "posterior_summary": "bayesjudge.inference.summary",
+    # prevalence
+    "JudgeCounts": "bayesjudge.prevalence.data",
+    "JudgeData": "bayesjudge.prevalence.data",
+    "baseline_estimates": "bayesjudge.prevalence.baselines",
+    "baselines": "bayesjudge.prevalence.baselines",
+    "exact_posterior": "bayesjudge.prevalence.exact",
+    "allocate": "bayesjudge.prevalence.allocation",
+    "fit_prevalence": "bayesjudge.prevalence.fit",
+    "analyze_prevalence": "bayesjudge.prevalence.analysis",
+    "PrevalenceAnalysis": "bayesjudge.prevalence.analysis",
+    "compare": "bayesjudge.prevalence.analysis",
+    "write_report": "bayesjudge.prevalence.report",
+    # retry gates
+    "Rulings": "bayesjudge.gates.data",
+    "LoopLog": "bayesjudge.gates.data",
+    "fit_gate": "bayesjudge.gates.fit",
+    "analyze_gate": "bayesjudge.gates.analysis",
+    "GateAnalysis": "bayesjudge.gates.analysis",
+    # channels
+    "PairedOutcomes": "bayesjudge.channels.data",
+    "analyze_channel": "bayesjudge.channels.analysis",
+    "ChannelAnalysis": "bayesjudge.channels.analysis",
 }
 
-__all__ = [
-    "Beta",
-    "DataError",
-    "Estimate",
-    "FitWarning",
-    "Interval",
-    "JudgeCounts",
-    "JudgeData",
-    "LoopLog",
-    "NotIdentifiableError",
-    "PairedOutcomes",
-    "PrevalencePriors",
-    "Rulings",
-    "__version__",
-    "baseline_estimates",
-    "baselines",
-    "compare",
-    "estimates_frame",
-    "load_example",
-    "posterior_summary",
-    *sorted(_LAZY),
-]
+__all__ = ["__version__", *sorted(_LAZY)]
 
 
 def __getattr__(name: str) -> Any:

@@ -2,6 +2,6 @@
 
 import sys
 
-from bayesjudge.cli import main
+from bayesjudge.cli.app import main
 
 sys.exit(main())

@@ -12,7 +12,15 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["ROW_COLUMNS", "Estimate", "Interval", "estimates_frame"]
+__all__ = [
+    "JSON_ROW_FIELDS",
+    "ROW_COLUMNS",
+    "Estimate",
+    "Interval",
+    "PosteriorSummary",
+    "estimates_frame",
+    "finite_or_none",
+]
 
 #: The columns of the table every estimate becomes, in order.
 ROW_COLUMNS = (
@@ -27,6 +35,9 @@ ROW_COLUMNS = (
     "unclipped",
     "note",
 )
+
+#: The fields of an estimate in the JSON output of the commands, in order.
+JSON_ROW_FIELDS = ("method", "estimate", "low", "high", "prob", "note")
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +144,11 @@ class Estimate:
             "note": "; ".join(self.notes) if self.notes else None,
         }
 
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON row of the commands: ``method, estimate, low, high, prob, note``."""
+        row = self.to_row()
+        return {key: row[key] for key in JSON_ROW_FIELDS}
+
     def to_series(self) -> pd.Series:
         """Return the estimate as a pandas row (a Series indexed by :data:`ROW_COLUMNS`)."""
         return pd.Series(self.to_row(), index=list(ROW_COLUMNS), name=self.method)
@@ -155,3 +171,43 @@ def finite_or_none(value: float | None) -> float | None:
         return None
     value = float(value)
     return value if math.isfinite(value) else None
+
+
+@dataclass(frozen=True, slots=True)
+class PosteriorSummary:
+    """Summary of the posterior draws (or exact posterior) of one scalar quantity.
+
+    Attributes
+    ----------
+    name : str
+        The quantity summarised, e.g. ``"pi"`` or ``"se[short]"``.
+    mean, sd, median : float
+        Posterior mean, standard deviation and median.
+    eti : Interval
+        Equal-tailed interval of mass ``eti.prob``.
+    hdi : Interval or None
+        Highest-density interval of the same mass, where one was computed.
+
+    Examples
+    --------
+    >>> s = PosteriorSummary("pi", 0.3, 0.05, 0.3, Interval(0.2, 0.4, 0.95, "eti"))
+    >>> s.to_dict()["low"]
+    0.2
+    """
+
+    name: str
+    mean: float
+    sd: float
+    median: float
+    eti: Interval
+    hdi: Interval | None = None
+
+    def to_dict(self) -> dict[str, float | str]:
+        """Return ``{"mean", "sd", "low", "high", "prob"}`` with the equal-tailed bounds."""
+        return {
+            "mean": self.mean,
+            "sd": self.sd,
+            "low": self.eti.low,
+            "high": self.eti.high,
+            "prob": self.eti.prob,
+        }

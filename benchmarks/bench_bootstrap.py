@@ -4,10 +4,10 @@ Run from the repository root::
 
     python benchmarks/bench_bootstrap.py
 
-Both estimators get the same data and the same number of resamples (B = 20,000, seed 001's
-default). Ours is ``rogan_gladen(..., interval="bootstrap", resample="calibration")``, which
-resamples exactly what judgy resamples (the labelled pairs; test count fixed). The two are timed
-in the same run, interleaved, after one warm-up call each; the table reports the median of the
+Both estimators get the same data and the same number of resamples (B = 20,000, the judgy
+procedure's default). Ours is ``rogan_gladen(..., interval="bootstrap", resample="calibration")``,
+which resamples exactly what judgy resamples (the labelled pairs; test count fixed). The two are
+timed in the same run, interleaved, after one warm-up call each; the table reports the median of the
 repeats and writes it, with the machine and the command, to benchmarks/results/bootstrap.md.
 """
 
@@ -23,22 +23,23 @@ import sys
 import time
 from pathlib import Path
 
-from bayesjudge.baselines import rogan_gladen
-from bayesjudge.data import JudgeData, load_example
-from bayesjudge.simulate import judge_table
+from bayesjudge.examples import load_example
+from bayesjudge.prevalence.baselines import rogan_gladen
+from bayesjudge.prevalence.data import JudgeData
+from bayesjudge.prevalence.simulate import judge_table
 
 RESULTS = Path(__file__).resolve().parent / "results" / "bootstrap.md"
 
 
 def datasets() -> dict[str, JudgeData]:
-    """The benchmark datasets: seed 001's worked example, the bundled example, a larger one."""
+    """The benchmark datasets: the judgy procedure's example, the bundled example, a larger one."""
     seed001 = JudgeData.from_counts(m1=50, x1=45, m0=50, x0=8, n=500, k=440)
     bundled = JudgeData.from_frame(load_example("judge"))
     large = JudgeData.from_frame(
         judge_table(pi=0.7, se=0.9, sp=0.85, n=5000, m1=500, m0=500, random_seed=7)
     )
     return {
-        "seed 001 example (m=100, n=500)": seed001,
+        "the judgy procedure example (m=100, n=500)": seed001,
         "bundled example (m=300, n=2000)": bundled,
         "simulated (m=1000, n=5000)": large,
     }

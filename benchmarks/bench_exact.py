@@ -20,9 +20,10 @@ from pathlib import Path
 import numpy as np
 
 from bayesjudge import __version__
-from bayesjudge.data import JudgeCounts, JudgeData, load_example
-from bayesjudge.exact import exact_posterior
-from bayesjudge.fitting import fit_prevalence
+from bayesjudge.examples import load_example
+from bayesjudge.prevalence.data import JudgeCounts, JudgeData
+from bayesjudge.prevalence.exact import exact_posterior
+from bayesjudge.prevalence.fit import fit_prevalence
 
 REPEATS = 7
 DATASETS = {
@@ -78,7 +79,7 @@ def main() -> str:
     ]
     for name, counts in DATASETS.items():
         data = JudgeData.from_counts(**counts.as_dict())
-        fit_prevalence(data, random_seed=0, progressbar=False, check=False)  # compile once
+        fit_prevalence(data, random_seed=0, progressbar=False, escalate=False)  # compile once
         nuts_times = []
         for seed in range(REPEATS):
             start = time.perf_counter()

@@ -5,8 +5,8 @@ Run: /tmp/venv312/bin/python benchmarks/bench_refit.py [--repeats 3] [--out PATH
 (a) fresh: build the PyMC model, compile it for nutpie, sample (what a naive loop would do);
 (b) refit: ``fit_prevalence`` on new counts of the same shape, which swaps the data into the
     cached compiled model. Both sample 4 chains x 2000 draws after 1000 tuning steps; the refit
-    also assembles the DataTree and posterior predictive draws (diagnostics off, ``check=False``),
-    so the comparison is conservative.
+    also assembles the DataTree and posterior predictive draws and runs the diagnostics
+    (``escalate=False``), so the comparison is conservative.
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from bayesjudge.data import JudgeData
-from bayesjudge.fitting import clear_model_cache, fit_prevalence, model_cache_info
+from bayesjudge.inference.cache import clear_model_cache, model_cache_info
 from bayesjudge.models.prevalence import prevalence_model
+from bayesjudge.prevalence.data import JudgeData
+from bayesjudge.prevalence.fit import fit_prevalence
 
 SAMPLE = {"draws": 2000, "tune": 1000, "chains": 4}  # fit_prevalence's defaults
 
@@ -49,7 +50,7 @@ def fresh(data: JudgeData, seed: int) -> float:
 
 def refit(data: JudgeData, seed: int) -> float:
     start = time.perf_counter()
-    fit_prevalence(data, random_seed=seed, progressbar=False, check=False, **SAMPLE)
+    fit_prevalence(data, random_seed=seed, progressbar=False, escalate=False, **SAMPLE)
     return time.perf_counter() - start
 
 

@@ -2,17 +2,18 @@
 
 Fresh: clear the model cache, then :func:`bayesjudge.fitting.fit_prevalence` (build the PyMC
 model, compile it for nutpie, sample). DataTree path (the study's per-replicate path before the
-raw-trace change): a cached ``fit_prevalence(check=False)`` (nutpie's trace converted to an
+raw-trace change): a cached ``fit_prevalence(escalate=False)`` (nutpie's trace converted to an
 ArviZ DataTree) plus R-hat, bulk and tail ESS of pi, Se, Sp through ``arviz_stats`` on xarray.
 Study: :func:`bayesjudge.studies.run_study` with the ``bayes_nuts`` estimator only, one
 scenario, ``--replicates`` replicates, one worker, after one warm-up fit; its wall time per
 replicate includes data generation, the sampler (raw nutpie trace), the per-replicate
 diagnostics (R-hat, ESS, divergences) and the chunk bookkeeping. "Every estimator" repeats the
-study with all of seed 004's estimators (``bayes_exact`` on one replicate in 40, as in the
+study with all of Lee et al.'s (2025) estimators (``bayes_exact`` on one replicate in 40, as in the
 design's 5 of 200). All sample 4 chains x 1000 draws after 500 tuning steps (the study default).
 
-Optionally (``--design-dir`` and ``--design-wall``) it also records the wall time of a seed 004
-design run already made with ``bayesjudge study`` (the command is given with ``--design-cmd``).
+Optionally (``--design-dir`` and ``--design-wall``) it also records the wall time of a Lee et al.
+(2025) design run already made with ``bayesjudge study`` (the command is given with
+``--design-cmd``).
 
 Run: ``python benchmarks/bench_study.py [--fresh 3] [--replicates 40]``.
 """
@@ -31,9 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _record import record
 
-from bayesjudge.data import JudgeCounts
-from bayesjudge.fitting import clear_model_cache, fit_prevalence
-from bayesjudge.studies import StudySpec, builtin_study, load_results, run_study, summarize
+from bayesjudge.inference.cache import clear_model_cache
+from bayesjudge.prevalence.data import JudgeCounts
+from bayesjudge.prevalence.fit import fit_prevalence
+from bayesjudge.studies.runner import StudySpec, builtin_study, load_results, run_study, summarize
 
 COUNTS = JudgeCounts(m1=100, x1=90, m0=100, x0=28, n=1000, k=660)
 
@@ -44,7 +46,13 @@ def _fresh(repeats: int) -> list[float]:
         clear_model_cache()
         start = time.perf_counter()
         fit_prevalence(
-            COUNTS, draws=1000, tune=500, chains=4, random_seed=seed, progressbar=False, check=False
+            COUNTS,
+            draws=1000,
+            tune=500,
+            chains=4,
+            random_seed=seed,
+            progressbar=False,
+            escalate=False,
         )
         times.append(time.perf_counter() - start)
     return times
@@ -61,7 +69,13 @@ def _datatree_path(repeats: int) -> tuple[float, float]:
     start, cpu = time.perf_counter(), time.process_time()
     for seed in range(repeats):
         tree = fit_prevalence(
-            COUNTS, draws=1000, tune=500, chains=4, random_seed=seed, progressbar=False, check=False
+            COUNTS,
+            draws=1000,
+            tune=500,
+            chains=4,
+            random_seed=seed,
+            progressbar=False,
+            escalate=False,
         )
         posterior = tree["posterior"]
         draws = np.stack([posterior[v].to_numpy() for v in ("pi", "se", "sp")])[None]
@@ -86,7 +100,7 @@ def _study(replicates: int, *, every: bool = False) -> tuple[float, float, float
         "fixed": {"q0": 0.7, "q1": 0.9, "n": 1000, "m1": 100, "m0": 100},
     }
     if every:
-        design = builtin_study("seed004")
+        design = builtin_study("lee2025")
         settings["estimators"] = list(design.estimators)
         settings["exact_replicates"] = max(1, replicates * design.exact_replicates // 200)
     spec = StudySpec.from_dict(settings)
@@ -112,7 +126,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--fresh", type=int, default=3, help="fresh build+compile+sample runs")
     parser.add_argument("--replicates", type=int, default=40, help="replicates in the study")
-    parser.add_argument("--design-dir", default=None, help="folder of a seed004 study run")
+    parser.add_argument("--design-dir", default=None, help="folder of a lee2025 study run")
     parser.add_argument("--design-wall", type=float, default=None, help="its wall time, s")
     parser.add_argument("--design-cmd", default="", help="the command that produced it")
     parser.add_argument("--design-note", default="", help="a note on that run (e.g. the load)")
@@ -137,7 +151,7 @@ def main() -> None:
         f"{per_rep_cpu:.3f} |",
         f"| in a study, median fit_time of one replicate (sampling + summary only) | "
         f"{median_fit:.3f} | |",
-        f"| in a study, every seed 004 estimator, {args.replicates} replicates | "
+        f"| in a study, every Lee et al. (2025) estimator, {args.replicates} replicates | "
         f"{per_rep_all:.3f} | {per_rep_all_cpu:.3f} |",
         "",
         f"Ratio fresh / study (wall per replicate): **{fresh_median / per_rep:.0f}x** "
@@ -158,7 +172,7 @@ def main() -> None:
         extrapolated = args.design_wall * target / (scenarios * replicates)
         lines += [
             "",
-            "## Seed 004 design",
+            "## Lee et al. (2025) design",
             "",
             f"Command: `{args.design_cmd}`",
             "",

@@ -1,4 +1,4 @@
-"""Seeded simulation studies of the channel family (seed 003); results in results/channel.md.
+"""Seeded simulation studies of the channel family; results in results/channel.md.
 
 Run from the repository root:
 
@@ -26,10 +26,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bayesjudge.channel import mixture_prediction, slice_counts
-from bayesjudge.channel_fit import fit_slices, markov_check
-from bayesjudge.data import PairedOutcomes
-from bayesjudge.simulate_channel import DEPTH_SLICES, simulate_slices, simulate_stack
+from bayesjudge.channels.counts import slice_counts
+from bayesjudge.channels.data import PairedOutcomes
+from bayesjudge.channels.fit import fit_slices
+from bayesjudge.channels.mixture import mixture_prediction
+from bayesjudge.channels.posterior import markov_check
+from bayesjudge.channels.simulate import DEPTH_SLICES, simulate_slices, simulate_stack
 
 STACK = {"p0": 0.5, "c": [0.3, 0.25], "gamma": [0.1, 0.15]}
 TARGET = {"1": 0.0, "2": 0.0, "3": 0.0, "4": 0.2, "5": 0.8}
@@ -123,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     mixture = study_mixture(reps_mix, (20, 60))
     elapsed = time.perf_counter() - start
     weights = np.array([TARGET[s] for s in DEPTH_SLICES.labels])
-    text = f"""# Channel studies (seed 003 family)
+    text = f"""# Channel studies (Correction and Corruption family)
 
 Produced by `{command}` ({elapsed:.0f} s). Every number below comes from that run.
 

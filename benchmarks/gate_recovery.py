@@ -1,13 +1,15 @@
-"""Recovery study and speed benchmark of the retry-gate hierarchy (seed 000; DESIGN.md family 2).
+"""Recovery study and speed benchmark of the retry-gate hierarchy.
 
-Recovery: on simulated re-judgment gates (rows of seed 000 Table 4 plus a prevalence-skewed,
-pass-prone gate), each replicate draws ``n_items`` items ruled six times, labels a random
-``labelled_fraction`` of them (a random calibration split, as in seed 000's bake-off) and
-estimates the compliant share of the held-out items with naive R(1), Rogan-Gladen at K = 1,
-PPI and PPI++ on the continuous score k/r, and the gate model (posterior mean of ``pi_sample``,
-the held-out compliant share). Reported: MAE against the held-out truth and the coverage of
-the 95% intervals; for the model also the coverage of J(1) and J(5) (true values from the
-closed forms of the simulated class distributions), divergences and diagnostics.
+Reference: Below the Reliability Floor; DESIGN.md family 2.
+
+Recovery: on simulated re-judgment gates (rows of Below the Reliability Floor Table 4 plus a
+prevalence-skewed, pass-prone gate), each replicate draws ``n_items`` items ruled six times, labels
+a random ``labelled_fraction`` of them (a random calibration split, as in Below the Reliability
+Floor's bake-off) and estimates the compliant share of the held-out items with naive R(1),
+Rogan-Gladen at K = 1, PPI and PPI++ on the continuous score k/r, and the gate model (posterior mean
+of ``pi_sample``, the held-out compliant share). Reported: MAE against the held-out truth and the
+coverage of the 95% intervals; for the model also the coverage of J(1) and J(5) (true values from
+the closed forms of the simulated class distributions), divergences and diagnostics.
 
 Speed: fit time, compile time and ESS/s of pi for 2,000 and 20,000 unlabelled items with the
 per-cell likelihood, and for 2,000 items with one likelihood term per item.
@@ -29,11 +31,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bayesjudge.data import Rulings
-from bayesjudge.diagnostics import check_fit
-from bayesjudge.gate_fit import fit_gate, gate_baselines, gate_cache_info
-from bayesjudge.gates import PassRateDistribution, gate_curve
-from bayesjudge.simulate_gate import TABLE4, rejudgment_gate, skewed_gate, table4_gate
+from bayesjudge.gates.baselines import gate_baselines
+from bayesjudge.gates.cells import pad_cells
+from bayesjudge.gates.curves import PassRateDistribution, gate_curve
+from bayesjudge.gates.data import Rulings
+from bayesjudge.gates.fit import fit_gate
+from bayesjudge.gates.simulate import TABLE4, rejudgment_gate, skewed_gate, table4_gate
+from bayesjudge.inference.cache import model_cache_info
+from bayesjudge.inference.fit import diagnostics_of
 
 HERE = Path(__file__).resolve().parent
 
@@ -93,19 +98,20 @@ def recovery_records(
                 warnings.simplefilter("ignore")
                 tree = fit_gate(
                     rulings,
-                    k_max=5,
+                    caps=[1, 5],
+                    calibration="random",  # random calibration splits, as in the bake-off
                     draws=draws,
                     tune=tune,
                     random_seed=rng,
                     progressbar=False,
-                    check=False,
+                    escalate=False,
                 )
             post = tree["posterior"]
             sample = post["pi_sample"].to_numpy().reshape(-1)
             lo, hi = np.quantile(sample, [0.025, 0.975])
-            j = post["J"].transpose("chain", "draw", "k").to_numpy().reshape(-1, 5)
+            j = post["j"].transpose("chain", "draw", "cap").to_numpy().reshape(-1, 2)
             j_lo, j_hi = np.quantile(j, [0.025, 0.975], axis=0)
-            diagnostics = check_fit(tree)
+            diagnostics = diagnostics_of(tree)
             records.append(
                 {
                     "gate": gate_name,
@@ -115,7 +121,7 @@ def recovery_records(
                     "covered": lo <= truth <= hi,
                     "width": hi - lo,
                     "covered_j1": j_lo[0] <= truth_curve.j[0] <= j_hi[0],
-                    "covered_j5": j_lo[4] <= truth_curve.j[1] <= j_hi[4],
+                    "covered_j5": j_lo[1] <= truth_curve.j[1] <= j_hi[1],
                     "divergences": diagnostics.divergences,
                     "passed": diagnostics.passed,
                     "failed_checks": ";".join(sorted({c.name for c in diagnostics.failures})),
@@ -187,7 +193,7 @@ def speed(*, random_seed: int = 0) -> pd.DataFrame:
     """Fit time and ESS/s for 2,000 and 20,000 unlabelled items (cells), and per item."""
     import arviz_stats as azs
 
-    from bayesjudge.gates import GateCells
+    from bayesjudge.gates.cells import GateCells
     from bayesjudge.models.gate import gate_model
 
     comp, viol = table4_gate(*TABLE4["HaluEval / Gemini-Flash"][:2])
@@ -203,13 +209,27 @@ def speed(*, random_seed: int = 0) -> pd.DataFrame:
             random_seed=random_seed,
         )
         rulings = Rulings.from_frame(gate.table)
-        compiles = gate_cache_info()["compiles"]
+        compiles = model_cache_info().compiles
         start = time.perf_counter()
-        fit_gate(rulings, k_max=10, draws=1000, random_seed=1, progressbar=False, check=False)
+        fit_gate(
+            rulings,
+            caps=range(1, 11),
+            calibration="random",
+            draws=1000,
+            random_seed=1,
+            progressbar=False,
+            escalate=False,
+        )
         first = time.perf_counter() - start
         start = time.perf_counter()
         tree = fit_gate(
-            rulings, k_max=10, draws=1000, random_seed=2, progressbar=False, check=False
+            rulings,
+            caps=range(1, 11),
+            calibration="random",
+            draws=1000,
+            random_seed=2,
+            progressbar=False,
+            escalate=False,
         )
         elapsed = time.perf_counter() - start
         ess = float(azs.ess(tree["posterior"]["pi"], method="bulk"))
@@ -218,7 +238,7 @@ def speed(*, random_seed: int = 0) -> pd.DataFrame:
                 "likelihood": "per cell",
                 "unlabelled items": n_unlabelled,
                 "first fit incl. compile (s)": first
-                if gate_cache_info()["compiles"] > compiles
+                if model_cache_info().compiles > compiles
                 else float("nan"),
                 "fit (s)": elapsed,
                 "ESS bulk (pi)": ess,
@@ -247,7 +267,9 @@ def speed(*, random_seed: int = 0) -> pd.DataFrame:
         weight=np.ones(label.size, dtype=np.int64),
     )
     start = time.perf_counter()
-    compiled = nutpie.compile_pymc_model(gate_model(cells, k_max=10))
+    compiled = nutpie.compile_pymc_model(
+        gate_model(pad_cells(cells, len(cells)), calibration="random")
+    )
     compile_time = time.perf_counter() - start
     start = time.perf_counter()
     trace = nutpie.sample(
@@ -321,7 +343,7 @@ def main() -> int:
             _markdown(paired),
             f"Diagnostics (check_fit defaults) failed in {n_failed} of "
             f"{len(model_rows)} fits; failed checks by kind: {failed_counts or 'none'}.",
-            "## Speed (nutpie, 4 chains x 1000 draws after 1000 tuning steps, k_max 10)",
+            "## Speed (nutpie, 4 chains x 1000 draws after 1000 tuning steps, caps 1 to 10)",
             _markdown(timing),
         ]
     )

@@ -1,7 +1,7 @@
-"""Print the tables of docs/studies.md from a finished seed004 run.
+"""Print the tables of docs/studies.md from a finished lee2025 run.
 
 Usage: ``python benchmarks/study_doc_tables.py RUN_DIR`` where RUN_DIR was written by
-``bayesjudge study seed004 --out RUN_DIR --workers 2``.
+``bayesjudge study lee2025 --out RUN_DIR --workers 2``.
 """
 
 # ruff: noqa: E501  (the printed Markdown table rows are long by nature)
@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-from bayesjudge.studies import exact_check, load_results, summarize
+from bayesjudge.studies.runner import exact_check, load_results, summarize
 
 ds = load_results(sys.argv[1])
 table = summarize(ds)

@@ -22,6 +22,7 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # copies MathJax into _static: formulas render offline
     "numpydoc",
 ]
 
@@ -50,8 +51,12 @@ numpydoc_attributes_as_param_list = True
 intersphinx_mapping: dict[str, tuple[str, str | None]] = {}
 
 # -- HTML ----------------------------------------------------------------------------------------
-# MathJax is loaded from its CDN by the browser that views the pages (Sphinx's default).
+# MathJax is served from the built site (sphinx-mathjax-offline), never from a CDN: the pages
+# work offline. scripts/check_docs_offline.py (run by `make docs`) fails the build if a page
+# asks for a remote script, stylesheet or font.
 html_theme = "pydata_sphinx_theme"
+html_static_path = ["_static"]
+html_css_files = ["bayesjudge.css"]
 html_title = f"bayesjudge {release}"
 html_theme_options = {
     "navigation_with_keys": False,

@@ -1,6 +1,6 @@
 r"""Channel kernels of protocol steps: per-step rates, a slice hierarchy and stack composition.
 
-Model family 3 of bayesjudge (DESIGN.md; seed 003, *Correction and Corruption*). Items are scored
+Model family 3 of bayesjudge (DESIGN.md; *Correction and Corruption*). Items are scored
 correct or not before and after each step of a stack, :math:`E_0, E_1, \dots, E_S`.
 
 * :func:`step_model`: correction :math:`c_t` and corruption :math:`\gamma_t` of every step with
@@ -9,7 +9,7 @@ correct or not before and after each step of a stack, :math:`E_0, E_1, \dots, E_
   :math:`p_0`; the accuracies of later stages propagate through the kernels
   (:math:`\pi_{t+1} = \pi_t T_t`, exact for marginals whatever the stack) and give the gain of each
   step. The posteriors of :math:`c_t, \gamma_t` are the conjugate Betas of
-  :func:`bayesjudge.channel.channel_posterior`; the model exists to compose with the rest.
+  :func:`bayesjudge.channels.rates.channel_posterior`; the model exists to compose with the rest.
 * :func:`slice_model`: one step seen in slices :math:`s` (e.g. depths), with
   :math:`\mathrm{logit}\,c_s = \mu_c + \sigma_c z^c_s` and
   :math:`\mathrm{logit}\,\gamma_s = \mu_\gamma + \sigma_\gamma z^\gamma_s` (non-centred,
@@ -20,11 +20,12 @@ correct or not before and after each step of a stack, :math:`E_0, E_1, \dots, E_
 * :func:`stack_model`: the saturated model of a stack, each stage given its whole history,
   :math:`P(E_t = 1 \mid E_0, \dots, E_{t-1}) = q_t(h) \sim \mathrm{Beta}(1/2, 1/2)`; every kernel,
   the composed :math:`T_{01} T_{12} \cdots` and the direct :math:`T_{0S}` follow from the joint, so
-  the composition gaps :math:`\Delta^{max}, \Delta^{mean}` (seed 003 eqs. 12-13) get a posterior.
-  With this factorisation the first step's :math:`(c, \gamma)` posterior is exactly Jeffreys.
+  the composition gaps :math:`\Delta^{max}, \Delta^{mean}` (Correction and Corruption eqs. 12-13)
+  get a posterior. With this factorisation the first step's :math:`(c, \gamma)` posterior is exactly
+  Jeffreys.
 * :func:`markov_model`: the Markov null of a stack, :math:`P(E_{t+1} = 1 \mid E_{t-1}, E_t) =
   q_t(E_t)`; its posterior predictive draws of the counts split by :math:`E_{t-1}` feed the
-  Markov check in :func:`bayesjudge.channel_fit.markov_check`.
+  Markov check in :func:`bayesjudge.channels.posterior.markov_check`.
 
 Every model takes plain count arrays, has named ``coords``/``dims``, and puts observed data in
 ``pm.Data``.
@@ -38,14 +39,13 @@ import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
-from bayesjudge.priors import JEFFREYS, Beta
+from bayesjudge.channels.counts import history_counts, markov_counts
+from bayesjudge.priors import Beta, ChannelPriors
 
 __all__ = [
     "MAX_STAGES",
     "MU_SD",
     "SIGMA_SCALE",
-    "history_counts",
-    "markov_counts",
     "markov_model",
     "slice_model",
     "stack_model",
@@ -67,19 +67,24 @@ def _stack_counts(counts: np.ndarray | Sequence) -> np.ndarray:
     return array.astype(np.int64)
 
 
+def _rate(priors: ChannelPriors | None) -> Beta:
+    """Return the Beta prior of every rate (Jeffreys unless given)."""
+    return (ChannelPriors() if priors is None else priors).rate
+
+
 def _stages(n_steps: int) -> list[str]:
     return [f"e{t}->e{t + 1}" for t in range(n_steps)]
 
 
-def step_model(counts: np.ndarray | Sequence, *, prior: Beta = JEFFREYS) -> pm.Model:
+def step_model(counts: np.ndarray | Sequence, *, priors: ChannelPriors | None = None) -> pm.Model:
     r"""Build the per-step channel model of a stack (conjugate; see the module docstring).
 
     Parameters
     ----------
     counts : array_like of int, shape (S, 2, 2)
         Adjacent-step paired counts (:func:`bayesjudge.channel.stack_counts`).
-    prior : Beta
-        Prior of every rate and of the stage-0 accuracy (Jeffreys by default).
+    priors : ChannelPriors, optional
+        Prior of every rate and of the stage-0 accuracy (Jeffreys by default). (``priors.rate``)
 
     Returns
     -------
@@ -103,9 +108,9 @@ def step_model(counts: np.ndarray | Sequence, *, prior: Beta = JEFFREYS) -> pm.M
         corrupted_obs = pm.Data("corrupted_obs", n[:, 1, 0], dims="step")
         n_items = pm.Data("n_items", int(n[0].sum()))
         correct0_obs = pm.Data("correct0_obs", int(n[0, 1].sum()))
-        p0 = pm.Beta("p0", alpha=prior.alpha, beta=prior.beta)
-        c = pm.Beta("c", alpha=prior.alpha, beta=prior.beta, dims="step")
-        gamma = pm.Beta("gamma", alpha=prior.alpha, beta=prior.beta, dims="step")
+        p0 = pm.Beta("p0", alpha=_rate(priors).alpha, beta=_rate(priors).beta)
+        c = pm.Beta("c", alpha=_rate(priors).alpha, beta=_rate(priors).beta, dims="step")
+        gamma = pm.Beta("gamma", alpha=_rate(priors).alpha, beta=_rate(priors).beta, dims="step")
         pm.Binomial("correct0", n=n_items, p=p0, observed=correct0_obs)
         pm.Binomial("corrected", n=n0, p=c, observed=corrected_obs, dims="step")
         pm.Binomial("corrupted", n=n1, p=gamma, observed=corrupted_obs, dims="step")
@@ -125,7 +130,7 @@ def slice_model(
     slices: Sequence[str],
     *,
     weights: np.ndarray | Sequence[float] | None = None,
-    prior: Beta = JEFFREYS,
+    priors: ChannelPriors | None = None,
 ) -> pm.Model:
     r"""Build the slice hierarchy of one step with a mixture-shift prediction.
 
@@ -138,8 +143,8 @@ def slice_model(
     weights : array_like, shape (K,), optional
         Target mixture of ``p1_mixture`` (``pm.Data``, so it can be changed with
         ``pm.set_data`` without a rebuild); by default the observed slice shares.
-    prior : Beta
-        Prior of each slice's baseline accuracy ``p0``.
+    priors : ChannelPriors, optional
+        Prior of each slice's baseline accuracy ``p0``. (``priors.rate``)
 
     Returns
     -------
@@ -179,7 +184,7 @@ def slice_model(
         z_g = pm.Normal("z_gamma", 0.0, 1.0, dims="slice")
         c = pm.Deterministic("c", pm.math.invlogit(mu_c + sigma_c * z_c), dims="slice")
         gamma = pm.Deterministic("gamma", pm.math.invlogit(mu_g + sigma_g * z_g), dims="slice")
-        p0 = pm.Beta("p0", alpha=prior.alpha, beta=prior.beta, dims="slice")
+        p0 = pm.Beta("p0", alpha=_rate(priors).alpha, beta=_rate(priors).beta, dims="slice")
         correct0_obs = pm.Data("correct0_obs", n[:, 1, :].sum(axis=1), dims="slice")
         corrected_obs = pm.Data("corrected_obs", n[:, 0, 1], dims="slice")
         corrupted_obs = pm.Data("corrupted_obs", n[:, 1, 0], dims="slice")
@@ -192,39 +197,6 @@ def slice_model(
         pm.Deterministic("p1_mixture", pt.sum(weight * p1))
         pm.Deterministic("gain_mixture", pt.sum(weight * gain))
     return model
-
-
-def history_counts(outcomes: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Return, for each stage t >= 1, the items and the correct items per history of E_0..E_{t-1}.
-
-    Parameters
-    ----------
-    outcomes : ndarray of {0, 1}, shape (N, S + 1)
-
-    Returns
-    -------
-    list of (n, y)
-        ``n[h]`` items with history ``h`` (binary number ``E_0 ... E_{t-1}``, E_0 most
-        significant), ``y[h]`` of them correct at stage ``t``; arrays of length ``2**t``.
-
-    Examples
-    --------
-    >>> [(n.tolist(), y.tolist()) for n, y in history_counts(np.array([[0, 1], [1, 1]]))]
-    [([1, 1], [1, 1])]
-    """
-    e = np.asarray(outcomes, dtype=np.int64)
-    out = []
-    code = np.zeros(e.shape[0], dtype=np.int64)
-    for t in range(1, e.shape[1]):
-        code = 2 * code + e[:, t - 1]
-        size = 2**t
-        out.append(
-            (
-                np.bincount(code, minlength=size),
-                np.bincount(code, weights=e[:, t], minlength=size).astype(np.int64),
-            )
-        )
-    return out
 
 
 def _joint_from(p0: pt.TensorVariable, q: list[pt.TensorVariable]) -> pt.TensorVariable:
@@ -241,15 +213,15 @@ def _pair_kernel(joint: pt.TensorVariable, a: int, b: int, k: int) -> pt.TensorV
     return marginal / marginal.sum(axis=1, keepdims=True)
 
 
-def stack_model(outcomes: np.ndarray, *, prior: Beta = JEFFREYS) -> pm.Model:
+def stack_model(outcomes: np.ndarray, *, priors: ChannelPriors | None = None) -> pm.Model:
     r"""Build the saturated stack model with the posterior of the composition gap.
 
     Parameters
     ----------
     outcomes : ndarray of {0, 1}, shape (N, S + 1)
         A stack of at least two steps (3 to :data:`MAX_STAGES` stages).
-    prior : Beta
-        Prior of every conditional probability (Jeffreys by default).
+    priors : ChannelPriors, optional
+        Prior of every conditional probability (Jeffreys by default). (``priors.rate``)
 
     Returns
     -------
@@ -275,13 +247,13 @@ def stack_model(outcomes: np.ndarray, *, prior: Beta = JEFFREYS) -> pm.Model:
     for t in range(1, k):
         coords[f"history{t}"] = [format(h, f"0{t}b") for h in range(2**t)]
     with pm.Model(coords=coords) as model:
-        p0 = pm.Beta("p0", alpha=prior.alpha, beta=prior.beta)
+        p0 = pm.Beta("p0", alpha=_rate(priors).alpha, beta=_rate(priors).beta)
         n_items = pm.Data("n_items", e.shape[0])
         pm.Binomial("correct0", n=n_items, p=p0, observed=pm.Data("correct0_obs", e[:, 0].sum()))
         q = []
         for t, (n_h, y_h) in enumerate(history_counts(e), start=1):
             dim = f"history{t}"
-            q_t = pm.Beta(f"q{t}", alpha=prior.alpha, beta=prior.beta, dims=dim)
+            q_t = pm.Beta(f"q{t}", alpha=_rate(priors).alpha, beta=_rate(priors).beta, dims=dim)
             n_data = pm.Data(f"n{t}", n_h, dims=dim)
             pm.Binomial(
                 f"y{t}", n=n_data, p=q_t, observed=pm.Data(f"y{t}_obs", y_h, dims=dim), dims=dim
@@ -304,35 +276,7 @@ def stack_model(outcomes: np.ndarray, *, prior: Beta = JEFFREYS) -> pm.Model:
     return model
 
 
-def markov_counts(outcomes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Return the counts of the Markov model of a stack.
-
-    Returns
-    -------
-    first_n, first_y : ndarray, shape (2,)
-        Items with :math:`E_0 = b` and those of them with :math:`E_1 = 1`.
-    later_n, later_y : ndarray, shape (S - 1, 2, 2)
-        For step ``t >= 1`` (index ``t - 1``), items with :math:`(E_{t-1}, E_t) = (a, b)` and
-        those of them with :math:`E_{t+1} = 1`.
-
-    Examples
-    --------
-    >>> markov_counts(np.array([[0, 1, 1], [1, 1, 0]]))[2].tolist()
-    [[[0, 1], [0, 1]]]
-    """
-    e = np.asarray(outcomes, dtype=np.int64)
-    first_n = np.bincount(e[:, 0], minlength=2)
-    first_y = np.bincount(e[:, 0], weights=e[:, 1], minlength=2).astype(np.int64)
-    later_n = np.zeros((e.shape[1] - 2, 2, 2), dtype=np.int64)
-    later_y = np.zeros_like(later_n)
-    for t in range(1, e.shape[1] - 1):
-        cell = 2 * e[:, t - 1] + e[:, t]
-        later_n[t - 1] = np.bincount(cell, minlength=4).reshape(2, 2)
-        later_y[t - 1] = np.bincount(cell, weights=e[:, t + 1], minlength=4).reshape(2, 2)
-    return first_n, first_y, later_n, later_y
-
-
-def markov_model(outcomes: np.ndarray, *, prior: Beta = JEFFREYS) -> pm.Model:
+def markov_model(outcomes: np.ndarray, *, priors: ChannelPriors | None = None) -> pm.Model:
     r"""Build the Markov (null) model of a stack for the posterior predictive Markov check.
 
     :math:`P(E_{t+1} = 1 \mid E_{t-1} = a, E_t = b) = q_t(b)` with :math:`q_t(0) = c_t` and
@@ -343,8 +287,8 @@ def markov_model(outcomes: np.ndarray, *, prior: Beta = JEFFREYS) -> pm.Model:
     ----------
     outcomes : ndarray of {0, 1}, shape (N, S + 1)
         A stack of at least two steps.
-    prior : Beta
-        Prior of every rate.
+    priors : ChannelPriors, optional
+        Prior of every rate. (``priors.rate``)
 
     Returns
     -------
@@ -365,8 +309,8 @@ def markov_model(outcomes: np.ndarray, *, prior: Beta = JEFFREYS) -> pm.Model:
     steps = _stages(e.shape[1] - 1)
     coords = {"step": steps, "later_step": steps[1:], "previous": [0, 1], "current": [0, 1]}
     with pm.Model(coords=coords) as model:
-        c = pm.Beta("c", alpha=prior.alpha, beta=prior.beta, dims="step")
-        gamma = pm.Beta("gamma", alpha=prior.alpha, beta=prior.beta, dims="step")
+        c = pm.Beta("c", alpha=_rate(priors).alpha, beta=_rate(priors).beta, dims="step")
+        gamma = pm.Beta("gamma", alpha=_rate(priors).alpha, beta=_rate(priors).beta, dims="step")
         q = pt.stack([c, 1 - gamma], axis=-1)  # (step, current)
         pm.Binomial(
             "first",

@@ -10,9 +10,9 @@ a calibration set of ``m1`` gold-PASS and ``m0`` gold-FAIL items and an unlabell
     x_0 \sim \mathrm{Bin}(m_0, 1 - \mathrm{Sp}), \quad
     k \sim \mathrm{Bin}(n, R), \quad R = \pi\,\mathrm{Se} + (1 - \pi)(1 - \mathrm{Sp})
 
-(Rogan and Gladen 1978; Lang and Reiczigel 2014, seed 004; the judge-as-test framing of seed
-002). Only :math:`P(\hat y \mid y)` is assumed to transfer from the calibration to the test set,
-so their label mixes may differ.
+(Rogan and Gladen 1978; Lang and Reiczigel 2014, Lee et al. (2025); the judge-as-test framing of
+seed 002). Only :math:`P(\hat y \mid y)` is assumed to transfer from the calibration to the test
+set, so their label mixes may differ.
 
 **Label switching.** The likelihood of the test count alone is unchanged by
 :math:`(\pi, \mathrm{Se}, \mathrm{Sp}) \to (1 - \pi, 1 - \mathrm{Sp}, 1 - \mathrm{Se})`: a
@@ -89,24 +89,19 @@ Variables (lower case; dims in brackets for the stratified model):
 
 from __future__ import annotations
 
-import weakref
-from dataclasses import dataclass
+from collections.abc import Mapping
 
 import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
 
-from bayesjudge.data import JudgeCounts, JudgeData
-from bayesjudge.errors import DataError
+from bayesjudge.prevalence.data import JudgeCounts
 from bayesjudge.priors import Beta, PrevalencePriors
 
 __all__ = [
     "PREVALENCE",
     "STRATIFIED_PREVALENCE",
-    "ModelInfo",
-    "model_info",
     "prevalence_model",
-    "stratified_counts",
     "stratified_prevalence_model",
 ]
 
@@ -121,57 +116,6 @@ MU_SD = 1.5
 SIGMA_SCALE = 1.0
 
 
-@dataclass(frozen=True, slots=True)
-class ModelInfo:
-    """What a prevalence model is: its name, priors, restriction and strata.
-
-    Attributes
-    ----------
-    name : str
-        ``"prevalence"`` or ``"stratified_prevalence"``.
-    priors : PrevalencePriors
-        The Beta priors the model was built with.
-    restrict_j : bool
-        Whether the prior is restricted to J > 0.
-    strata : tuple of str
-        The strata (empty for the unstratified model).
-    """
-
-    name: str
-    priors: PrevalencePriors
-    restrict_j: bool
-    strata: tuple[str, ...] = ()
-
-    def as_attrs(self) -> dict[str, object]:
-        """Return the information as DataTree-ready attrs (plain strings, numbers, booleans)."""
-        attrs: dict[str, object] = {
-            "model": self.name,
-            "restrict_j": self.restrict_j,
-        }
-        attrs.update({f"prior_{k}": v for k, v in self.priors.as_dict().items()})
-        if self.strata:
-            attrs["strata"] = list(self.strata)
-        return attrs
-
-
-_INFO: weakref.WeakKeyDictionary[pm.Model, ModelInfo] = weakref.WeakKeyDictionary()
-
-
-def model_info(model: pm.Model) -> ModelInfo:
-    """Return the :class:`ModelInfo` of a model built by this module.
-
-    Raises
-    ------
-    KeyError
-        If ``model`` was not built by :func:`prevalence_model` or
-        :func:`stratified_prevalence_model`.
-    """
-    try:
-        return _INFO[model]
-    except KeyError:
-        raise KeyError("this model was not built by bayesjudge.models.prevalence") from None
-
-
 def _check_priors(priors: PrevalencePriors | None) -> PrevalencePriors:
     if priors is None:
         return PrevalencePriors()
@@ -184,16 +128,8 @@ def _beta_logp(prior: Beta, value: pt.TensorVariable) -> pt.TensorVariable:
     return pm.logp(pm.Beta.dist(alpha=prior.alpha, beta=prior.beta), value)
 
 
-def _counts_of(counts: JudgeCounts | JudgeData) -> JudgeCounts:
-    if isinstance(counts, JudgeData):
-        return counts.counts
-    if not isinstance(counts, JudgeCounts):
-        raise TypeError(f"counts must be JudgeCounts or JudgeData; got {type(counts).__name__}")
-    return counts
-
-
 def prevalence_model(
-    counts: JudgeCounts | JudgeData,
+    counts: JudgeCounts,
     *,
     priors: PrevalencePriors | None = None,
     restrict_j: bool = True,
@@ -212,12 +148,13 @@ def prevalence_model(
         k \sim \mathrm{Bin}(n, \pi\,\mathrm{Se} + (1 - \pi)(1 - \mathrm{Sp})).
 
     See the module docstring for how the J > 0 restriction is built exactly (Rogan and Gladen
-    1978; seeds 002 and 004).
+    1978; the bias-correction article and Lee et al. (2025)).
 
     Parameters
     ----------
-    counts : JudgeCounts or JudgeData
-        The six counts (m1, x1, m0, x0, n, k); judge data are reduced to their counts.
+    counts : JudgeCounts
+        The six counts (m1, x1, m0, x0, n, k): the data's reduction
+        (:attr:`bayesjudge.JudgeData.counts`).
     priors : PrevalencePriors, optional
         Beta priors on pi, Se and Sp; Jeffreys Beta(1/2, 1/2) on each by default.
     restrict_j : bool, default True
@@ -233,12 +170,13 @@ def prevalence_model(
 
     Examples
     --------
-    >>> from bayesjudge.data import JudgeCounts
+    >>> from bayesjudge import JudgeCounts
     >>> model = prevalence_model(JudgeCounts(m1=50, x1=45, m0=50, x0=5, n=400, k=250))
     >>> sorted(model.free_RVs, key=str)
     [fpr_share, judged_rate, se_gap]
     """
-    counts = _counts_of(counts)
+    if not isinstance(counts, JudgeCounts):
+        raise TypeError(f"counts must be JudgeCounts; got {type(counts).__name__}")
     priors = _check_priors(priors)
     with pm.Model() as model:
         m1 = pm.Data("m1", np.int64(counts.m1))
@@ -281,42 +219,12 @@ def prevalence_model(
         pm.Binomial("x1", n=m1, p=se, observed=x1_obs)
         pm.Binomial("x0", n=m0, p=fpr, observed=x0_obs)
         pm.Binomial("k", n=n, p=rate, observed=k_obs)
-    _INFO[model] = ModelInfo(PREVALENCE, priors, bool(restrict_j))
     return model
 
 
-def stratified_counts(data: JudgeData) -> tuple[tuple[str, ...], dict[str, np.ndarray]]:
-    """Return the strata of ``data`` and the six counts per stratum as integer arrays.
-
-    Raises
-    ------
-    DataError
-        If ``data`` has no stratum column or holds scores rather than binary verdicts.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> frame = pd.DataFrame({"label": [1, 0, None, 1, 0, None], "verdict": [1, 0, 1, 1, 1, 0],
-    ...                       "stratum": ["a", "a", "a", "b", "b", "b"]})
-    >>> strata, counts = stratified_counts(JudgeData.from_frame(frame))
-    >>> strata, counts["x0"].tolist()
-    (('a', 'b'), [0, 1])
-    """
-    if not isinstance(data, JudgeData):
-        raise TypeError(f"data must be JudgeData; got {type(data).__name__}")
-    strata = data.strata
-    if not strata:
-        raise DataError("the stratified model needs judge data with a 'stratum' column")
-    per = [data.stratum(name).counts for name in strata]
-    counts = {
-        field: np.array([getattr(c, field) for c in per], dtype=np.int64)
-        for field in ("m1", "x1", "m0", "x0", "n", "k")
-    }
-    return strata, counts
-
-
 def stratified_prevalence_model(
-    data: JudgeData,
+    strata: tuple[str, ...],
+    counts: Mapping[str, np.ndarray],
     *,
     priors: PrevalencePriors | None = None,
     restrict_j: bool = True,
@@ -345,9 +253,12 @@ def stratified_prevalence_model(
 
     Parameters
     ----------
-    data : JudgeData
-        Binary-verdict judge data with a stratum column. A stratum may lack one calibration
-        class (its accuracy is then borrowed from the others).
+    strata : tuple of str
+        The strata (coordinate ``stratum``).
+    counts : mapping of str to ndarray
+        The six counts per stratum, ``m1``, ``x1``, ``m0``, ``x0``, ``n``, ``k``, each an
+        integer array along ``strata`` (:meth:`bayesjudge.JudgeData.stratified_counts`). A
+        stratum may lack one calibration class (its accuracy is then borrowed from the others).
     priors : PrevalencePriors, optional
         ``priors.pi`` is the prior of every :math:`\pi_s`; ``priors.se`` and ``priors.sp`` set
         the centre of the population means on the logit scale. Jeffreys by default.
@@ -364,15 +275,14 @@ def stratified_prevalence_model(
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> frame = pd.DataFrame({"label": [1, 0, None, 1, 0, None], "verdict": [1, 0, 1, 1, 0, 0],
-    ...                       "stratum": ["a", "a", "a", "b", "b", "b"]})
-    >>> model = stratified_prevalence_model(JudgeData.from_frame(frame))
+    >>> import numpy as np
+    >>> counts = {name: np.array([10, 20]) for name in ("m1", "m0", "n")}
+    >>> counts.update({name: np.array([5, 9]) for name in ("x1", "x0", "k")})
+    >>> model = stratified_prevalence_model(("a", "b"), counts)
     >>> model.coords["stratum"]
     ('a', 'b')
     """
     priors = _check_priors(priors)
-    strata, counts = stratified_counts(data)
     dims = "stratum"
     with pm.Model(coords={"stratum": strata}) as model:
         m1 = pm.Data("m1", counts["m1"], dims=dims)
@@ -423,7 +333,6 @@ def stratified_prevalence_model(
         pm.Binomial("x1", n=m1, p=se, observed=x1_obs, dims=dims)
         pm.Binomial("x0", n=m0, p=fpr, observed=x0_obs, dims=dims)
         pm.Binomial("k", n=n, p=rate_s, observed=k_obs, dims=dims)
-    _INFO[model] = ModelInfo(STRATIFIED_PREVALENCE, priors, bool(restrict_j), tuple(strata))
     return model
 
 

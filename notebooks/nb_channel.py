@@ -13,7 +13,7 @@ def cells() -> list[nbformat.NotebookNode]:
         new_markdown_cell(
             "# Correction, corruption and composition\n"
             "\n"
-            "A protocol step (revise, verify, judge-select) turns a baseline answer into a new one. Scoring each item before ($E_0$) and after ($E_1$) the step separates two rates (seed 003, *Correction and Corruption*):\n"
+            "A protocol step (revise, verify, judge-select) turns a baseline answer into a new one. Scoring each item before ($E_0$) and after ($E_1$) the step separates two rates (*Correction and Corruption: A Two-Rate View of Error Flow in LLM Protocols*, anonymous, under review):\n"
             "\n"
             "$$c = P(E_1 = 1 \\mid E_0 = 0), \\qquad \\gamma = P(E_1 = 0 \\mid E_0 = 1),$$\n"
             "\n"
@@ -27,20 +27,10 @@ def cells() -> list[nbformat.NotebookNode]:
             "import pandas as pd\n"
             "from IPython.display import Image\n"
             "\n"
-            "from bayesjudge import channel as ch\n"
-            "from bayesjudge.channel_fit import (\n"
-            "    channel_analysis,\n"
-            "    composition_posterior,\n"
-            "    fit_slices,\n"
-            "    markov_check,\n"
-            "    mixture_summary,\n"
-            "    slice_summaries,\n"
-            ")\n"
-            "from bayesjudge.compare import posterior_summary\n"
-            "from bayesjudge.data import PairedOutcomes\n"
-            "from bayesjudge.diagnostics import check_fit\n"
-            "from bayesjudge.report_channel import phase_plane\n"
-            "from bayesjudge.simulate_channel import DEPTH_SLICES, simulate_slices, simulate_stack\n"
+            "from bayesjudge import PairedOutcomes, analyze_channel, posterior_summary\n"
+            "from bayesjudge import channels as ch\n"
+            "from bayesjudge.channels.report import phase_plane\n"
+            "from bayesjudge.channels.simulate import DEPTH_SLICES, simulate_slices, simulate_stack\n"
             "\n"
             "# The test suite runs this notebook with fewer draws.\n"
             'DRAWS = int(os.environ.get("BAYESJUDGE_NB_DRAWS", "1000"))'
@@ -48,7 +38,7 @@ def cells() -> list[nbformat.NotebookNode]:
         new_markdown_cell(
             "## One step: counts, Jeffreys rates, exact posteriors\n"
             "\n"
-            "With paired counts $n_{ij}$, the Jeffreys estimates are $\\hat c = (n_{01} + 1/2)/(n_0 + 1)$ and $\\hat\\gamma = (n_{10} + 1/2)/(n_1 + 1)$ (seed 003, eq. 14): the posterior means under Beta(1/2, 1/2) priors, whose exact posteriors are Beta$(n_{01} + 1/2, n_{00} + 1/2)$ and Beta$(n_{10} + 1/2, n_{11} + 1/2)$."
+            "With paired counts $n_{ij}$, the Jeffreys estimates are $\\hat c = (n_{01} + 1/2)/(n_0 + 1)$ and $\\hat\\gamma = (n_{10} + 1/2)/(n_1 + 1)$ (*Correction and Corruption*, eq. 14): the posterior means under Beta(1/2, 1/2) priors, whose exact posteriors are Beta$(n_{01} + 1/2, n_{00} + 1/2)$ and Beta$(n_{10} + 1/2, n_{11} + 1/2)$."
         ),
         new_code_cell(
             "step = simulate_stack(500, p0=0.7, c=[0.35], gamma=[0.08], random_seed=1)\n"
@@ -69,13 +59,13 @@ def cells() -> list[nbformat.NotebookNode]:
             "Each step is a point $(\\gamma, c)$ with its posterior intervals; the dashed rays are the break-even lines $c = \\frac{p}{1 - p}\\gamma$ for several baselines. A step above the ray of its own baseline gains accuracy."
         ),
         new_code_cell(
-            "analysis = channel_analysis(PairedOutcomes.from_frame(step), random_seed=0)\n"
+            "analysis = analyze_channel(PairedOutcomes.from_frame(step), random_seed=0)\n"
             "buffer = io.BytesIO()\n"
             'phase_plane(analysis).savefig(buffer, format="png", dpi=100, bbox_inches="tight")\n'
             "Image(buffer.getvalue())"
         ),
         new_markdown_cell(
-            "## Surplus from published marginals (seed 003, Table 15)\n"
+            "## Surplus from published marginals (*Correction and Corruption*, Table 15)\n"
             "\n"
             "When a paper reports only $(p_0, p_1)$, the rates are not identified but the surplus above break-even $\\sigma = (p_1 - p_0)/(1 - p_0) = c - \\frac{p_0}{1 - p_0}\\gamma$ is."
         ),
@@ -125,11 +115,12 @@ def cells() -> list[nbformat.NotebookNode]:
         ),
         new_code_cell(
             'target = {"4": 0.2, "5": 0.8}\n'
-            "fit = fit_slices(suite, weights=target, draws=DRAWS, chains=4, random_seed=3)\n"
-            'diagnostics = check_fit(fit, var_names=["c", "gamma", "p0", "mu_c", "sigma_c"])\n'
-            "print(diagnostics)\n"
+            "audit = analyze_channel(\n"
+            "    suite, by_slice=True, mixture=target, draws=DRAWS, chains=4, random_seed=3\n"
+            ")\n"
+            "print(audit.diagnostics)\n"
             "truth = DEPTH_SLICES.p1([0, 0, 0, 0.2, 0.8])\n"
-            "summary = mixture_summary(fit)\n"
+            "summary = audit.slices.mixture\n"
             "print(\n"
             "    f\"true shifted p1 {truth:.4f}; pooled {summary['pooled']:.4f}, \"\n"
             "    f\"slice-conditioned {summary['sliced']:.4f}, hierarchical \"\n"
@@ -141,7 +132,7 @@ def cells() -> list[nbformat.NotebookNode]:
             "pd.DataFrame(\n"
             "    [\n"
             '        s.to_dict() | {"c": s.c.mean, "gamma": s.gamma.mean, "gain": s.gain.mean}\n'
-            "        for s in slice_summaries(fit)\n"
+            "        for s in audit.slices.by_slice\n"
             "    ]\n"
             ").round(4)"
         ),
@@ -150,7 +141,7 @@ def cells() -> list[nbformat.NotebookNode]:
             "\n"
             "## Composition audit\n"
             "\n"
-            "For a two-step stack the composed kernel $\\hat T_{01}\\hat T_{12}$ should match the direct $\\hat T_{02}$ when the stack is Markov on the correctness bit ($E_2 \\perp E_0 \\mid E_1$). The gaps $\\Delta^{max}$ and $\\Delta^{mean}$ (seed 003 eqs. 12-13) get a posterior from the saturated stack model, and the Markov check compares $P(E_2 = 1 \\mid E_0 = a, E_1 = b)$ across $a$ with a posterior predictive tail probability."
+            "For a two-step stack the composed kernel $\\hat T_{01}\\hat T_{12}$ should match the direct $\\hat T_{02}$ when the stack is Markov on the correctness bit ($E_2 \\perp E_0 \\mid E_1$). The gaps $\\Delta^{max}$ and $\\Delta^{mean}$ (*Correction and Corruption*, eqs. 12-13) get a posterior from the saturated stack model, and the Markov check compares $P(E_2 = 1 \\mid E_0 = a, E_1 = b)$ across $a$ with a posterior predictive tail probability."
         ),
         new_code_cell(
             "rows = []\n"
@@ -159,9 +150,9 @@ def cells() -> list[nbformat.NotebookNode]:
             "        600, p0=0.5, c=[0.3, 0.25], gamma=[0.1, 0.15], history=history, random_seed=4\n"
             "    )\n"
             '    e = stack[["e0", "e1", "e2"]].to_numpy()\n'
-            "    post = composition_posterior(e, draws=4 * DRAWS, random_seed=5)\n"
+            "    post = ch.composition_posterior(e, draws=4 * DRAWS, random_seed=5)\n"
             '    gap = posterior_summary(post, "gap_max")\n'
-            "    check = markov_check(e, random_seed=6)\n"
+            "    check = ch.markov_check(e, random_seed=6)\n"
             "    rows.append(\n"
             "        {\n"
             '            "stack": name,\n'

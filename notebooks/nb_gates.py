@@ -19,7 +19,8 @@ def cells() -> list[nbformat.NotebookNode]:
             "so the gate is a classifier of true compliance with $Se(K) = E[s \\mid "
             "\\text{compliant}]$, $1 - Sp(K) = E[s \\mid \\text{violation}]$, Youden "
             "$J(K) = Se(K) + Sp(K) - 1$ and reported rate $R(K) = \\pi Se(K) + (1-\\pi)"
-            "(1 - Sp(K))$ (seed 000, eqs. 1-5). Retrying can only turn FAIL into PASS, so the "
+            "(1 - Sp(K))$ (*Below the Reliability Floor*, eqs. 1-5). Retrying can only turn "
+            "FAIL into PASS, so the "
             "reported rate is biased upwards and, on pass-prone gates, $J(K)$ erodes towards "
             "the reliability floor $J(\\infty) = P(p>0 \\mid \\text{comp}) - P(p>0 \\mid "
             "\\text{viol})$."
@@ -29,15 +30,14 @@ def cells() -> list[nbformat.NotebookNode]:
             "import matplotlib.pyplot as plt\n"
             "import numpy as np\n"
             "import pandas as pd\n\n"
-            "from bayesjudge.data import LoopLog, Rulings\n"
-            "from bayesjudge.diagnostics import check_fit\n"
-            "from bayesjudge.gate_fit import fit_gate, gate_baselines, gate_posterior_summary\n"
+            "from bayesjudge import LoopLog, Rulings, analyze_gate\n"
             "from bayesjudge.gates import (\n"
-            "    PassRateDistribution, gate_curve, independence_check_table, optimal_cap,\n"
-            "    ppv_correction, replay_loop, slip_parameters, stopping_rules, transfer_check,\n"
+            "    PassRateDistribution, gate_baselines, gate_curve, independence_check_table,\n"
+            "    optimal_cap, ppv_correction, replay_loop, slip_parameters, stopping_rules,\n"
+            "    transfer_check,\n"
             ")\n"
-            "from bayesjudge.report_gate import curve_frame\n"
-            "from bayesjudge.simulate_gate import (\n"
+            "from bayesjudge.gates.report import curve_frame\n"
+            "from bayesjudge.gates.simulate import (\n"
             "    TABLE4, rejudgment_gate, revise_loop, skewed_gate, table4_gate,\n"
             ")\n\n"
             "# The test suite runs this notebook with fewer draws.\n"
@@ -45,7 +45,8 @@ def cells() -> list[nbformat.NotebookNode]:
         ),
         new_markdown_cell(
             "## J(K) erosion and the reliability floor\n\n"
-            "Section 4's synthetic gate: compliant items pass with rate about 0.90, violations "
+            "The synthetic gate of section 4 of *Below the Reliability Floor* (anonymous, under "
+            "review 2026): compliant items pass with rate about 0.90, violations "
             "with rate $q$. At $K = 1$, $J = 0.90 - q$; as $q \\to 0.90$ the gate stops "
             "discriminating ($J$: 0.80 to 0.01). Every item is passable ($\\omega = 0$ in both "
             "classes), so $J(\\infty) = 0$: retrying drives every such gate to the floor."
@@ -71,7 +72,8 @@ def cells() -> list[nbformat.NotebookNode]:
         ),
         new_markdown_cell(
             "## The measurement cap $K^* = 1$\n\n"
-            "The Rogan-Gladen variance (seed 000, eq. B.1) carries $1/J(K)^2$; where $J(K)$ "
+            "The Rogan-Gladen variance (Below the Reliability Floor, eq. B.1) carries "
+            "$1/J(K)^2$; where $J(K)$ "
             "falls with $K$ it is smallest at $K = 1$."
         ),
         new_code_cell(
@@ -85,15 +87,17 @@ def cells() -> list[nbformat.NotebookNode]:
             "## Stopping rules\n\n"
             "Re-aggregating the same $K$ rulings: any-pass (retry) is the most inflationary, "
             "majority intermediate, unanimous the most conservative, and the signs can differ "
-            "on one gate (seed 000, section 3)."
+            "on one gate (Below the Reliability Floor, section 3)."
         ),
         new_code_cell("stopping_rules(compliant, violation, caps=[3, 6], pi=0.5).round(3)"),
         new_markdown_cell(
             "## Recovering $\\pi$ from a gated rate\n\n"
-            "A gate shaped like seed 000 Table 4 (HaluEval / Gemini-Flash: Se(1) 0.844, leak "
-            "0.431, $\\pi = 0.5$): 2,000 items ruled 6 times, 10% gold-labelled at random. The "
-            "per-item pass-rate hierarchy uses every ruling; each distinct (label, r, k) cell "
-            "enters the likelihood once, weighted by its multiplicity."
+            "A gate shaped like a row of Table 4 of *Below the Reliability Floor* (HaluEval / "
+            "Gemini-Flash: Se(1) 0.844, leak 0.431, $\\pi = 0.5$): 2,000 items ruled 6 times, "
+            "10% gold-labelled at random. The per-item pass-rate hierarchy uses every ruling; "
+            "each distinct (label, r, k) cell enters the likelihood once, weighted by its "
+            "multiplicity. `analyze_gate` fits it, checks it, and runs the baselines and the "
+            "independence check in one call."
         ),
         new_code_cell(
             "se1, leak, pi = TABLE4['HaluEval / Gemini-Flash']\n"
@@ -101,32 +105,32 @@ def cells() -> list[nbformat.NotebookNode]:
             "gate = rejudgment_gate(c, v, pi=pi, n_items=2000, rulings=6, labelled_fraction=0.1,\n"
             "                       random_seed=4)\n"
             "rulings = Rulings.from_frame(gate.table)\n"
-            "posterior = fit_gate(rulings, k_max=8, draws=DRAWS, random_seed=4, progressbar=False)\n"
-            "check_fit(posterior).passed"
+            "analysis = analyze_gate(rulings, caps=[1, 5], draws=DRAWS, random_seed=4,\n"
+            "                        progressbar=False)\n"
+            "analysis.passed"
         ),
         new_code_cell(
-            "summary = gate_posterior_summary(posterior, caps=[1, 5])\n"
             "truth = gate_curve(c, v, caps=[1, 5], pi=pi)\n"
-            "print(f\"pi: {summary['pi']['mean']:.3f} [{summary['pi']['low']:.3f}, \"\n"
-            "      f\"{summary['pi']['high']:.3f}]  (truth {pi}, held-out share \"\n"
-            '      f"{gate.pi_unlabelled:.3f})")\n'
-            "for j, k in enumerate(('1', '5')):\n"
-            "    s = summary['J'][k]\n"
-            '    print(f\'J({k}): {s["mean"]:.3f} [{s["low"]:.3f}, {s["high"]:.3f}]  \'\n'
+            "s = analysis.summary('pi')\n"
+            "print(f'pi: {s.mean:.3f} [{s.eti.low:.3f}, {s.eti.high:.3f}]  (truth {pi}, '\n"
+            "      f'held-out share {gate.pi_unlabelled:.3f})')\n"
+            "for j, cap in enumerate((1, 5)):\n"
+            "    s = analysis.summary('j', cap)\n"
+            "    print(f'J({cap}): {s.mean:.3f} [{s.eti.low:.3f}, {s.eti.high:.3f}]  '\n"
             "          f'(truth {truth.j[j]:.3f})')"
         ),
         new_code_cell(
             "pd.DataFrame([row.to_row() for row in gate_baselines(rulings, caps=[1, 2, 5])])[\n"
-            "    ['k', 'method', 'estimate', 'low', 'high', 'j']\n"
+            "    ['cap', 'method', 'estimate', 'low', 'high', 'j']\n"
             "].round(3)"
         ),
         new_code_cell(
-            "band = curve_frame(posterior)\n"
-            "exact = gate_curve(c, v, caps=band['k'], pi=pi)\n"
+            "band = curve_frame(analysis.posterior, list(range(1, 9)))\n"
+            "exact = gate_curve(c, v, caps=band['cap'], pi=pi)\n"
             "fig, ax = plt.subplots(figsize=(6.5, 3.5))\n"
-            "ax.fill_between(band['k'], band['J_low'], band['J_high'], alpha=0.3)\n"
-            "ax.plot(band['k'], band['J'], 'o-', label='posterior J(K)')\n"
-            "ax.plot(band['k'], exact.j, 'k--', label='true J(K)')\n"
+            "ax.fill_between(band['cap'], band['j_low'], band['j_high'], alpha=0.3)\n"
+            "ax.plot(band['cap'], band['j'], 'o-', label='posterior J(K)')\n"
+            "ax.plot(band['cap'], exact.j, 'k--', label='true J(K)')\n"
             "ax.axhline(exact.j_inf, color='r', ls=':', label='true J(inf)')\n"
             "ax.set_xlabel('cap K'); ax.legend();"
         ),
@@ -141,7 +145,8 @@ def cells() -> list[nbformat.NotebookNode]:
             "The agent's attempts are correct with rate $a$; the judge passes correct attempts "
             "with rate $s$ and wrong ones with leak $\\ell$; the loop ships the first PASS. "
             "With $\\rho = a s + (1-a)\\ell$: reported$(K) = 1 - (1-\\rho)^K$ and "
-            "slip$(K)$ = reported$(K)\\,(1-a)\\ell/\\rho$ (seed 000, section 5.1). The true "
+            "slip$(K)$ = reported$(K)\\,(1-a)\\ell/\\rho$ (Below the Reliability Floor, "
+            "section 5.1). The true "
             "delivered success is reported $\\times$ PPV, PPV from a gold-labelled subset."
         ),
         new_code_cell(

@@ -27,21 +27,24 @@ def cells() -> list[nbformat.NotebookNode]:
             "import os\n\n"
             "import arviz_plots as azp\n\n"
             "import bayesjudge as bj\n"
-            "from bayesjudge.baselines import baselines\n"
-            "from bayesjudge.compare import compare, posterior_summary\n"
-            "from bayesjudge.diagnostics import check_fit\n"
-            "from bayesjudge.exact import exact_posterior\n"
-            "from bayesjudge.fitting import fit_prevalence\n"
-            "from bayesjudge.simulate import judge_table\n\n"
+            "from bayesjudge import (\n"
+            "    baselines,\n"
+            "    check_fit,\n"
+            "    compare,\n"
+            "    exact_posterior,\n"
+            "    fit_prevalence,\n"
+            "    posterior_summary,\n"
+            ")\n"
+            "from bayesjudge.prevalence.simulate import judge_table\n\n"
             "# The test suite runs this notebook with fewer draws.\n"
             "DRAWS = int(os.environ.get('BAYESJUDGE_NB_DRAWS', '2000'))"
         ),
         new_markdown_cell(
-            "## The worked example of seed 002\n\n"
+            "## A worked example\n\n"
             "A judge with sensitivity 0.90 and specificity 0.85 measured on 100 gold-PASS and "
-            "100 gold-FAIL items passes 700 of 1,000 test items. The article corrects 0.70 to "
-            "about 0.73 with a standard error of about 0.037 and a 95% interval of about "
-            "[0.66, 0.81]."
+            "100 gold-FAIL items passes 700 of 1,000 test items. The article *Bias-correct your "
+            "LLM-as-a-judge eval before reporting it* (2026) corrects 0.70 to about 0.73 with a "
+            "standard error of about 0.037 and a 95% interval of about [0.66, 0.81]."
         ),
         new_code_cell(
             "worked = bj.JudgeData.from_counts(m1=100, x1=90, m0=100, x0=15, n=1000, k=700)\n"
@@ -50,8 +53,10 @@ def cells() -> list[nbformat.NotebookNode]:
         new_code_cell("baselines(worked, random_seed=2)"),
         new_markdown_cell(
             "The posterior of the prevalence model. `fit_prevalence` samples with nutpie "
-            "(four chains by default), adds posterior predictive draws of the observed counts, "
-            "and runs the diagnostics; a fit that fails them raises a `FitWarning`."
+            "(four chains by default, from a fixed default seed), adds posterior predictive "
+            "draws of the observed counts, and runs the diagnostics; a fit whose sampler "
+            "struggles is retried once with smaller steps, and one that still fails raises a "
+            "`FitWarning`. What was run, with which versions and seed, is in the attrs."
         ),
         new_code_cell(
             "posterior = fit_prevalence(worked, draws=DRAWS, random_seed=1, progressbar=False)\n"
@@ -79,7 +84,8 @@ def cells() -> list[nbformat.NotebookNode]:
             "items are truly good. Sensitivity and specificity are conditional on the true "
             "label, so they transfer; the label mix does not. Estimators that lean on the "
             "calibration mix (calibration-only, PPI, PPI++) are biased here; Rogan-Gladen and "
-            "the Bayesian model are not."
+            "the Bayesian model are not, and bayesjudge says so in their notes: the judge "
+            "passes the gold items at a rate the test items do not share."
         ),
         new_code_cell(
             "shifted = bj.JudgeData.from_frame(\n"

@@ -19,17 +19,12 @@ from hypothesis import strategies as st
 
 import bayesjudge
 from bayesjudge import DataError
-from bayesjudge.data import (
-    JudgeCounts,
-    JudgeData,
-    LoopLog,
-    PairedOutcomes,
-    Rulings,
-    load_example,
-    parse_binary,
-    read_table,
-)
-from bayesjudge.simulate import judge_table
+from bayesjudge.channels.data import PairedOutcomes
+from bayesjudge.examples import load_example
+from bayesjudge.gates.data import LoopLog, Rulings
+from bayesjudge.io.columns import parse_binary, read_table
+from bayesjudge.prevalence.data import JudgeCounts, JudgeData
+from bayesjudge.prevalence.simulate import judge_table
 
 
 def both(*parts: str) -> str:
@@ -371,7 +366,7 @@ def test_from_csv_error_names_column_and_row(tmp_path: Path) -> None:
 
 def test_from_csv_score_out_of_range(tmp_path: Path) -> None:
     path = write_csv(tmp_path, "label,score\n1,0.9\n0,0.1\n,1.2\n")
-    with pytest.raises(DataError, match=both("column 'score'", "row 2 has 1.2")):
+    with pytest.raises(DataError, match=both("column 'score'", "row 2 has '1.2'")):
         JudgeData.from_csv(path)
 
 

@@ -130,7 +130,9 @@ def test_wheel_contents(wheel: Path) -> None:
         entry_points = archive.read(f"{dist_info}/entry_points.txt").decode()
     for required in (
         "bayesjudge/__init__.py",
-        "bayesjudge/data.py",
+        "bayesjudge/prevalence/data.py",
+        "bayesjudge/inference/fit.py",
+        "bayesjudge/io/columns.py",
         "bayesjudge/py.typed",
         "bayesjudge/examples/judge_example.csv",
         "bayesjudge/models/__init__.py",
@@ -139,7 +141,14 @@ def test_wheel_contents(wheel: Path) -> None:
     top_level = {name.split("/")[0] for name in names}
     assert top_level == {"bayesjudge", dist_info}, top_level
     assert not any(name.startswith(("models/", "tests/", "docs/")) for name in names)
-    assert "bayesjudge = bayesjudge.cli:main" in entry_points
+    assert "bayesjudge = bayesjudge.cli.app:main" in entry_points
+    # every subpackage of the source tree is in the wheel
+    source = {
+        str(p.parent.relative_to(REPO)).replace("models", "bayesjudge/models", 1)
+        for p in (REPO / "bayesjudge").rglob("__init__.py")
+    } | {"bayesjudge/models"}
+    packaged = {name.rsplit("/", 1)[0] for name in names if name.endswith("__init__.py")}
+    assert source <= packaged, source - packaged
 
 
 def test_wheel_in_fresh_venv(wheel: Path, tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bayesjudge.cli import build_parser
+from bayesjudge.cli.app import build_parser
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
 

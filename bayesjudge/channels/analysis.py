@@ -1,0 +1,273 @@
+"""The channel family's answer, assembled once: steps, composition, Markov check, slices.
+
+:func:`analyze_channel` runs the audit of a stack of pipeline steps and returns one
+:class:`ChannelAnalysis`; ``bayesjudge channel`` and its report only render it
+(:meth:`ChannelAnalysis.to_dict` is the command's JSON).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from bayesjudge.channels.data import PairedOutcomes
+from bayesjudge.channels.fit import fit_slices
+from bayesjudge.channels.posterior import (
+    MarkovCheck,
+    SliceSummary,
+    StepSummary,
+    composition_posterior,
+    exact_draws_tree,
+    markov_check,
+    mixture_summary,
+    outcome_array,
+    slice_summaries,
+    step_summaries,
+)
+from bayesjudge.errors import DataError
+from bayesjudge.inference.diagnostics import Diagnostics, check_fit
+from bayesjudge.inference.fit import diagnostics_of
+from bayesjudge.inference.summary import posterior_summary
+from bayesjudge.priors import ChannelPriors
+from bayesjudge.results import PosteriorSummary
+from bayesjudge.validation import check_int, check_prob, rng_from
+
+__all__ = [
+    "ChannelAnalysis",
+    "Composition",
+    "SliceAnalysis",
+    "analyze_channel",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Composition:
+    """The composition of a stack of two or more steps: gap posterior and Markov check.
+
+    Attributes
+    ----------
+    posterior : DataTree
+        Exact draws of the kernels, their product, the direct kernel and the gaps.
+    gap_max, gap_mean : PosteriorSummary
+        Summaries of the largest and the mean absolute gap between the direct and the composed
+        kernel.
+    markov : MarkovCheck
+        Whether each stage depends on the history only through the stage before it.
+    """
+
+    posterior: xr.DataTree
+    gap_max: PosteriorSummary
+    gap_mean: PosteriorSummary
+    markov: MarkovCheck
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the ``composition`` block of ``bayesjudge channel --json``."""
+        return {
+            "gap_max": self.gap_max.to_dict(),
+            "gap_mean": self.gap_mean.to_dict(),
+            "markov_check": self.markov.to_dict(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SliceAnalysis:
+    """The slice hierarchy of the first step: the NUTS fit and what was asked of it.
+
+    Attributes
+    ----------
+    fit : DataTree
+        :func:`bayesjudge.channels.fit.fit_slices` of step ``e0 -> e1``.
+    by_slice : tuple of SliceSummary
+        Per-slice summaries (empty unless asked for).
+    mixture : dict or None
+        :func:`bayesjudge.channels.posterior.mixture_summary` when a target mixture was given.
+    """
+
+    fit: xr.DataTree
+    by_slice: tuple[SliceSummary, ...]
+    mixture: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelAnalysis:
+    """Everything ``bayesjudge channel`` reports about a stack of protocol steps.
+
+    Attributes
+    ----------
+    stages : tuple of str
+        Stage names.
+    prob : float
+        Interval mass.
+    steps : tuple of StepSummary
+        Exact per-step posteriors and gates.
+    exact : DataTree
+        Exact independent draws of every step's c and gamma.
+    composition : Composition or None
+        For stacks of two or more steps.
+    slices : SliceAnalysis or None
+        When slices or a mixture were asked for.
+    diagnostics : Diagnostics
+        The checks of the exact draws and, when fitted, of the slice hierarchy.
+    method : str
+        What the diagnostics cover.
+    """
+
+    stages: tuple[str, ...]
+    prob: float
+    steps: tuple[StepSummary, ...]
+    exact: xr.DataTree
+    composition: Composition | None
+    slices: SliceAnalysis | None
+    diagnostics: Diagnostics
+    method: str
+
+    @property
+    def passed(self) -> bool:
+        """Whether every diagnostic passed."""
+        return self.diagnostics.passed
+
+    def diagnostics_dict(self) -> dict[str, Any]:
+        """Return the ``diagnostics`` block of the JSON output."""
+        full = self.diagnostics.to_dict()
+        return {
+            "method": self.method,
+            "passed": full["passed"],
+            "r_hat_max": full["r_hat_max"],
+            "ess_bulk_min": full["ess_bulk_min"],
+            "ess_tail_min": full["ess_tail_min"],
+            "divergences": full["divergences"],
+            "failures": full["failures"],
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON object of ``bayesjudge channel --json``."""
+        slices = self.slices
+        return {
+            "steps": [s.to_dict() for s in self.steps],
+            "composition": None if self.composition is None else self.composition.to_dict(),
+            "by_slice": (
+                [s.to_dict() for s in slices.by_slice]
+                if slices is not None and slices.by_slice
+                else None
+            ),
+            "mixture_prediction": None if slices is None else slices.mixture,
+            "diagnostics": self.diagnostics_dict(),
+        }
+
+
+def analyze_channel(
+    data: PairedOutcomes,
+    *,
+    prob: float = 0.95,
+    threshold: float = 0.0,
+    by_slice: bool = False,
+    mixture: Mapping[str, float] | None = None,
+    level: float = 0.05,
+    priors: ChannelPriors | None = None,
+    draws: int = 1000,
+    tune: int = 1000,
+    chains: int = 4,
+    target_accept: float = 0.95,
+    random_seed: int | np.random.Generator | None = None,
+    progressbar: bool | None = False,
+) -> ChannelAnalysis:
+    """Run the full channel audit of a stack: steps, composition, Markov check, slices, mixture.
+
+    Steps, the composition gap and the Markov check use the exact conjugate posteriors
+    (``draws * chains`` independent draws, at least 400); the slice hierarchy (first step,
+    ``e0 -> e1``) is fitted by NUTS when ``by_slice`` is set or a ``mixture`` is given.
+
+    Parameters
+    ----------
+    data : PairedOutcomes
+        The outcomes; a slice column is needed for ``by_slice`` and ``mixture``.
+    prob : float
+        Interval mass.
+    threshold : float
+        Cost threshold of the gain rule.
+    by_slice : bool
+        Fit the slice hierarchy and report every slice.
+    mixture : mapping of slice -> weight, optional
+        Target mixture for the mixture-shift prediction.
+    level : float
+        Level of the Markov check's verdict.
+    priors : ChannelPriors, optional
+        Prior of every rate (Jeffreys by default).
+    draws, tune, chains, target_accept : int
+        Sampler settings of the slice hierarchy (``draws * chains`` exact draws elsewhere).
+    random_seed : int, Generator or None
+        Seed of everything random (None: the default seed).
+    progressbar : bool, optional
+        Show the sampler's progress bar.
+
+    Returns
+    -------
+    ChannelAnalysis
+
+    Raises
+    ------
+    DataError
+        If ``by_slice`` or ``mixture`` is asked for and the data have no slice column, or the
+        mixture names an unknown slice.
+    """
+    prob = check_prob(prob)
+    chains = check_int(chains, name="chains", minimum=1, maximum=64)
+    rng = rng_from(random_seed)
+    e = outcome_array(data)
+    n_exact = max(check_int(draws, name="draws", minimum=10, maximum=200_000) * chains, 400)
+    steps = tuple(
+        step_summaries(
+            data, prob=prob, threshold=threshold, draws=n_exact, priors=priors, random_seed=rng
+        )
+    )
+    exact = exact_draws_tree(data, draws=n_exact, chains=chains, priors=priors, random_seed=rng)
+    checks = list(check_fit(exact, prob=prob).checks)
+    method = "exact conjugate draws"
+    composition = None
+    if e.shape[1] >= 3:
+        posterior = composition_posterior(data, draws=n_exact, priors=priors, random_seed=rng)
+        composition = Composition(
+            posterior=posterior,
+            gap_max=posterior_summary(posterior, "gap_max", prob=prob),
+            gap_mean=posterior_summary(posterior, "gap_mean", prob=prob),
+            markov=markov_check(data, level=level, draws=n_exact, priors=priors, random_seed=rng),
+        )
+    slices = None
+    if by_slice or mixture is not None:
+        if data.slice is None:
+            raise DataError("--by-slice and --mixture need a 'slice' column in the outcomes table")
+        fit = fit_slices(
+            data,
+            weights=mixture,
+            priors=priors,
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            target_accept=target_accept,
+            random_seed=rng,
+            progressbar=progressbar,
+            prob=prob,
+        )
+        checks.extend(diagnostics_of(fit).checks)
+        method = "nuts (slice hierarchy) + exact conjugate draws"
+        slices = SliceAnalysis(
+            fit=fit,
+            by_slice=(
+                tuple(slice_summaries(fit, prob=prob, threshold=threshold)) if by_slice else ()
+            ),
+            mixture=None if mixture is None else mixture_summary(fit, prob=prob),
+        )
+    return ChannelAnalysis(
+        stages=tuple(getattr(data, "stages", [f"e{t}" for t in range(e.shape[1])])),
+        prob=prob,
+        steps=steps,
+        exact=exact,
+        composition=composition,
+        slices=slices,
+        diagnostics=Diagnostics(tuple(checks), prob),
+        method=method,
+    )

@@ -1,0 +1,198 @@
+"""The ``bayesjudge channel`` subcommand: correction, corruption, gating and composition.
+
+``bayesjudge channel OUTCOMES.csv [--prob 0.95] [--random-seed N] [--by-slice]
+[--mixture SLICE=W ...] [--threshold T] [--json] [--out DIR]``
+
+The table has columns ``item``, ``e0``, ``e1`` [, ``e2``, ...] [, ``slice``]. Wire it into the
+main parser with :func:`register`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+from bayesjudge.cli.common import (
+    UserError,
+    add_fit_options,
+    add_seed_option,
+    emit_json,
+    probability,
+    report_failures,
+)
+
+__all__ = ["parse_mixture", "register"]
+
+
+def _weight_pair(text: str) -> tuple[str, float]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"must look like SLICE=WEIGHT; got {text!r}")
+    try:
+        weight = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"the weight of {name.strip()!r} must be a number; got {value!r}"
+        ) from None
+    if not math.isfinite(weight) or weight < 0:
+        raise argparse.ArgumentTypeError(
+            f"the weight of {name.strip()!r} must be a non-negative number; got {value!r}"
+        )
+    return name.strip(), weight
+
+
+def parse_mixture(pairs: list[tuple[str, float]] | None) -> dict[str, float] | None:
+    """Turn ``[("1", 0.2), ("5", 0.8)]`` into a normalised ``{"1": 0.2, "5": 0.8}``.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        If a slice is named twice or every weight is zero.
+
+    Examples
+    --------
+    >>> parse_mixture([("a", 1.0), ("b", 3.0)])
+    {'a': 0.25, 'b': 0.75}
+    """
+    if not pairs:
+        return None
+    names = [name for name, _ in pairs]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise argparse.ArgumentTypeError(f"--mixture names slice(s) {repeated} more than once")
+    total = sum(w for _, w in pairs)
+    if total <= 0:
+        raise argparse.ArgumentTypeError("--mixture weights must not all be zero")
+    return {name: w / total for name, w in pairs}
+
+
+def _threshold(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in [-1, 1]; got {text!r}") from None
+    if not -1.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number in [-1, 1]; got {text!r}")
+    return value
+
+
+def _print_table(analysis: Any, source: str) -> None:
+    print(f"{source}: {analysis.steps[0].n} items, stages {', '.join(analysis.stages)}")
+    print(
+        f"{'step':<10} {'p0':>6} {'p1':>6} {'c':>7} {'gamma':>7} {'gain':>8} "
+        f"{'gain interval':>19}  gate"
+    )
+    for s in analysis.steps:
+        print(
+            f"{s.source + '->' + s.target:<10} {s.p0:>6.3f} {s.p1:>6.3f} {s.c_jeffreys:>7.4f} "
+            f"{s.gamma_jeffreys:>7.4f} {s.gain.mean:>8.4f} "
+            f"[{s.gain.eti.low:>7.4f}, {s.gain.eti.high:>7.4f}]  {'ON' if s.gate_on else 'OFF'}"
+        )
+    composition = analysis.composition
+    if composition is not None:
+        print(
+            f"composition gap: max {composition.gap_max.mean:.4f}, "
+            f"mean {composition.gap_mean.mean:.4f}; Markov check tail probability "
+            f"{composition.markov.tail_probability:.3f} ({composition.markov.verdict})"
+        )
+    slices = analysis.slices
+    if slices is not None and slices.by_slice:
+        print(f"{'slice':<10} {'n':>6} {'p0':>6} {'c':>7} {'gamma':>7} {'gain':>8}  gate")
+        for s in slices.by_slice:
+            print(
+                f"{s.slice:<10} {s.n:>6d} {s.p0:>6.3f} {s.c.mean:>7.4f} {s.gamma.mean:>7.4f} "
+                f"{s.gain.mean:>8.4f}  {'ON' if s.gate_on else 'OFF'}"
+            )
+    if slices is not None and slices.mixture is not None:
+        m = slices.mixture
+        h = m["hierarchical"]
+        print(
+            f"mixture prediction of p1: pooled {m['pooled']:.4f}, slice-conditioned "
+            f"{m['sliced']:.4f}, hierarchical {h['mean']:.4f} [{h['low']:.4f}, {h['high']:.4f}]"
+        )
+    verdict = "passed" if analysis.passed else "FAILED"
+    print(f"diagnostics: {verdict} ({analysis.method})")
+    print(f"(intervals of mass {analysis.prob:g})")
+
+
+def _cmd_channel(args: argparse.Namespace) -> int:
+    from bayesjudge.channels.analysis import analyze_channel
+    from bayesjudge.channels.data import PairedOutcomes
+    from bayesjudge.priors import ChannelPriors
+
+    try:
+        mixture = parse_mixture(args.mixture)
+    except argparse.ArgumentTypeError as exc:
+        raise UserError(str(exc)) from exc
+    try:
+        priors = ChannelPriors().updated(args.prior)
+    except ValueError as exc:
+        raise UserError(f"--prior: {exc}") from None
+    data = PairedOutcomes.from_frame(args.outcomes, strict=args.strict)
+    analysis = analyze_channel(
+        data,
+        priors=priors,
+        prob=args.prob,
+        threshold=args.threshold,
+        by_slice=args.by_slice,
+        mixture=mixture,
+        draws=args.draws,
+        tune=args.tune,
+        chains=args.chains,
+        target_accept=args.target_accept or 0.95,
+        random_seed=args.random_seed,
+        progressbar=False if args.no_progress or args.json else None,
+    )
+    if args.out is not None:
+        from bayesjudge.channels.report import write_channel_report
+
+        write_channel_report(args.out, analysis, source=args.outcomes)
+    if args.json:
+        emit_json(analysis.to_dict())
+    else:
+        _print_table(analysis, args.outcomes)
+        print(f"seed {args.random_seed}")
+        if args.out is not None:
+            print(f"report written to {args.out}")
+    return report_failures(analysis.passed, [c.describe() for c in analysis.diagnostics.failures])
+
+
+def register(commands: Any) -> None:
+    """Add the ``channel`` subcommand to the ``bayesjudge`` subparsers object ``commands``."""
+    sub = commands.add_parser(
+        "channel",
+        help="correction and corruption rates of protocol steps, gating and composition",
+        description="Paired correctness outcomes (columns item, e0, e1[, e2, ...][, slice]) -> "
+        "Jeffreys correction/corruption rates with exact posteriors, the predicted gain and "
+        "the gate of each step, the composition gap and Markov check of a stack, and (with a "
+        "slice column) the slice hierarchy and mixture-shift prediction (Correction and "
+        "Corruption: A Two-Rate View of Error Flow in LLM Protocols, anonymous, under review).",
+    )
+    sub.add_argument("outcomes", metavar="OUTCOMES.csv", help="paired outcomes table")
+    sub.add_argument("--prob", type=probability, default=0.95, help="interval mass (0.95)")
+    add_seed_option(sub)
+    sub.add_argument(
+        "--by-slice", action="store_true", help="fit the slice hierarchy (needs a slice column)"
+    )
+    sub.add_argument(
+        "--mixture",
+        nargs="+",
+        type=_weight_pair,
+        metavar="SLICE=W",
+        default=None,
+        help="target slice mixture for the mixture-shift prediction, e.g. 1=0.1 5=0.9",
+    )
+    sub.add_argument(
+        "--threshold",
+        type=_threshold,
+        default=0.0,
+        help="gate a step on when its predicted gain exceeds this cost (default 0)",
+    )
+    add_fit_options(sub, draws=1000, priors="rate (beta; default jeffreys)")
+    sub.add_argument(
+        "--strict", action="store_true", help="reject columns other than the documented ones"
+    )
+    sub.add_argument("--json", action="store_true", help="print one JSON object")
+    sub.add_argument("--out", metavar="DIR", default=None, help="also write a report folder")
+    sub.set_defaults(handler=_cmd_channel)

@@ -1,0 +1,103 @@
+"""The ``bayesjudge`` command line: one parser, each family's subcommands, one error policy.
+
+Exit codes: 0 success; 2 bad input (the message on stderr names the argument, column or row);
+3 the posterior failed its diagnostics (the failures are printed); 130 interrupted. A user
+error never shows a traceback, and a closed output pipe (``bayesjudge estimate ... | head``)
+ends quietly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+
+from bayesjudge.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    Parser,
+    UserError,
+)
+from bayesjudge.errors import DataError, FitWarning
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of the ``bayesjudge`` command."""
+    from bayesjudge._version import __version__
+    from bayesjudge.channels.cli import register as register_channels
+    from bayesjudge.gates.cli import register as register_gates
+    from bayesjudge.prevalence.cli import register as register_prevalence
+    from bayesjudge.studies.cli import register as register_studies
+
+    parser = Parser(
+        prog="bayesjudge",
+        description="Bayesian measurement of AI systems judged by imperfect LLM judges.",
+    )
+    parser.add_argument("--version", action="version", version=f"bayesjudge {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    commands.required = True
+    register_prevalence(commands)
+    register_gates(commands)
+    register_channels(commands)
+    register_studies(commands)
+    return parser
+
+
+def _show_warnings(command: str, caught: list[warnings.WarningMessage]) -> None:
+    seen: set[str] = set()
+    for item in caught:
+        if issubclass(item.category, FitWarning) or not issubclass(item.category, UserWarning):
+            continue
+        text = str(item.message)
+        if text not in seen:
+            seen.add(text)
+            print(f"bayesjudge {command}: warning: {text}", file=sys.stderr)
+
+
+def _quiet_broken_pipe() -> int:
+    """Point stdout at /dev/null after its reader went away, so exit does not complain."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line and return its exit code."""
+    from bayesjudge.inference.provenance import recording_command
+
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = build_parser().parse_args(arguments)
+        handler: Callable[[argparse.Namespace], int] = args.handler
+        with (
+            recording_command(["bayesjudge", *arguments]),
+            warnings.catch_warnings(record=True) as caught,
+        ):
+            # a failed fit is reported by the command itself (exit 3 and the failed checks);
+            # other warnings are shown once each, as one line, after the command's output
+            warnings.simplefilter("always")
+            code = handler(args)
+        _show_warnings(args.command, caught)
+        return code
+    except (DataError, UserError) as exc:
+        command = getattr(locals().get("args"), "command", None)
+        prefix = f"bayesjudge {command}" if command else "bayesjudge"
+        print(f"{prefix}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("bayesjudge: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

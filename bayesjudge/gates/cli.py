@@ -1,0 +1,196 @@
+"""The ``bayesjudge gate`` command: retry-until-PASS gates and revise-then-rejudge loops.
+
+``bayesjudge gate RULINGS.csv [--k 1 2 5] [--prob 0.95] [--random-seed N] [--json] [--out DIR]``
+fits the per-item pass-rate hierarchy to long-format rulings (``item``, ``verdict``[,
+``label``][, ``ruling``][, ``slice``]) through :func:`bayesjudge.analyze_gate` and prints the
+posterior of pi, J(inf) and J, Se, Sp, R at each cap beside the baselines at each cap and the
+lag-1 independence check. ``--loop LOGS.csv`` adds (or, without rulings, gives alone) the loop
+analysis (:func:`bayesjudge.gates.analysis.analyze_loop`). With ``--json`` the output is
+:meth:`GateAnalysis.to_dict <bayesjudge.gates.analysis.GateAnalysis.to_dict>` (a loop-only run
+prints ``{"loop": {...}}``). Exit codes as for ``bayesjudge estimate``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from bayesjudge.cli.common import (
+    EXIT_OK,
+    UserError,
+    add_fit_options,
+    add_seed_option,
+    bounded_int,
+    emit_json,
+    estimates_table,
+    fmt,
+    probability,
+    report_failures,
+)
+
+__all__ = ["register"]
+
+
+def _cap(text: str) -> int:
+    from bayesjudge.gates.caps import MAX_CAP
+
+    return bounded_int(1, MAX_CAP)(text)
+
+
+def register(commands: Any) -> None:
+    """Add the ``gate`` subcommand to the ``bayesjudge`` subparsers object ``commands``."""
+    sub = commands.add_parser(
+        "gate",
+        help="true success rate behind a retry-until-PASS gate, with J(K) at each cap",
+        description="Fit the per-item pass-rate hierarchy of a retry gate to repeated rulings "
+        "(columns item, verdict[, label][, ruling][, slice]), check it, and compare the "
+        "posterior of pi with naive, Rogan-Gladen, PPI and PPI++ at each cap K. With --loop, "
+        "also analyse revise-then-rejudge loop logs (item, attempt, verdict, correct).",
+    )
+    sub.add_argument("rulings", nargs="?", metavar="RULINGS.csv", help="long-format rulings")
+    sub.add_argument(
+        "--k",
+        nargs="+",
+        type=_cap,
+        default=[1, 2, 5],
+        metavar="K",
+        help="caps K to report (default 1 2 5; any whole number, at most 1000 of them)",
+    )
+    sub.add_argument("--prob", type=probability, default=0.95, help="interval mass")
+    add_seed_option(sub)
+    sub.add_argument("--json", action="store_true", help="print one JSON object")
+    sub.add_argument("--out", metavar="DIR", default=None, help="also write a report folder")
+    sub.add_argument("--loop", metavar="LOGS.csv", default=None, help="loop logs to analyse")
+    sub.add_argument(
+        "--calibration",
+        choices=["by_class", "random"],
+        default="by_class",
+        help="by_class (default): the gold items may have been chosen by class; random: they "
+        "are a random sample of all items (their labels then inform pi; a check warns when "
+        "the data say otherwise)",
+    )
+    sub.add_argument(
+        "--cal-fraction",
+        type=probability,
+        default=0.5,
+        help="share of loop items used to estimate PPV (default 0.5)",
+    )
+    add_fit_options(
+        sub,
+        target_accept="0.9",
+        priors="pi (beta; jeffreys), omega (beta; uniform), mu (beta; uniform), "
+        "log_kappa (normal; normal:1,1.5)",
+    )
+    sub.add_argument("--strict", action="store_true", help="reject undocumented columns")
+    sub.set_defaults(handler=run_gate)
+
+
+def run_gate(args: argparse.Namespace) -> int:
+    """Run ``bayesjudge gate``; return the exit code."""
+    from bayesjudge.gates.analysis import analyze_gate, analyze_loop
+    from bayesjudge.gates.caps import MAX_CAPS
+    from bayesjudge.gates.data import LoopLog, Rulings
+    from bayesjudge.priors import GatePriors
+
+    caps = sorted(set(args.k))
+    if len(caps) > MAX_CAPS:
+        raise UserError(f"--k: at most {MAX_CAPS} caps at once; got {len(caps)}")
+    if args.rulings is None and args.loop is None:
+        raise UserError("gate needs RULINGS.csv, --loop LOGS.csv, or both")
+    try:
+        priors = GatePriors().updated(args.prior)
+    except ValueError as exc:
+        raise UserError(f"--prior: {exc}") from None
+    log = None if args.loop is None else LoopLog.from_frame(args.loop, strict=args.strict)
+    if args.rulings is None:
+        assert log is not None
+        loop = analyze_loop(
+            log,
+            caps=caps,
+            prob=args.prob,
+            calibration_fraction=args.cal_fraction,
+            random_seed=args.random_seed,
+        )
+        if args.json:
+            emit_json({"loop": loop.to_dict()})
+        else:
+            _print_loop(loop.to_dict())
+        return EXIT_OK
+    rulings = Rulings.from_frame(args.rulings, strict=args.strict)
+    analysis = analyze_gate(
+        rulings,
+        caps=caps,
+        prob=args.prob,
+        priors=priors,
+        calibration=args.calibration,
+        draws=args.draws,
+        tune=args.tune,
+        chains=args.chains,
+        target_accept=args.target_accept or 0.9,
+        random_seed=args.random_seed,
+        progressbar=False if args.no_progress else None,
+        loop=log,
+        calibration_fraction=args.cal_fraction,
+    )
+    if args.out is not None:
+        from bayesjudge.gates.report import write_gate_report
+
+        write_gate_report(args.out, analysis, source=args.rulings)
+    if args.json:
+        emit_json(analysis.to_dict())
+    else:
+        _print_rulings(args.rulings, analysis)
+        if analysis.loop is not None:
+            _print_loop(analysis.loop.to_dict())
+        print(f"seed {analysis.seed}")
+        if args.out is not None:
+            print(f"report written to {args.out}")
+    return report_failures(analysis.passed, [c.describe() for c in analysis.diagnostics.failures])
+
+
+def _print_rulings(source: str, analysis: Any) -> None:
+    rulings = analysis.rulings
+    print(
+        f"{source}: {rulings.items.size} items ({int(rulings.labelled.sum())} labelled), "
+        f"{int(rulings.r.sum())} rulings; calibration {analysis.calibration}"
+    )
+    print(f"{'posterior':<12} {'cap':>5} {'mean':>8} {'low':>8} {'high':>8}")
+    for name in ("pi", "j_inf"):
+        s = analysis.summary(name)
+        print(f"{name:<12} {'':>5} {fmt(s.mean)} {fmt(s.eti.low)} {fmt(s.eti.high)}")
+    for name in ("j", "se", "sp", "judged_rate"):
+        for cap in analysis.caps:
+            s = analysis.summary(name, cap)
+            print(f"{name:<12} {cap:>5} {fmt(s.mean)} {fmt(s.eti.low)} {fmt(s.eti.high)}")
+    verdict = "passed" if analysis.passed else "FAILED"
+    retried = " after one retry" if len(analysis.attempts) > 1 else ""
+    print(f"diagnostics: {verdict}{retried}")
+    by_cap: dict[int, list[Any]] = {}
+    for row in analysis.estimates:
+        by_cap.setdefault(row.cap, []).append(row.estimate)
+    for cap, estimates in by_cap.items():
+        print(f"baselines at cap K={cap}:")
+        print(estimates_table(estimates, analysis.prob))
+    independence = analysis.independence
+    verdict = "consistent with" if independence.consistent else "NOT consistent with"
+    print(
+        f"lag-1 same-verdict rate {independence.observed:.4f} vs {independence.expected:.4f} "
+        f"expected (p = {independence.p_value:.3f}): {verdict} independent rulings"
+    )
+
+
+def _print_loop(loop: dict[str, Any]) -> None:
+    law = loop["slip_law"]
+    print(
+        f"loop: {loop['n_items']} items; a={law['a']:.3f} s={law['s']:.3f} "
+        f"leak={law['leak']:.3f} rho={law['rho']:.3f}"
+    )
+    print(
+        f"{'cap':>5} {'reported':>9} {'delivered':>9} {'slip':>7} {'pred.slip':>9} {'PPV-corr':>9}"
+    )
+    for row in loop["caps"]:
+        print(
+            f"{row['cap']:>5} {row['reported']:>9.4f} {row['delivered']:>9.4f} "
+            f"{row['slip']:>7.4f} {row['slip_predicted']:>9.4f} "
+            f"{row['ppv_corrected']['estimate']:>9.4f}"
+        )

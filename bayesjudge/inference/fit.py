@@ -1,0 +1,378 @@
+"""One fitting path for every model family: sample, complete, check, escalate once, record.
+
+Every family's ``fit_*`` function builds a :class:`ModelRun` (its model name, cache key, model
+builder, data and priors) and calls :func:`fit_model`, so every fit in bayesjudge is sampled,
+checked and recorded the same way:
+
+1. the model is taken from the shared :class:`~bayesjudge.inference.cache.ModelCache` (built and
+   compiled once per structure) and sampled with the data swapped in
+   (:func:`~bayesjudge.inference.sampling.sample_nuts`);
+2. the family completes the tree (derived draws, posterior predictive draws, observed and
+   constant data);
+3. :func:`~bayesjudge.inference.diagnostics.check_fit` runs with the same rules for every
+   caller;
+4. if a *sampler* check failed (R-hat, ESS, divergences, Monte Carlo error), the fit is run
+   once more with smaller steps, longer tuning and more draws (:meth:`NutsSettings.escalated`);
+   a failed posterior predictive check is a property of the model and the data, not of the
+   sampler, and is not retried;
+5. every attempt, the diagnostics, the priors, the sampler, the seed, the versions and (from
+   the command line) the command are written into the root attrs, and a fit that still fails
+   warns with :class:`~bayesjudge.errors.FitWarning` naming each failed check and what to try.
+
+Read the checks back with :func:`diagnostics_of` and the attempts with :func:`attempts_of`.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from bayesjudge.errors import FitWarning
+from bayesjudge.inference.cache import model_cache
+from bayesjudge.inference.diagnostics import Diagnostics, check_fit
+from bayesjudge.inference.provenance import provenance_attrs
+from bayesjudge.inference.sampling import (
+    Sampler,
+    draw_sampler_seed,
+    progressbar_default,
+    resolve_sampler,
+    sample_nuts,
+)
+from bayesjudge.priors import Priors
+from bayesjudge.validation import check_int, check_prob, rng_from
+
+__all__ = [
+    "MAX_CHAINS",
+    "MAX_DRAWS",
+    "Attempt",
+    "ModelRun",
+    "NutsSettings",
+    "attempts_of",
+    "diagnostics_of",
+    "fit_model",
+]
+
+#: Upper bounds of the sampler settings: far beyond any need, low enough to fail at once on a
+#: typo instead of exhausting memory.
+MAX_DRAWS = 200_000
+MAX_CHAINS = 64
+
+#: Failed checks named in a FitWarning (the rest are counted; all are in the attrs).
+_SHOWN_FAILURES = 6
+#: Checks that a longer, more careful run of the sampler can fix.
+_SAMPLER_CHECKS = frozenset(
+    {"r_hat", "ess_bulk", "ess_tail", "divergences", "mcse_mean", "mcse_low", "mcse_high"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class NutsSettings:
+    """How long and how carefully NUTS runs.
+
+    Attributes
+    ----------
+    draws : int
+        Draws per chain kept after tuning.
+    tune : int
+        Tuning steps per chain.
+    chains : int
+        Independent chains.
+    target_accept : float
+        NUTS target acceptance rate in (0, 1); higher means smaller steps.
+
+    Examples
+    --------
+    >>> NutsSettings(draws=1000, tune=1000, chains=4, target_accept=0.95).escalated()
+    NutsSettings(draws=2000, tune=3000, chains=4, target_accept=0.99)
+    """
+
+    draws: int = 2000
+    tune: int = 1000
+    chains: int = 4
+    target_accept: float = 0.95
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "draws", check_int(self.draws, name="draws", minimum=1, maximum=MAX_DRAWS)
+        )
+        object.__setattr__(
+            self, "tune", check_int(self.tune, name="tune", minimum=0, maximum=MAX_DRAWS)
+        )
+        object.__setattr__(
+            self, "chains", check_int(self.chains, name="chains", minimum=1, maximum=MAX_CHAINS)
+        )
+        object.__setattr__(
+            self, "target_accept", check_prob(self.target_accept, name="target_accept")
+        )
+
+    def escalated(self) -> NutsSettings:
+        """Return the settings of the one retry: smaller steps, longer tuning, more draws.
+
+        Twice the draws, three times the tuning (at least 3000 steps), and a target
+        acceptance whose rejection rate is a fifth of the current one (0.95 -> 0.99,
+        0.99 -> 0.998).
+        """
+        return NutsSettings(
+            draws=min(2 * self.draws, MAX_DRAWS),
+            tune=min(max(3 * self.tune, 3000), MAX_DRAWS),
+            chains=self.chains,
+            target_accept=round(min(0.999, 1.0 - (1.0 - self.target_accept) / 5.0), 6),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the settings as plain values."""
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """One run of the sampler within a fit.
+
+    Attributes
+    ----------
+    settings : NutsSettings
+        The settings of this run.
+    sampler_seed : int
+        The seed the sampler was given.
+    passed : bool
+        Whether every diagnostic check passed.
+    failures : tuple of str
+        The failed checks, described (e.g. ``divergences(sampler) = 2 (needs <= 0)``).
+    """
+
+    settings: NutsSettings
+    sampler_seed: int
+    passed: bool
+    failures: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the attempt as plain values (JSON-ready)."""
+        return {
+            **self.settings.to_dict(),
+            "sampler_seed": self.sampler_seed,
+            "passed": self.passed,
+            "failures": list(self.failures),
+        }
+
+    @classmethod
+    def from_dict(cls, value: Mapping[str, Any]) -> Attempt:
+        """Rebuild an attempt from :meth:`to_dict`."""
+        settings = NutsSettings(
+            draws=value["draws"],
+            tune=value["tune"],
+            chains=value["chains"],
+            target_accept=value["target_accept"],
+        )
+        return cls(
+            settings, int(value["sampler_seed"]), bool(value["passed"]), tuple(value["failures"])
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRun:
+    """What a family hands to :func:`fit_model`: one model on one dataset.
+
+    Attributes
+    ----------
+    name : str
+        The model's name, recorded in ``attrs["model"]``.
+    key : hashable
+        What fixes the model's structure (priors, shapes, options): its key in the cache.
+    build : callable
+        Returns the ``pm.Model`` (called only on a cache miss).
+    data : mapping of str to ndarray
+        Values of the model's ``pm.Data`` containers for this dataset.
+    priors : Priors
+        The priors the model was built with (recorded in the attrs).
+    """
+
+    name: str
+    key: Hashable
+    build: Callable[[], Any]
+    data: Mapping[str, np.ndarray]
+    priors: Priors
+
+
+def fit_model(
+    run: ModelRun,
+    *,
+    settings: NutsSettings,
+    complete: Callable[[xr.DataTree, np.random.Generator], xr.DataTree],
+    random_seed: int | np.random.Generator | None,
+    sampler: Sampler = "auto",
+    progressbar: bool | None = None,
+    escalate: bool = True,
+    prob: float = 0.95,
+    check_vars: Sequence[str] | None = None,
+    mcse_vars: Sequence[str] | None = None,
+    predictive_check: bool = True,
+    attrs: Mapping[str, Any] | None = None,
+) -> xr.DataTree:
+    """Sample a model, complete and check the posterior, escalate once if the sampler failed.
+
+    See the module docstring for the steps. The same integer seed gives the same tree.
+
+    Parameters
+    ----------
+    run : ModelRun
+        The model and the data.
+    settings : NutsSettings
+        Sampler settings of the first attempt.
+    complete : callable
+        ``complete(tree, rng)`` takes the sampled tree (``posterior``, ``sample_stats``) and
+        returns the full one (derived draws, ``posterior_predictive``, ``observed_data``,
+        ``constant_data``), drawing anything random from ``rng``.
+    random_seed : int, Generator or None
+        Seed of the sampler and of every random draw (None: the default seed).
+    sampler : {"auto", "nutpie", "pymc"}
+        ``"auto"`` uses nutpie when installed; what was used, and why, is recorded.
+    progressbar : bool, optional
+        Show the sampler's progress bar; by default only when stderr is a terminal.
+    escalate : bool, default True
+        Refit once with :meth:`NutsSettings.escalated` when a sampler check fails.
+    prob : float, default 0.95
+        Mass of the interval whose bounds' Monte Carlo error is checked.
+    check_vars, mcse_vars : sequence of str, optional
+        Variables checked (all by default) and those whose MCSE is checked (the reported
+        quantities; ``check_vars`` by default).
+    predictive_check : bool, default True
+        Run the posterior predictive checks of the observed counts (off only where the fit
+        of the model to the data is itself the question being asked).
+    attrs : mapping, optional
+        Family-specific attrs to record (counts, options).
+
+    Returns
+    -------
+    DataTree
+        The completed tree with root attrs ``bayesjudge_version``, ``versions``, ``seed``,
+        ``command`` (from the command line), ``model``, ``priors``, ``prior_<name>``,
+        ``sampler``, ``sampler_note``, ``draws``, ``tune``, ``chains``, ``target_accept``,
+        ``sampler_seed`` (of the final attempt), ``attempts``, ``diagnostics``,
+        ``diagnostics_passed``, ``diagnostics_failures`` and ``attrs``.
+
+    Warns
+    -----
+    FitWarning
+        When the final attempt fails a check.
+    """
+    prob = check_prob(prob)
+    rng = rng_from(random_seed)
+    used, note = resolve_sampler(sampler)
+    show = progressbar_default(progressbar)
+    attempts: list[Attempt] = []
+    current = settings
+    while True:
+        seed = draw_sampler_seed(rng)
+        trace = sample_nuts(
+            model_cache(),
+            run.key,
+            run.build,
+            run.data,
+            draws=current.draws,
+            tune=current.tune,
+            chains=current.chains,
+            seed=seed,
+            progressbar=show,
+            target_accept=current.target_accept,
+            sampler=used,
+        )
+        tree = complete(trace, rng)
+        diagnostics = check_fit(
+            tree,
+            var_names=check_vars,
+            mcse_var_names=mcse_vars,
+            prob=prob,
+            predictive=predictive_check,
+        )
+        attempts.append(
+            Attempt(
+                current, seed, diagnostics.passed, tuple(c.describe() for c in diagnostics.failures)
+            )
+        )
+        retry = (
+            escalate
+            and len(attempts) == 1
+            and not diagnostics.passed
+            and any(c.name in _SAMPLER_CHECKS for c in diagnostics.failures)
+        )
+        if not retry:
+            break
+        current = current.escalated()
+    tree.attrs.update(provenance_attrs(random_seed))
+    tree.attrs.update(
+        {
+            "model": run.name,
+            "priors": json.dumps(run.priors.as_dict()),
+            **{f"prior_{name}": text for name, text in run.priors.as_dict().items()},
+            "sampler": used,
+            "sampler_note": note,
+            **current.to_dict(),
+            "sampler_seed": attempts[-1].sampler_seed,
+            "attempts": json.dumps([a.to_dict() for a in attempts]),
+            "diagnostics": json.dumps(diagnostics.to_dict()),
+            "diagnostics_passed": diagnostics.passed,
+            "diagnostics_failures": json.dumps([c.label for c in diagnostics.failures]),
+            **(attrs or {}),
+        }
+    )
+    if not diagnostics.passed:
+        warnings.warn(_failure_message(run.name, attempts, diagnostics), FitWarning, stacklevel=3)
+    return tree
+
+
+def _failure_message(name: str, attempts: list[Attempt], diagnostics: Diagnostics) -> str:
+    last = attempts[-1].settings
+    tried = (
+        f" after a retry with target_accept={last.target_accept:g}, tune={last.tune}, "
+        f"draws={last.draws}"
+        if len(attempts) > 1
+        else ""
+    )
+    advice = []
+    names = {c.name for c in diagnostics.failures}
+    if names & _SAMPLER_CHECKS:
+        advice.append(
+            "the sampler struggled: try a higher target_accept (--target-accept 0.995), more "
+            "tuning (--tune) and more draws (--draws)"
+        )
+    if "ppc_tail_prob" in names:
+        advice.append(
+            "the model cannot reproduce an observed count: check the data (e.g. a calibration "
+            "set where the judge is worse than chance) and the priors"
+        )
+    failures = diagnostics.failures
+    shown = "; ".join(c.describe() for c in failures[:_SHOWN_FAILURES])
+    if len(failures) > _SHOWN_FAILURES:
+        shown += f"; and {len(failures) - _SHOWN_FAILURES} more"
+    return (
+        f"the {name} fit failed {len(failures)} diagnostic check(s){tried}: {shown}. "
+        f"{'; '.join(advice)}."
+    )
+
+
+def diagnostics_of(tree: xr.DataTree) -> Diagnostics:
+    """Return the diagnostics recorded in a fit's attrs by :func:`fit_model`.
+
+    Raises
+    ------
+    ValueError
+        If the tree was not made by a bayesjudge fit function.
+    """
+    text = tree.attrs.get("diagnostics")
+    if not isinstance(text, str):
+        raise ValueError("this tree carries no recorded diagnostics; run check_fit on it instead")
+    return Diagnostics.from_dict(json.loads(text))
+
+
+def attempts_of(tree: xr.DataTree) -> tuple[Attempt, ...]:
+    """Return the sampler attempts recorded in a fit's attrs (one, or two after escalation)."""
+    text = tree.attrs.get("attempts")
+    if not isinstance(text, str):
+        return ()
+    return tuple(Attempt.from_dict(a) for a in json.loads(text))

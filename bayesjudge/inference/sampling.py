@@ -1,0 +1,315 @@
+"""The sampler call: one NUTS path for every model, on a model kept in a :class:`ModelCache`.
+
+Building a PyMC model and compiling it for nutpie takes seconds; sampling the small models of
+bayesjudge takes a fraction of one. Every family therefore keeps its models in the shared
+:class:`~bayesjudge.inference.cache.ModelCache`, keyed by what fixes the model's structure
+(priors, shapes, options), feeds new data through ``pm.Data``, and samples with
+:func:`sample_nuts`, which swaps the data into a copy of the compiled model
+(``CompiledPyMCModel.with_data`` returns a new object and leaves the cached one untouched, so
+no state passes from one dataset to the next).
+
+nutpie is used when it is installed; otherwise PyMC's own NUTS, and :func:`resolve_sampler`
+says so in a note that is recorded in the posterior's attrs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+import numpy as np
+import xarray as xr
+
+from bayesjudge.inference.cache import ModelCache, _Entry
+
+__all__ = [
+    "SEED_BOUND",
+    "NutsDraws",
+    "Sampler",
+    "draw_sampler_seed",
+    "nutpie_installed",
+    "progressbar_default",
+    "resolve_sampler",
+    "sample_nuts",
+    "sample_nuts_draws",
+]
+
+Sampler = Literal["auto", "nutpie", "pymc"]
+_SAMPLERS: tuple[str, ...] = get_args(Sampler)
+
+#: Sampler seeds are drawn uniformly below this bound (both nutpie and PyMC accept them).
+SEED_BOUND = 2**32 - 1
+
+
+def draw_sampler_seed(rng: np.random.Generator) -> int:
+    """Draw the seed handed to the sampler from the fit's random generator (the one rule).
+
+    Examples
+    --------
+    >>> draw_sampler_seed(np.random.default_rng(0)) < SEED_BOUND
+    True
+    """
+    return int(rng.integers(0, SEED_BOUND))
+
+
+def nutpie_installed() -> bool:
+    """Return whether nutpie can be imported."""
+    return importlib.util.find_spec("nutpie") is not None
+
+
+def resolve_sampler(sampler: str) -> tuple[Literal["nutpie", "pymc"], str]:
+    """Return the sampler to use for ``sampler`` and a note saying why.
+
+    Raises
+    ------
+    ValueError
+        If ``sampler`` is not one of ``"auto"``, ``"nutpie"``, ``"pymc"``.
+    ImportError
+        If ``"nutpie"`` is asked for and not installed.
+    """
+    if sampler not in _SAMPLERS:
+        raise ValueError(f"sampler must be one of {list(_SAMPLERS)}; got {sampler!r}")
+    if sampler == "pymc":
+        return "pymc", "PyMC NUTS, as requested"
+    if nutpie_installed():
+        return "nutpie", "nutpie NUTS"
+    if sampler == "nutpie":
+        raise ImportError(
+            "sampler='nutpie' needs nutpie, which is not installed; install it with "
+            "`pip install bayesjudge[fast]` or pass sampler='pymc'"
+        )
+    return "pymc", "nutpie is not installed, so PyMC's own NUTS sampler was used (slower)"
+
+
+def progressbar_default(progressbar: bool | None) -> bool:
+    """Return ``progressbar``, or, when None, whether stderr is a terminal."""
+    if progressbar is None:
+        return bool(getattr(sys.stderr, "isatty", lambda: False)())
+    return bool(progressbar)
+
+
+def _nutpie_sample(
+    cache: ModelCache, entry: _Entry, data: Mapping[str, Any], *, tune: int, **options: Any
+) -> Any:
+    """Swap ``data`` into a copy of the entry's compiled model and run nutpie on it."""
+    import nutpie
+
+    compiled = cache._compiled(entry)
+    if data:
+        compiled = compiled.with_data(**data)
+    # nuts-rs needs at least one tuning step; warm-up draws are never kept
+    return nutpie.sample(compiled, tune=max(tune, 1), save_warmup=False, **options)
+
+
+def sample_nuts(
+    cache: ModelCache,
+    key: Hashable,
+    build: Callable[[], Any],
+    data: Mapping[str, Any],
+    *,
+    draws: int,
+    tune: int,
+    chains: int,
+    seed: int,
+    progressbar: bool,
+    target_accept: float,
+    sampler: Literal["nutpie", "pymc"],
+) -> xr.DataTree:
+    """Sample the model cached under ``key`` on ``data`` and return its posterior and stats.
+
+    Parameters
+    ----------
+    cache : ModelCache
+        Where the built and compiled model lives.
+    key : hashable
+        What fixes the model's structure; ``build()`` makes the model on a miss.
+    build : callable
+        Returns a ``pm.Model`` whose ``pm.Data`` containers are named by ``data``'s keys.
+    data : mapping
+        New values of the model's data containers (same shapes as the cached ones).
+    draws, tune, chains : int
+        Draws per chain, tuning steps per chain, chains.
+    seed : int
+        Sampler seed.
+    progressbar : bool
+        Show the sampler's progress bar.
+    target_accept : float
+        NUTS target acceptance rate.
+    sampler : {"nutpie", "pymc"}
+        From :func:`resolve_sampler`.
+
+    Returns
+    -------
+    DataTree
+        Groups ``posterior`` and ``sample_stats`` (with ``diverging``).
+    """
+    entry = cache._entry(key, build)
+    if sampler == "nutpie":
+        trace = _nutpie_sample(
+            cache,
+            entry,
+            data,
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            seed=seed,
+            progress_bar=progressbar,
+            target_accept=target_accept,
+        )
+    else:
+        import pymc as pm
+
+        with entry.model:
+            if data:
+                pm.set_data(dict(data))
+            trace = pm.sample(
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                cores=1,
+                random_seed=seed,
+                progressbar=progressbar,
+                nuts_sampler="pymc",
+                target_accept=target_accept,
+                compute_convergence_checks=False,
+            )
+    return xr.DataTree.from_dict(
+        {
+            "posterior": trace["posterior"].to_dataset(),
+            "sample_stats": trace["sample_stats"].to_dataset(),
+        }
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class NutsDraws:
+    """Posterior draws and divergences of one NUTS run, as plain arrays.
+
+    Attributes
+    ----------
+    draws : dict of str to ndarray
+        Each requested variable, shape ``(chains, draws, *shape)``, after tuning.
+    divergences : ndarray of int, shape (chains,)
+        Divergent transitions after tuning, per chain.
+    """
+
+    draws: dict[str, np.ndarray]
+    divergences: np.ndarray
+
+    def stacked(self, names: tuple[str, ...] | list[str]) -> np.ndarray:
+        """Return the scalar variables ``names`` stacked: shape ``(len(names), chains, draws)``."""
+        return np.stack([self.draws[name] for name in names])
+
+
+def _arrow_column(batch: Any, name: str) -> np.ndarray:
+    """Return one column of a nutpie arrow record batch as an array ``(rows, *shape)``."""
+    import pyarrow
+
+    column = batch.column(name)
+    shape = column.field.metadata.get(b"shape", b"")
+    item_shape = tuple(int(s) for s in shape.decode("utf-8").split(",")) if shape else ()
+    array = pyarrow.array(column)
+    if array.null_count:
+        raise ValueError(f"nutpie returned missing values in {name!r}")
+    if hasattr(array, "flatten"):
+        array = array.flatten()
+    return np.asarray(array.to_numpy(zero_copy_only=False)).reshape((batch.num_rows, *item_shape))
+
+
+def sample_nuts_draws(
+    cache: ModelCache,
+    key: Hashable,
+    build: Callable[[], Any],
+    data: Mapping[str, Any],
+    var_names: tuple[str, ...] | list[str],
+    *,
+    draws: int,
+    tune: int,
+    chains: int,
+    seed: int,
+    target_accept: float,
+    sampler: Literal["nutpie", "pymc"],
+    cores: int | None = None,
+) -> NutsDraws:
+    """Sample like :func:`sample_nuts`, returning only ``var_names`` and divergences as arrays.
+
+    The same cached model, data swap, seed and NUTS settings as :func:`sample_nuts`, so the
+    draws are identical to its posterior's; with nutpie the raw arrow trace is read directly
+    (``return_raw_trace=True``) instead of being converted to an ArviZ DataTree, which costs
+    about as much as sampling a small model. Meant for studies that fit thousands of datasets
+    and only need a few scalars and the divergence counts of each.
+
+    Parameters
+    ----------
+    cache, key, build, data, draws, tune, chains, seed, target_accept, sampler
+        As in :func:`sample_nuts` (no progress bar is shown).
+    var_names : sequence of str
+        Posterior variables to return (free or deterministic).
+    cores : int, optional
+        Threads nutpie runs the chains on (default: as many as chains and CPUs allow). The
+        draws do not depend on it: each chain has its own random stream. A study running one
+        process per core passes 1.
+
+    Returns
+    -------
+    NutsDraws
+        ``draws[name]`` of shape ``(chains, draws, *shape)`` and divergences per chain.
+
+    Raises
+    ------
+    KeyError
+        If a name in ``var_names`` is not a variable of the model.
+    """
+    names = list(var_names)
+    if sampler != "nutpie":
+        tree = sample_nuts(
+            cache,
+            key,
+            build,
+            data,
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            seed=seed,
+            progressbar=False,
+            target_accept=target_accept,
+            sampler=sampler,
+        )
+        posterior = tree["posterior"]
+        missing = [name for name in names if name not in posterior.data_vars]
+        if missing:
+            raise KeyError(f"{missing} are not variables of the model")
+        diverging = tree["sample_stats"]["diverging"].to_numpy()
+        return NutsDraws(
+            {name: posterior[name].to_numpy() for name in names},
+            diverging.sum(axis=1).astype(np.int64),
+        )
+    raw = _nutpie_sample(
+        cache,
+        cache._entry(key, build),
+        data,
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        seed=seed,
+        progress_bar=False,
+        target_accept=target_accept,
+        cores=cores,
+        return_raw_trace=True,
+    )
+    draw_batches, stat_batches = raw.get_arrow_trace()
+    available = set(draw_batches[0].schema.names)
+    missing = [name for name in names if name not in available]
+    if missing:
+        raise KeyError(f"{missing} are not variables of the model; it has {sorted(available)}")
+    out: dict[str, list[np.ndarray]] = {name: [] for name in names}
+    divergences = np.zeros(len(stat_batches), dtype=np.int64)
+    for chain, (batch, stats) in enumerate(zip(draw_batches, stat_batches, strict=True)):
+        kept = ~_arrow_column(stats, "tuning").astype(bool)  # the rows after tuning
+        for name in names:
+            out[name].append(_arrow_column(batch, name)[kept])
+        divergences[chain] = int(_arrow_column(stats, "diverging")[kept].sum())
+    return NutsDraws({name: np.stack(parts) for name, parts in out.items()}, divergences)

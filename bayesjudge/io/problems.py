@@ -1,0 +1,224 @@
+"""Collect every problem of an input in one pass and report them together.
+
+A validation pass records what it finds in a :class:`Problems` collector instead of raising at
+the first bad value; at the end :meth:`Problems.raise_if_any` raises one
+:class:`~bayesjudge.errors.DataError` that lists every problem, one per line, each with the
+first few offending rows and how many more there are.
+
+Rows are named the way the input names them (see :func:`row_names`): ``line 17`` for a row that
+starts on line 17 of a CSV/TSV/JSONL file, ``row 17`` for the 17th row of a Parquet file (both
+1-based), and the index label for a DataFrame (``row 3``, ``row 'item-42'``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from bayesjudge.errors import DataError
+
+__all__ = ["Problems", "row_names"]
+
+
+def row_names(index: pd.Index, positions: Sequence[int] | np.ndarray) -> list[str]:
+    """Name rows of a table, given their positions, the way messages show them.
+
+    An index named ``"line"`` or ``"row"`` (as :func:`bayesjudge.io.read_table` makes for files)
+    gives ``line 17`` / ``row 17``; any other index gives ``row`` and its label, quoted unless it
+    is a whole number.
+
+    Parameters
+    ----------
+    index : pandas.Index
+        The table's index.
+    positions : sequence of int
+        0-based positions of the rows to name.
+
+    Examples
+    --------
+    >>> row_names(pd.RangeIndex(2, 6, name="line"), [0, 3])
+    ['line 2', 'line 5']
+    >>> row_names(pd.Index(["a", "b"]), [1])
+    ["row 'b'"]
+    """
+    unit = index.name if index.name in ("line", "row") else "row"
+    labels = index[np.asarray(positions, dtype=np.intp)]
+    names = []
+    for label in labels:
+        value = label.item() if isinstance(label, np.generic) else label
+        shown = (
+            str(value) if isinstance(value, int) and not isinstance(value, bool) else repr(value)
+        )
+        names.append(f"{unit} {shown}")
+    return names
+
+
+def _shown(value: object) -> str:
+    """Return a short ``repr`` of an offending value (numpy scalars as plain Python values)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+        return "a missing value"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+@dataclass(slots=True)
+class _Entry:
+    source: str | None
+    message: str
+    rows: list[str] = field(default_factory=list)
+    values: list[object] = field(default_factory=list)
+    total: int = 0
+    with_values: bool = True
+
+
+class Problems:
+    """Collect the problems of one validation pass; raise them together as one ``DataError``.
+
+    Parameters
+    ----------
+    source : str
+        What is being validated (a file name, ``"judge data"``): it opens the message.
+    limit : int
+        How many offending rows of each problem are shown; the rest are counted.
+
+    Examples
+    --------
+    >>> problems = Problems("judge.csv")
+    >>> problems.add("no 'label' column")
+    >>> problems.add_rows(
+    ...     "column 'verdict' must be PASS or FAIL",
+    ...     rows=["line 4", "line 9"],
+    ...     values=["maybe", ""],
+    ... )
+    >>> print(problems.message())
+    judge.csv: 2 problems:
+      - no 'label' column
+      - column 'verdict' must be PASS or FAIL: line 4 has 'maybe', line 9 has ''
+    >>> problems.raise_if_any()
+    Traceback (most recent call last):
+    ...
+    bayesjudge.errors.DataError: judge.csv: 2 problems:
+    ...
+    """
+
+    def __init__(self, source: str = "data", *, limit: int = 5) -> None:
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1; got {limit!r}")
+        self.source = source
+        self.limit = limit
+        self._entries: dict[tuple[str | None, str], _Entry] = {}
+
+    def add(self, message: str, *, source: str | None = None) -> None:
+        """Record a problem of the whole table (a missing column, an unreadable file).
+
+        ``source`` names another input than the collector's own (e.g. one file of several).
+        The same message is recorded once.
+        """
+        self._entries.setdefault((source, message), _Entry(source, message, total=0))
+
+    def add_rows(
+        self,
+        message: str,
+        *,
+        rows: Sequence[str],
+        values: Sequence[object] | None = None,
+        total: int | None = None,
+        source: str | None = None,
+    ) -> None:
+        """Record offending rows of one problem (e.g. bad values of one column).
+
+        Calls with the same ``message`` (and ``source``) merge: the first :attr:`limit` rows are
+        kept in the order given, the rest are counted. Give rows in file order.
+
+        Parameters
+        ----------
+        message : str
+            What is wrong, naming the column and what is allowed.
+        rows : sequence of str
+            Names of (at least the first few) offending rows, e.g. from :func:`row_names`.
+        values : sequence, optional
+            The offending value of each row in ``rows``, shown beside it.
+        total : int, optional
+            How many rows have the problem in all (default ``len(rows)``).
+        source : str, optional
+            The input these rows belong to, when it is not the collector's own.
+        """
+        count = len(rows) if total is None else total
+        if count == 0:
+            return
+        if values is not None and len(values) != len(rows):
+            raise ValueError("values must hold one value per row")
+        entry = self._entries.setdefault(
+            (source, message), _Entry(source, message, with_values=values is not None)
+        )
+        room = self.limit - len(entry.rows)
+        if room > 0:
+            entry.rows.extend(rows[:room])
+            if values is not None:
+                entry.values.extend(values[:room])
+        entry.total += count
+
+    def merge(self, other: Problems) -> None:
+        """Add the problems of another collector (e.g. of another file or chunk) to these."""
+        for (source, message), entry in other._entries.items():
+            where: str | None = source if source is not None else other.source
+            if where == self.source:
+                where = None
+            if entry.total == 0:
+                self.add(message, source=where)
+            else:
+                self.add_rows(
+                    message,
+                    rows=entry.rows,
+                    values=entry.values if entry.with_values else None,
+                    total=entry.total,
+                    source=where,
+                )
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __bool__(self) -> bool:
+        return bool(self._entries)
+
+    def lines(self) -> list[str]:
+        """Return one line per problem, in the order they were found."""
+        out = []
+        for entry in self._entries.values():
+            text = entry.message if entry.source is None else f"{entry.source}: {entry.message}"
+            if entry.total:
+                if entry.with_values:
+                    shown = [
+                        f"{r} has {_shown(v)}"
+                        for r, v in zip(entry.rows, entry.values, strict=True)
+                    ]
+                else:
+                    shown = list(entry.rows)
+                rest = entry.total - len(entry.rows)
+                more = f", and {rest} more row{'s' if rest != 1 else ''}" if rest > 0 else ""
+                text = f"{text}: {', '.join(shown)}{more}"
+            out.append(text)
+        return out
+
+    def message(self) -> str:
+        """Return the whole report: one line for a single problem, else a list."""
+        lines = self.lines()
+        if len(lines) == 1:
+            return f"{self.source}: {lines[0]}"
+        return f"{self.source}: {len(lines)} problems:\n" + "\n".join(f"  - {x}" for x in lines)
+
+    def raise_if_any(self) -> None:
+        """Raise one :class:`~bayesjudge.errors.DataError` listing every problem, if any.
+
+        Raises
+        ------
+        DataError
+            When at least one problem was recorded.
+        """
+        if self._entries:
+            raise DataError(self.message())

@@ -1,0 +1,390 @@
+"""The prevalence family's answer, assembled once: posterior, diagnostics, baselines, checks.
+
+:func:`analyze_prevalence` fits the model (or computes the exact posterior), runs every
+frequentist baseline on the same data, checks whether the gold set looks like a random sample
+of the test items, and returns one :class:`PrevalenceAnalysis`. The command line and the report
+only render it: :meth:`PrevalenceAnalysis.to_dict` is the JSON of ``bayesjudge estimate``,
+:meth:`PrevalenceAnalysis.to_frame` the table of every estimate.
+
+:func:`compare` puts an existing posterior beside the baselines in one table. The Bayesian
+answer enters as rows with the columns of every other estimate
+(:data:`bayesjudge.results.ROW_COLUMNS`): ``bayes_eti`` (posterior median with the equal-tailed
+interval), ``bayes_hdi`` (posterior mean with the highest-density interval) and, when the
+exact posterior is given, ``bayes_exact``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, get_args
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from bayesjudge.estimators.design import RandomCalibrationCheck, random_calibration_test
+from bayesjudge.inference.diagnostics import Diagnostics
+from bayesjudge.inference.fit import Attempt, attempts_of, diagnostics_of
+from bayesjudge.inference.provenance import provenance
+from bayesjudge.inference.sampling import Sampler
+from bayesjudge.inference.summary import posterior_summary
+from bayesjudge.prevalence.baselines import RANDOM_SAMPLE_METHODS, baseline_estimates
+from bayesjudge.prevalence.data import JudgeData
+from bayesjudge.prevalence.exact import ExactPosterior, exact_posterior
+from bayesjudge.priors import PrevalencePriors
+from bayesjudge.results import Estimate, PosteriorSummary, estimates_frame
+from bayesjudge.validation import check_choice, check_prob
+
+__all__ = [
+    "Method",
+    "PrevalenceAnalysis",
+    "analyze_prevalence",
+    "calibration_check",
+    "compare",
+    "comparison_estimates",
+]
+
+Method = Literal["nuts", "exact"]
+#: Posterior quantities reported by ``bayesjudge estimate``.
+SUMMARISED = ("pi", "se", "sp", "j")
+
+
+def calibration_check(data: JudgeData) -> RandomCalibrationCheck:
+    """Check whether the judge passes gold and test items at the same rate (random gold set).
+
+    See :func:`bayesjudge.estimators.design.random_calibration_test`.
+
+    Examples
+    --------
+    >>> from bayesjudge import JudgeData
+    >>> calibration_check(JudgeData.from_counts(150, 135, 150, 22, 2000, 1340)).consistent
+    False
+    """
+    return random_calibration_test(
+        passed_labelled=float(np.sum(data.cal_judge)),
+        n_labelled=data.m,
+        passed_unlabelled=float(np.sum(data.test_judge)),
+        n_unlabelled=data.n,
+    )
+
+
+def flag_random_sample_estimators(
+    estimates: list[Estimate], check: RandomCalibrationCheck
+) -> list[Estimate]:
+    """Attach the check's note to estimators that assume a random gold sample, if it failed."""
+    if check.consistent:
+        return estimates
+    return [
+        replace(e, notes=(*e.notes, check.note())) if e.method in RANDOM_SAMPLE_METHODS else e
+        for e in estimates
+    ]
+
+
+def _bayes_rows(posterior: xr.DataTree, prob: float) -> list[Estimate]:
+    pi = posterior_summary(posterior, "pi", prob=prob)
+    draws = posterior["posterior"]
+    j_mean = float(draws["j"].mean()) if "j" in draws and draws["j"].ndim == 2 else None
+    assert pi.hdi is not None
+    return [
+        Estimate("bayes_eti", pi.median, pi.eti, se=pi.sd, j=j_mean, notes=("posterior median",)),
+        Estimate("bayes_hdi", pi.mean, pi.hdi, se=pi.sd, j=j_mean, notes=("posterior mean",)),
+    ]
+
+
+def comparison_estimates(
+    posterior: xr.DataTree,
+    data: JudgeData,
+    *,
+    prob: float = 0.95,
+    random_seed: int | np.random.Generator | None = None,
+    n_boot: int = 2000,
+    exact: ExactPosterior | None = None,
+) -> list[Estimate]:
+    """Return the Bayesian and frequentist estimates of pi as a list, Bayesian rows first.
+
+    See :func:`compare` for the parameters; this is the same content before it becomes a table.
+    """
+    rows = _bayes_rows(posterior, prob)
+    if exact is not None:
+        rows.append(exact.to_estimate(prob=prob))
+    baselines = baseline_estimates(data, prob=prob, random_seed=random_seed, n_boot=n_boot)
+    return rows + flag_random_sample_estimators(baselines, calibration_check(data))
+
+
+def compare(
+    posterior: xr.DataTree,
+    data: JudgeData,
+    *,
+    prob: float = 0.95,
+    random_seed: int | np.random.Generator | None = None,
+    n_boot: int = 2000,
+    exact: ExactPosterior | None = None,
+) -> pd.DataFrame:
+    """Return the posterior of pi beside every frequentist baseline, in one DataFrame.
+
+    Parameters
+    ----------
+    posterior : DataTree
+        A fit of the prevalence model (:func:`bayesjudge.fit_prevalence`).
+    data : JudgeData
+        The data it was fitted to; the baselines are computed from them.
+    prob : float
+        Mass of every interval in the table.
+    random_seed : int, Generator or None
+        Seed of the bootstrap baseline (None: the default seed).
+    n_boot : int
+        Bootstrap resamples.
+    exact : ExactPosterior, optional
+        The numerical-integration posterior (:func:`bayesjudge.exact_posterior`) for the
+        same data and priors; adds a ``bayes_exact`` row.
+
+    Returns
+    -------
+    DataFrame
+        One row per method with the columns of :data:`bayesjudge.results.ROW_COLUMNS`: rows
+        ``bayes_eti`` (posterior median, equal-tailed interval), ``bayes_hdi`` (posterior mean,
+        highest-density interval), optionally ``bayes_exact``, then the baselines. Baselines
+        that assume a random gold sample carry a note when the data say it was not one.
+    """
+    return estimates_frame(
+        comparison_estimates(
+            posterior, data, prob=prob, random_seed=random_seed, n_boot=n_boot, exact=exact
+        )
+    )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PrevalenceAnalysis:
+    """Everything the prevalence family reports about one dataset.
+
+    Attributes
+    ----------
+    data : JudgeData
+        The data analysed.
+    method : {"nuts", "exact"}
+        Whether the posterior was sampled by NUTS or computed by quadrature.
+    summaries : dict of str to PosteriorSummary
+        Posterior summaries of ``pi`` and, for the unstratified model, ``se``, ``sp``, ``j``
+        (per-stratum ones, named like ``se[short]``, for the stratified model).
+    estimates : tuple of Estimate
+        The Bayesian rows (``bayes_eti``, ``bayes_hdi``, ``bayes_exact`` where computed)
+        followed by every baseline.
+    calibration : RandomCalibrationCheck
+        Whether the gold set looks like a random sample of the test items.
+    prob : float
+        Mass of every interval.
+    seed : int or str
+        The seed (the default one when none was given).
+    posterior : DataTree or None
+        The NUTS fit (None for the exact method).
+    exact : ExactPosterior or None
+        The exact posterior, where computed (unstratified models).
+    diagnostics : Diagnostics or None
+        The checks of the NUTS fit (None for the exact method, which needs none).
+    attempts : tuple of Attempt
+        The sampler runs (two when the first failed and was retried).
+    priors : PrevalencePriors
+        The priors.
+    stratified : bool
+        Whether the stratified model was fitted.
+    """
+
+    data: JudgeData
+    method: Method
+    summaries: dict[str, PosteriorSummary]
+    estimates: tuple[Estimate, ...]
+    calibration: RandomCalibrationCheck
+    prob: float
+    seed: int | str
+    posterior: xr.DataTree | None = None
+    exact: ExactPosterior | None = None
+    diagnostics: Diagnostics | None = None
+    attempts: tuple[Attempt, ...] = ()
+    priors: PrevalencePriors = field(default_factory=PrevalencePriors)
+    stratified: bool = False
+
+    @property
+    def passed(self) -> bool:
+        """Whether the posterior passed its diagnostics (always true for the exact method)."""
+        return self.diagnostics is None or self.diagnostics.passed
+
+    def baselines(self) -> tuple[Estimate, ...]:
+        """Return the frequentist estimates only (every row but the Bayesian ones)."""
+        return tuple(e for e in self.estimates if not e.method.startswith("bayes_"))
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return every estimate of pi (Bayesian rows first) as one table."""
+        return estimates_frame(list(self.estimates))
+
+    def diagnostics_dict(self) -> dict[str, Any]:
+        """Return the ``diagnostics`` block of the JSON output."""
+        if self.diagnostics is None:
+            return {
+                "passed": True,
+                "method": "exact",
+                "r_hat_max": None,
+                "ess_bulk_min": None,
+                "ess_tail_min": None,
+                "divergences": None,
+                "attempts": [],
+            }
+        full = self.diagnostics.to_dict()
+        return {
+            "passed": full["passed"],
+            "method": "nuts",
+            "r_hat_max": full["r_hat_max"],
+            "ess_bulk_min": full["ess_bulk_min"],
+            "ess_tail_min": full["ess_tail_min"],
+            "divergences": full["divergences"],
+            "failures": full["failures"],
+            "attempts": [a.to_dict() for a in self.attempts],
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON object of ``bayesjudge estimate --json``.
+
+        ``{"posterior": {NAME: S}, "diagnostics": {...}, "estimates": [row, ...],
+        "calibration_check": {...}, "provenance": {...}}`` with
+        ``S = {"mean", "sd", "low", "high", "prob"}`` (equal-tailed interval) and one row
+        ``{"method", "estimate", "low", "high", "prob", "note"}`` per frequentist baseline.
+        """
+        return {
+            "posterior": {name: s.to_dict() for name, s in self.summaries.items()},
+            "diagnostics": self.diagnostics_dict(),
+            "estimates": [e.to_dict() for e in self.baselines()],
+            "calibration_check": self.calibration.to_dict(),
+            "provenance": provenance(self.seed, method=self.method, priors=self.priors),
+        }
+
+
+def analyze_prevalence(
+    data: JudgeData,
+    *,
+    method: Method = "nuts",
+    priors: PrevalencePriors | None = None,
+    stratified: bool = False,
+    prob: float = 0.95,
+    draws: int = 2000,
+    tune: int = 1000,
+    chains: int = 4,
+    target_accept: float | None = None,
+    random_seed: int | None = None,
+    n_boot: int = 2000,
+    sampler: Sampler = "auto",
+    progressbar: bool | None = None,
+    exact: bool = True,
+) -> PrevalenceAnalysis:
+    """Fit, check and compare: the whole answer of the prevalence family for one dataset.
+
+    Parameters
+    ----------
+    data : JudgeData
+        Validated judge data with binary verdicts.
+    method : {"nuts", "exact"}
+        ``"nuts"`` samples the PyMC model (:func:`bayesjudge.fit_prevalence`); ``"exact"``
+        computes the posterior by quadrature (:func:`bayesjudge.exact_posterior`) without
+        importing PyMC (unstratified model only).
+    priors : PrevalencePriors, optional
+        Beta priors of pi, Se and Sp (Jeffreys by default).
+    stratified : bool
+        Fit the stratified model (NUTS only).
+    prob : float
+        Mass of every interval.
+    draws, tune, chains, target_accept, sampler, progressbar
+        NUTS settings (see :func:`bayesjudge.fit_prevalence`).
+    random_seed : int, optional
+        Seed of the sampler and the bootstrap (None: the default seed).
+    n_boot : int
+        Bootstrap resamples of the Rogan-Gladen baseline.
+    exact : bool, default True
+        With NUTS, also compute the exact posterior (a ``bayes_exact`` row) when unstratified.
+
+    Returns
+    -------
+    PrevalenceAnalysis
+
+    Examples
+    --------
+    >>> from bayesjudge import JudgeData
+    >>> data = JudgeData.from_counts(m1=100, x1=90, m0=100, x0=15, n=1000, k=700)
+    >>> analysis = analyze_prevalence(data, method="exact")
+    >>> round(analysis.summaries["pi"].mean, 2)
+    0.73
+    """
+    from bayesjudge.inference.provenance import seed_label
+
+    check_choice(method, name="method", allowed=get_args(Method))
+    prob = check_prob(prob)
+    priors = PrevalencePriors() if priors is None else priors
+    if method == "exact" and stratified:
+        raise ValueError("method='exact' covers the unstratified model only; use method='nuts'")
+    check = calibration_check(data)
+    baselines = flag_random_sample_estimators(
+        baseline_estimates(data, prob=prob, random_seed=random_seed, n_boot=n_boot), check
+    )
+    seed = seed_label(random_seed)
+    if method == "exact":
+        posterior_exact = exact_posterior(data, priors=priors)
+        summaries = posterior_exact.summaries(prob=prob)
+        rows = [posterior_exact.to_estimate(prob=prob)]
+        return PrevalenceAnalysis(
+            data=data,
+            method="exact",
+            summaries=summaries,
+            estimates=tuple(rows + baselines),
+            calibration=check,
+            prob=prob,
+            seed=seed,
+            exact=posterior_exact,
+            priors=priors,
+        )
+    from bayesjudge.prevalence.fit import fit_prevalence
+
+    posterior = fit_prevalence(
+        data,
+        priors=priors,
+        stratified=stratified,
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        target_accept=target_accept,
+        random_seed=random_seed,
+        progressbar=progressbar,
+        sampler=sampler,
+        prob=prob,
+    )
+    reference = exact_posterior(data, priors=priors) if exact and not stratified else None
+    rows = _bayes_rows(posterior, prob)
+    if reference is not None:
+        rows.append(reference.to_estimate(prob=prob))
+    return PrevalenceAnalysis(
+        data=data,
+        method="nuts",
+        summaries=_summaries(posterior, prob=prob, stratified=stratified),
+        estimates=tuple(rows + baselines),
+        calibration=check,
+        prob=prob,
+        seed=seed,
+        posterior=posterior,
+        exact=reference,
+        diagnostics=diagnostics_of(posterior),
+        attempts=attempts_of(posterior),
+        priors=priors,
+        stratified=stratified,
+    )
+
+
+def _summaries(
+    posterior: xr.DataTree, *, prob: float, stratified: bool
+) -> dict[str, PosteriorSummary]:
+    out = {"pi": posterior_summary(posterior, "pi", prob=prob)}
+    if not stratified:
+        out.update({name: posterior_summary(posterior, name, prob=prob) for name in SUMMARISED[1:]})
+        return out
+    strata = posterior["posterior"]["stratum"].to_numpy().tolist()
+    for name in ("pi_stratum", "se", "sp", "j"):
+        for stratum in strata:
+            summary = posterior_summary(posterior, name, prob=prob, coords={"stratum": stratum})
+            label = f"{'pi' if name == 'pi_stratum' else name}[{stratum}]"
+            out[label] = replace(summary, name=label)
+    return out

@@ -1,0 +1,115 @@
+"""HTML and Markdown building blocks shared by every report: page, tables, figures.
+
+Reports are self-contained: figures are embedded as PNG data URIs, so a report needs no network
+to view. User-controlled text is escaped (``html.escape`` in HTML, :func:`markdown_text` in
+Markdown).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "arviz_figure",
+    "diagnostics_html",
+    "figures_html",
+    "html_page",
+    "markdown_table",
+    "markdown_text",
+    "png",
+    "table_html",
+]
+
+
+def png(fig: Figure) -> str:
+    """Return a figure as a base64 PNG (110 dpi, tight box) for a data URI."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def arviz_figure(plot: Any) -> Figure:
+    """Return the matplotlib figure behind an ``arviz_plots`` plot collection."""
+    figure: Figure = plot.viz["figure"].item()
+    return figure
+
+
+def diagnostics_html(frame: pd.DataFrame) -> str:
+    """Return the diagnostics table as HTML with each check's verdict marked pass or FAIL."""
+    return (
+        table_html(frame)
+        .replace("<td>True</td>", '<td class="pass">pass</td>')
+        .replace("<td>False</td>", '<td class="fail">FAIL</td>')
+    )
+
+
+def figures_html(figures: dict[str, str]) -> str:
+    """Return titled ``<img>`` elements embedding base64 PNGs (no network needed to view)."""
+    return "\n".join(
+        f'<h3>{html.escape(name)}</h3>\n<img alt="{html.escape(name)}" '
+        f'src="data:image/png;base64,{png}"/>'
+        for name, png in figures.items()
+    )
+
+
+def html_page(title: str, body: str) -> str:
+    """Return a complete, self-contained HTML document: the title as heading, then ``body``."""
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style></head><body>\n"
+        f"<h1>{html.escape(title)}</h1>\n{body}\n</body></html>\n"
+    )
+
+
+def table_html(frame: pd.DataFrame) -> str:
+    """Return a DataFrame as an HTML table, floats to 4 places, missing values blank."""
+    return frame.to_html(
+        index=False, na_rep="", float_format=lambda x: f"{x:.4f}", classes="table", border=0
+    )
+
+
+def markdown_text(value: object) -> str:
+    r"""Return user-controlled text safe inside Markdown: HTML escaped, pipes and backticks too.
+
+    Examples
+    --------
+    >>> markdown_text("<script>a|b</script>")
+    '&lt;script&gt;a\\|b&lt;/script&gt;'
+    """
+    return html.escape(str(value)).replace("|", "\\|").replace("`", "\\`")
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    """Return a DataFrame as a Markdown table, floats to 4 places, text escaped."""
+
+    def cell(value: Any) -> str:
+        if value is None or (isinstance(value, float) and np.isnan(value)):
+            return ""
+        if isinstance(value, float):
+            return f"{value:.4f}"
+        return markdown_text(value)
+
+    header = "| " + " | ".join(map(str, frame.columns)) + " |"
+    rule = "|" + "---|" * len(frame.columns)
+    body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join([header, rule, *body])
+
+
+_CSS = """
+body { font-family: system-ui, sans-serif; max-width: 1000px; margin: 2em auto; color: #222; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em; }
+table.table { border-collapse: collapse; font-size: 0.85em; }
+table.table th, table.table td { padding: 3px 8px; border-bottom: 1px solid #ddd; }
+.pass { color: #1a7f37; font-weight: bold; } .fail { color: #c62828; font-weight: bold; }
+.reading { background: #f4f6fa; padding: 0.8em 1em; border-left: 4px solid #4c72b0; }
+img { max-width: 100%; }
+"""

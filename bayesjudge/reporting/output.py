@@ -1,0 +1,1146 @@
+"""Output that never destroys what bayesjudge did not write, and survives any crash.
+
+Every command that writes uses this module:
+
+- :func:`check_output_folder` runs before any work and refuses a destination that is a file,
+  the current folder or one of its ancestors, a folder holding an input, a non-empty folder
+  bayesjudge did not write, or a place where nothing can be created.
+- :func:`output_folder` writes a report folder: it holds a lock beside the destination, stages
+  the report in a hidden sibling folder, writes the manifest last and then switches the
+  staging folder into place. On Linux the switch is one ``renameat2(RENAME_EXCHANGE)`` system
+  call, so the destination holds the complete old or the complete new report at every instant.
+  Elsewhere (or on a file system that refuses the exchange) two renames recorded in a journal
+  are used; a crash between them is undone by the next run (or :func:`recover_output_folder`).
+- :func:`write_text_atomically`, :func:`write_bytes_atomically` and
+  :func:`write_file_atomically` replace one file through a temporary sibling that is fsynced
+  and renamed over the target.
+- :func:`escape_markdown` makes user-controlled text (slice, file and system names) inert in
+  Markdown rendered to HTML.
+- :func:`end_with_parent` is a process-pool initializer: a worker ends when its parent dies.
+
+A folder written by bayesjudge carries ``.bayesjudge-manifest.json`` (tool, version, kind, the
+files written with their size and SHA-256, when). Only such a folder, with none of its files
+changed and nothing added, is ever replaced. Folders and files are created with the process's
+umask applied (``0o777 & ~umask`` and ``0o666 & ~umask``).
+
+The lock, the journal and the switch use POSIX calls (``fcntl.flock``, ``os.rename``,
+``fsync`` of folders): Linux and macOS.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import hashlib
+import html
+import json
+import os
+import re
+import secrets
+import signal
+import socket
+import stat
+import sys
+import threading
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from typing import Any, Final, Literal, get_args
+
+from bayesjudge._version import __version__
+from bayesjudge.errors import DataError
+
+__all__ = [
+    "MANIFEST_NAME",
+    "FileRecord",
+    "Manifest",
+    "OutputError",
+    "OutputKind",
+    "check_output_folder",
+    "end_with_parent",
+    "escape_markdown",
+    "lock_output_folder",
+    "output_folder",
+    "read_manifest",
+    "recover_output_folder",
+    "write_bytes_atomically",
+    "write_file_atomically",
+    "write_manifest",
+    "write_text_atomically",
+]
+
+#: What a bayesjudge output folder holds. A report folder is replaced as a whole by the next
+#: report; a study folder is filled chunk by chunk and resumed, never replaced.
+OutputKind = Literal["report", "study"]
+
+#: The file that marks a folder as written by bayesjudge.
+MANIFEST_NAME: Final = ".bayesjudge-manifest.json"
+
+_TOOL: Final = "bayesjudge"
+_MANIFEST_FORMAT: Final = 1
+# Present in a staging folder from its creation until its manifest is written: everything in
+# a folder carrying it was written by bayesjudge.
+_STAGING_MARKER: Final = ".bayesjudge-staging"
+_MARKERS: Final = frozenset({MANIFEST_NAME, _STAGING_MARKER})
+# Test-only hook: "<step>:<fd>" makes the writer write "<step>\n" to file descriptor <fd> when
+# it reaches <step>, then block until it is killed (see tests/reporting/test_output.py).
+_PAUSE_ENV: Final = "BAYESJUDGE_TEST_OUTPUT_PAUSE"
+
+_AT_FDCWD: Final = -100
+_RENAME_EXCHANGE: Final = 2
+_PR_SET_PDEATHSIG: Final = 1
+
+
+class OutputError(DataError):
+    """An output path cannot be written safely; the message names the path and the reason."""
+
+
+# --------------------------------------------------------------------------- manifest
+@dataclass(frozen=True)
+class FileRecord:
+    """Size and SHA-256 of one file as bayesjudge wrote it."""
+
+    size: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """The record that marks a folder as written by bayesjudge.
+
+    Parameters
+    ----------
+    kind : {"report", "study"}
+        What the folder holds.
+    files : mapping of str to FileRecord
+        Each file written, by its path relative to the folder (``/``-separated).
+    version : str
+        The bayesjudge version that wrote the folder.
+    created : str
+        When, as an ISO 8601 UTC time.
+    """
+
+    kind: OutputKind
+    files: Mapping[str, FileRecord] = field(default_factory=dict)
+    version: str = __version__
+    created: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the manifest as the JSON object written to :data:`MANIFEST_NAME`."""
+        return {
+            "tool": _TOOL,
+            "format": _MANIFEST_FORMAT,
+            "version": self.version,
+            "kind": self.kind,
+            "created": self.created,
+            "files": {
+                name: {"size": record.size, "sha256": record.sha256}
+                for name, record in sorted(self.files.items())
+            },
+        }
+
+
+def read_manifest(folder: str | os.PathLike[str]) -> Manifest | None:
+    """Return the manifest of a folder bayesjudge wrote, or None for any other folder.
+
+    A missing, unreadable or malformed manifest, or one written by another tool, gives None.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     print(read_manifest(tmp))
+    None
+    """
+    try:
+        with open(Path(folder) / MANIFEST_NAME, "rb") as stream:
+            data = json.loads(stream.read(1 << 24))
+        if data.get("tool") != _TOOL or data.get("kind") not in get_args(OutputKind):
+            return None
+        files = {
+            str(name): FileRecord(size=int(entry["size"]), sha256=str(entry["sha256"]))
+            for name, entry in data["files"].items()
+        }
+        return Manifest(
+            kind=data["kind"],
+            files=files,
+            version=str(data.get("version", "")),
+            created=str(data.get("created", "")),
+        )
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def write_manifest(
+    folder: str | os.PathLike[str],
+    *,
+    kind: OutputKind,
+    files: Iterable[str] | None = None,
+) -> Manifest:
+    """Record in ``folder`` that bayesjudge wrote it, and which files.
+
+    :func:`output_folder` calls this itself; a command that fills a folder over time (a study)
+    calls it when it starts and again when it ends.
+
+    Parameters
+    ----------
+    folder : path
+        An existing folder.
+    kind : {"report", "study"}
+        What the folder holds.
+    files : iterable of str, optional
+        Paths relative to ``folder`` to record; by default every file in it.
+
+    Returns
+    -------
+    Manifest
+        What was written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = (Path(tmp) / "a.txt").write_text("a")
+    ...     sorted(write_manifest(tmp, kind="report").files)
+    ['a.txt']
+    """
+    _check_kind(kind)
+    root = Path(folder)
+    names = _listing(root) if files is None else sorted({Path(f).as_posix() for f in files})
+    records = {name: _file_record(root / name) for name in names if name not in _MARKERS}
+    manifest = Manifest(
+        kind=kind, files=records, created=datetime.now(UTC).isoformat(timespec="seconds")
+    )
+    text = json.dumps(manifest.to_dict(), indent=2) + "\n"
+    write_text_atomically(root / MANIFEST_NAME, text)
+    return manifest
+
+
+def _file_record(path: Path) -> FileRecord:
+    digest = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as stream:
+        while chunk := stream.read(1 << 20):
+            digest.update(chunk)
+            size += len(chunk)
+    return FileRecord(size=size, sha256=digest.hexdigest())
+
+
+def _listing(root: Path) -> list[str]:
+    """Every non-folder entry under ``root`` (symlinks not followed), as relative paths."""
+    names = []
+    for current, folders, files in os.walk(root):
+        base = Path(current)
+        # a symlink to a folder is listed by os.walk among the folders; it is an entry here
+        names += [(base / f).relative_to(root).as_posix() for f in folders if _is_link(base / f)]
+        names += [(base / f).relative_to(root).as_posix() for f in files]
+    return sorted(names)
+
+
+def _is_link(path: Path) -> bool:
+    return stat.S_ISLNK(os.lstat(path).st_mode)
+
+
+# --------------------------------------------------------------------------- the check
+def check_output_folder(
+    path: str | os.PathLike[str],
+    *,
+    inputs: Iterable[str | os.PathLike[str]] = (),
+    kind: OutputKind = "report",
+) -> Path:
+    """Refuse an output folder that cannot be written without destroying something.
+
+    Run it before any work; :func:`output_folder` runs it again under its lock. Nothing is
+    created or changed.
+
+    Parameters
+    ----------
+    path : path
+        The destination folder.
+    inputs : iterable of paths
+        The files (or folders) the command reads; ``"-"`` (standard input) is ignored.
+    kind : {"report", "study"}
+        What will be written. An existing folder is accepted only if it is empty or carries a
+        manifest of the same kind; a report folder must also hold exactly what bayesjudge wrote
+        there (no file added, none changed).
+
+    Returns
+    -------
+    Path
+        The destination as an absolute path.
+
+    Raises
+    ------
+    OutputError
+        When ``path`` is a file (or anything but a folder), a symbolic link, the current
+        folder or one of its ancestors, a folder holding an input, a non-empty folder
+        bayesjudge did not write (or a study where a report is asked for, and the reverse), a
+        report folder whose files were changed or added to, or a place where nothing can be
+        created (the nearest existing ancestor is not a folder, or is not writable).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     check_output_folder(Path(tmp) / "report").name
+    'report'
+    >>> check_output_folder(".")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bayesjudge.reporting.output.OutputError: cannot write output folder ... is the current folder...
+    """
+    _check_kind(kind)
+    target = _absolute(path)
+    shown = f"cannot write output folder {target}:"
+    real = Path(os.path.realpath(target))
+    cwd = Path(os.path.realpath(os.getcwd()))
+    try:
+        info: os.stat_result | None = os.lstat(target)
+    except (FileNotFoundError, NotADirectoryError):  # the latter: a parent is a file
+        info = None
+    except OSError as exc:
+        raise OutputError(f"{shown} {_reason(exc)}") from None
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        raise OutputError(f"{shown} it is a symbolic link; give the folder it points to")
+    if info is not None and not stat.S_ISDIR(info.st_mode):
+        raise OutputError(f"{shown} it is {_file_type(info)}, not a folder")
+    if real == cwd:
+        raise OutputError(f"{shown} it is the current folder; choose a new folder")
+    if cwd.is_relative_to(real):
+        raise OutputError(f"{shown} it holds the current folder {cwd}; choose a new folder")
+    for source in inputs:
+        if os.fspath(source) == "-":
+            continue
+        for candidate in {_absolute(source), Path(os.path.realpath(source))}:
+            if candidate.is_relative_to(target) or candidate.is_relative_to(real):
+                raise OutputError(f"{shown} it holds the input {candidate}; choose a new folder")
+    _check_creatable(target, shown)
+    if info is not None:
+        _check_replaceable(target, kind, shown)
+    return target
+
+
+def _check_creatable(target: Path, shown: str) -> None:
+    ancestor = target.parent
+    while not os.path.lexists(ancestor):
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise OutputError(f"{shown} {ancestor} is not a folder, so nothing can be created in it")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise OutputError(f"{shown} {ancestor} is not writable")
+
+
+def _check_replaceable(target: Path, kind: OutputKind, shown: str) -> None:
+    try:
+        present = _listing(target)
+    except OSError as exc:
+        raise OutputError(f"{shown} it cannot be read ({_reason(exc)})") from None
+    if not present:
+        return
+    manifest = read_manifest(target)
+    if manifest is None:
+        raise OutputError(
+            f"{shown} it is not empty and was not written by bayesjudge (it has no "
+            f"{MANIFEST_NAME}); bayesjudge replaces only folders it wrote. Choose a new folder"
+        )
+    if manifest.kind != kind:
+        raise OutputError(
+            f"{shown} it holds a bayesjudge {manifest.kind}, not a {kind}; choose a new folder"
+        )
+    if kind == "study":
+        return  # a study folder is resumed, never replaced: the study checks its own files
+    added = [name for name in present if name not in manifest.files and name not in _MARKERS]
+    if added:
+        raise OutputError(
+            f"{shown} it holds files bayesjudge did not write ({_some(added)}); move them "
+            "away or choose a new folder"
+        )
+    changed = [
+        name
+        for name, record in manifest.files.items()
+        if os.path.lexists(target / name) and not _unchanged(target / name, record)
+    ]
+    if changed:
+        raise OutputError(
+            f"{shown} files bayesjudge wrote there were changed since ({_some(changed)}); move "
+            "them away or choose a new folder"
+        )
+
+
+def _unchanged(path: Path, record: FileRecord) -> bool:
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != record.size:
+            return False
+        return _file_record(path) == record
+    except OSError:
+        return False
+
+
+def _some(names: list[str], limit: int = 5) -> str:
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
+
+
+def _file_type(info: os.stat_result) -> str:
+    mode = info.st_mode
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a folder"
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _check_kind(kind: str) -> None:
+    allowed = get_args(OutputKind)
+    if kind not in allowed:
+        raise ValueError(f"kind must be one of {', '.join(map(repr, allowed))}; got {kind!r}")
+
+
+def _absolute(path: str | os.PathLike[str]) -> Path:
+    """Return ``path`` absolute and normalised (no ``.`` or ``..``), symlinks unresolved."""
+    return Path(os.path.abspath(os.fspath(path)))
+
+
+# --------------------------------------------------------------------------- siblings
+def _stem(target: Path) -> str:
+    """Return the name used for the destination's hidden siblings (short for any name)."""
+    name = target.name
+    if len(name) <= 100:
+        return name
+    return f"{name[:80]}-{hashlib.sha256(name.encode()).hexdigest()[:12]}"
+
+
+def _sibling(target: Path, role: str) -> Path:
+    return target.parent / f".{_stem(target)}.bayesjudge-{role}"
+
+
+def _new_sibling(target: Path, role: str) -> Path:
+    return _sibling(target, f"{role}-{secrets.token_hex(4)}")
+
+
+def _leftovers(target: Path) -> list[Path]:
+    pattern = re.compile(rf"\.{re.escape(_stem(target))}\.bayesjudge-(staging|old)-[0-9a-f]{{8}}")
+    try:
+        names = os.listdir(target.parent)
+    except FileNotFoundError:
+        return []
+    return [target.parent / name for name in sorted(names) if pattern.fullmatch(name)]
+
+
+# --------------------------------------------------------------------------- the lock
+@contextmanager
+def lock_output_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Hold the exclusive writer's lock of an output folder, or refuse at once.
+
+    The lock is ``fcntl.flock`` on the hidden file ``.<name>.bayesjudge-lock`` beside the
+    folder; the kernel releases it when its holder ends, however it ends, so a crash leaves no
+    stale lock. The lock file is removed on release.
+
+    Parameters
+    ----------
+    path : path
+        The output folder (it need not exist; its parent must).
+
+    Yields
+    ------
+    Path
+        The folder as an absolute path.
+
+    Raises
+    ------
+    OutputError
+        When another process holds the lock.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp, lock_output_folder(Path(tmp) / "r") as folder:
+    ...     folder.name
+    'r'
+    """
+    import fcntl
+
+    target = _absolute(path)
+    lock = _sibling(target, "lock")
+    while True:
+        try:
+            descriptor = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        except OSError as exc:
+            raise OutputError(
+                f"cannot write output folder {target}: cannot create its lock file {lock} "
+                f"({_reason(exc)})"
+            ) from None
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(descriptor)
+            raise OutputError(
+                f"cannot write output folder {target}: another bayesjudge run is writing it "
+                f"(it holds {lock}); wait for it to end or choose another folder"
+            ) from None
+        held = os.fstat(descriptor)
+        try:
+            current = os.stat(lock)
+        except FileNotFoundError:
+            current = None
+        if current is not None and (held.st_dev, held.st_ino) == (current.st_dev, current.st_ino):
+            break
+        os.close(descriptor)  # the holder before us removed this lock file: take the new one
+    try:
+        yield target
+    finally:
+        with suppress(OSError):
+            os.unlink(lock)
+        os.close(descriptor)
+
+
+# --------------------------------------------------------------------------- the writer
+@contextmanager
+def output_folder(
+    path: str | os.PathLike[str],
+    *,
+    inputs: Iterable[str | os.PathLike[str]] = (),
+    kind: OutputKind = "report",
+) -> Iterator[Path]:
+    r"""Write an output folder crash-safely: yield a staging folder that replaces ``path``.
+
+    The steps: create missing parents; take the lock (:func:`lock_output_folder`); recover or
+    remove what an interrupted earlier run left (:func:`recover_output_folder`); check the
+    destination again (:func:`check_output_folder`); create the staging folder
+    ``.<name>.bayesjudge-staging-<random>`` beside it and yield it; when the block ends
+    without an exception, fsync every file, write the manifest last, and switch:
+
+    - no destination yet: one ``rename``;
+    - Linux: ``renameat2(RENAME_EXCHANGE)`` swaps staging and destination in one step, so a
+      reader sees the complete old or the complete new report at every instant;
+    - otherwise (another OS, or a file system answering EINVAL/ENOSYS): a journal
+      ``.<name>.bayesjudge-journal`` is written and fsynced, the destination is renamed to
+      ``.<name>.bayesjudge-old-<random>``, the staging folder renamed into place, and the
+      journal removed. A crash between the two renames leaves no destination until the next
+      run (or :func:`recover_output_folder`) renames the old folder back.
+
+    Then the previous report is deleted: only the files its manifest lists, and the folder
+    only when nothing else is left in it.
+
+    If the block raises, the staging folder is removed and the destination is untouched.
+
+    Parameters
+    ----------
+    path : path
+        The destination folder.
+    inputs : iterable of paths
+        The files the command read (see :func:`check_output_folder`).
+    kind : {"report", "study"}
+        Recorded in the manifest.
+
+    Yields
+    ------
+    Path
+        The staging folder to write into (created with ``0o777 & ~umask``).
+
+    Raises
+    ------
+    OutputError
+        When :func:`check_output_folder` refuses, another run holds the lock, or a folder
+        cannot be created or renamed.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     with output_folder(Path(tmp) / "report") as staging:
+    ...         _ = (staging / "summary.md").write_text("# Report\n")
+    ...     sorted(read_manifest(Path(tmp) / "report").files)
+    ['summary.md']
+    """
+    _check_kind(kind)
+    target = _absolute(path)
+    check_output_folder(target, inputs=inputs, kind=kind)
+    made = _make_parents(target)
+    try:
+        with lock_output_folder(target):
+            _pause("locked")
+            _recover(target)
+            check_output_folder(target, inputs=inputs, kind=kind)
+            staging = _make_staging(target)
+            _pause("staged")
+            try:
+                yield staging
+                _seal(staging, kind=kind)
+                _pause("complete")
+                _switch(staging, target)
+            except BaseException:
+                with suppress(OSError):  # never hide the error that got us here
+                    _remove_written(staging)
+                raise
+    except BaseException:
+        for folder in made:  # only folders this call created, and only while still empty
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
+
+
+def _make_parents(target: Path) -> list[Path]:
+    """Create the destination's missing parents; return them, deepest first."""
+    missing = []
+    parent = target.parent
+    while not os.path.lexists(parent):
+        missing.append(parent)
+        parent = parent.parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o777)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise OutputError(
+                f"cannot write output folder {target}: cannot create {folder} ({_reason(exc)})"
+            ) from None
+    return missing
+
+
+def _make_staging(target: Path) -> Path:
+    staging = _new_sibling(target, "staging")
+    try:
+        os.mkdir(staging, 0o777)
+        os.close(os.open(staging / _STAGING_MARKER, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    except OSError as exc:
+        raise OutputError(
+            f"cannot write output folder {target}: cannot create {staging} ({_reason(exc)})"
+        ) from None
+    return staging
+
+
+def _seal(staging: Path, *, kind: OutputKind) -> None:
+    """Make the staging folder durable and complete: fsync its files, then the manifest."""
+    for name in _listing(staging):
+        if name not in _MARKERS:
+            _fsync_path(staging / name)
+    write_manifest(staging, kind=kind)
+    os.unlink(staging / _STAGING_MARKER)
+    for current, _, _ in os.walk(staging):
+        _fsync_path(Path(current))
+
+
+def _switch(staging: Path, target: Path) -> None:
+    parent = target.parent
+    if not os.path.lexists(target):
+        _rename(staging, target)
+        _fsync_path(parent)
+        return
+    if _exchange(staging, target):
+        _pause("exchanged")
+        _fsync_path(parent)
+        _discard(staging)  # it now holds the previous report
+        return
+    old = _new_sibling(target, "old")
+    journal = _sibling(target, "journal")
+    record = {"tool": _TOOL, "target": target.name, "old": old.name, "new": staging.name}
+    _write_journal(journal, json.dumps(record))
+    _pause("journaled")
+    try:
+        _rename(target, old)
+    except BaseException:
+        os.unlink(journal)
+        raise
+    _pause("moved-aside")
+    try:
+        _rename(staging, target)
+    except BaseException:
+        os.rename(old, target)
+        os.unlink(journal)
+        raise
+    _pause("switched")
+    _fsync_path(parent)
+    os.unlink(journal)
+    _fsync_path(parent)
+    _discard(old)
+
+
+def _discard(previous: Path) -> None:
+    """Delete the previous report once the new one is in place; a failure only warns."""
+    try:
+        removed = _remove_written(previous)
+    except OSError as exc:
+        warnings.warn(
+            f"the previous report could not be removed from {previous} ({_reason(exc)}); the "
+            "next run removes it",
+            RuntimeWarning,
+            stacklevel=5,
+        )
+        return
+    if not removed:
+        warnings.warn(
+            f"the previous report was moved to {previous} and kept there: files bayesjudge did "
+            "not write appeared in it while the new report was written",
+            RuntimeWarning,
+            stacklevel=5,
+        )
+
+
+def _rename(source: Path, destination: Path) -> None:
+    try:
+        os.rename(source, destination)
+    except OSError as exc:
+        raise OutputError(
+            f"cannot write output folder {destination}: cannot rename {source} to it "
+            f"({_reason(exc)})"
+        ) from None
+
+
+def _write_journal(journal: Path, text: str) -> None:
+    # No temporary file: a journal torn by a crash is invalid JSON, and the destination is
+    # moved only after the complete journal is fsynced, so recovery simply drops it.
+    if os.path.lexists(journal):
+        os.unlink(journal)
+    descriptor = os.open(journal, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    try:
+        os.write(descriptor, text.encode())
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    _fsync_path(journal.parent)
+
+
+@cache
+def _libc() -> ctypes.CDLL | None:
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Swap two folders atomically; False where the system cannot (then nothing changed)."""
+    libc = _libc()
+    if _exchange_disabled() or not sys.platform.startswith("linux") or libc is None:
+        return False
+    if not hasattr(libc, "renameat2"):  # glibc < 2.28
+        return False
+    renameat2 = libc.renameat2
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p]
+    renameat2.argtypes += [ctypes.c_uint]
+    renameat2.restype = ctypes.c_int
+    status = renameat2(
+        _AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE
+    )
+    if status == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP}:
+        return False
+    raise OutputError(
+        f"cannot write output folder {second}: cannot exchange it with {first} "
+        f"({os.strerror(code)})"
+    )
+
+
+def _exchange_disabled() -> bool:
+    """Test seam: the journal scheme is exercised by patching this to return True."""
+    return False
+
+
+# --------------------------------------------------------------------------- recovery
+def recover_output_folder(path: str | os.PathLike[str]) -> None:
+    """Undo or clean up what an interrupted write of ``path`` left behind.
+
+    Under the folder's lock: if a journal shows the destination was moved aside and not
+    replaced, the old folder is renamed back; then every hidden staging or old sibling
+    (``.<name>.bayesjudge-staging-*``, ``.<name>.bayesjudge-old-*``) is deleted, provided it
+    carries bayesjudge's marker (a manifest, or the staging marker), and then only the files
+    bayesjudge wrote. Anything without the marker is left alone. :func:`output_folder` does
+    this itself before it writes.
+
+    Parameters
+    ----------
+    path : path
+        The output folder.
+
+    Raises
+    ------
+    OutputError
+        When another run holds the lock.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     recover_output_folder(Path(tmp) / "report")
+    """
+    target = _absolute(path)
+    if not target.parent.is_dir():
+        return
+    with lock_output_folder(target):
+        _recover(target)
+
+
+def _recover(target: Path) -> None:
+    journal = _sibling(target, "journal")
+    if os.path.lexists(journal):
+        try:
+            record = json.loads(journal.read_text(encoding="utf-8"))
+            old = target.parent / str(record["old"])
+            valid = record.get("tool") == _TOOL and old in _leftovers(target)
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            valid = False
+        if valid and not os.path.lexists(target) and old.is_dir() and not _is_link(old):
+            os.rename(old, target)
+            _fsync_path(target.parent)
+        os.unlink(journal)
+        _fsync_path(target.parent)
+    for leftover in _leftovers(target):
+        if leftover.is_dir() and not _is_link(leftover):
+            _remove_written(leftover)
+
+
+def _remove_written(folder: Path) -> bool:
+    """Delete what bayesjudge wrote in ``folder``, markers last; True if the folder is gone.
+
+    A staging folder (staging marker present) holds only what bayesjudge wrote, so all of it
+    goes. A folder with a manifest loses the files the manifest lists; it is removed only if
+    nothing else is left. A folder without a marker is removed only if empty.
+    """
+    manifest = read_manifest(folder)
+    staged = os.path.lexists(folder / _STAGING_MARKER)
+    if manifest is None and not staged:
+        try:
+            folder.rmdir()
+        except OSError:
+            return False
+        return True
+    doomed = _listing(folder) if staged else sorted(manifest.files if manifest else ())
+    first = True
+    for name in doomed:
+        if name in _MARKERS:
+            continue
+        entry = folder / name
+        try:
+            if os.path.lexists(entry) and not stat.S_ISDIR(os.lstat(entry).st_mode):
+                os.unlink(entry)
+        except OSError:
+            continue
+        if first:
+            first = False
+            _pause("removing")
+    for current, _, _ in os.walk(folder, topdown=False):
+        if Path(current) != folder:
+            with suppress(OSError):
+                os.rmdir(current)
+    if any(name not in _MARKERS for name in os.listdir(folder)):
+        return False
+    for marker in _MARKERS:
+        if os.path.lexists(folder / marker):
+            os.unlink(folder / marker)
+    folder.rmdir()
+    return True
+
+
+# --------------------------------------------------------------------------- single files
+def write_file_atomically(path: str | os.PathLike[str], writer: Callable[[Path], object]) -> Path:
+    r"""Write one file through ``writer`` so that a crash never leaves a truncated file.
+
+    ``writer`` receives the path of a new, empty temporary file beside the target
+    (``.<name>.bayesjudge-tmp-<host>-<pid>-<random>``) and overwrites it; the file is then
+    fsynced and renamed over the target, and the folder fsynced. If ``writer`` raises, the
+    temporary file is removed and the target is untouched. Temporary files left by writers
+    that were killed (their process is gone) are removed at the next write of the same target.
+    A symbolic link at ``path`` is kept: the file it points to is replaced.
+
+    Parameters
+    ----------
+    path : path
+        The file to write. Missing parent folders are created.
+    writer : callable
+        Called with the temporary path; for instance
+        ``lambda p: dataset.to_netcdf(p, engine="h5netcdf")``.
+
+    Returns
+    -------
+    Path
+        The file written.
+
+    Raises
+    ------
+    OutputError
+        When ``path`` is a folder or its folder cannot be created.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     target = write_file_atomically(Path(tmp) / "t.csv", lambda p: p.write_text("a,b\n"))
+    ...     target.read_text()
+    'a,b\n'
+    """
+    target = Path(os.path.realpath(os.fspath(path)))
+    if target.is_dir():
+        raise OutputError(f"cannot write file {target}: it is a folder")
+    _make_parents(target)
+    _remove_dead_temporaries(target)
+    temporary = target.parent / (
+        f".{_stem(target)}.bayesjudge-tmp-{_host_tag()}-{os.getpid()}-{secrets.token_hex(4)}"
+    )
+    try:
+        os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666))
+    except OSError as exc:
+        raise OutputError(f"cannot write file {target}: {_reason(exc)}") from None
+    try:
+        writer(temporary)
+        _pause("file-written")
+        _fsync_path(temporary)
+        os.replace(temporary, target)
+    except BaseException:
+        with suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+    _fsync_path(target.parent)
+    return target
+
+
+def write_text_atomically(
+    path: str | os.PathLike[str], text: str, *, encoding: str = "utf-8"
+) -> Path:
+    r"""Write text to a file atomically (see :func:`write_file_atomically`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     write_text_atomically(Path(tmp) / "summary.md", "# Report\n").read_text()
+    '# Report\n'
+    """
+    return write_file_atomically(path, lambda p: p.write_text(text, encoding=encoding))
+
+
+def write_bytes_atomically(path: str | os.PathLike[str], data: bytes) -> Path:
+    r"""Write bytes to a file atomically (see :func:`write_file_atomically`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     write_bytes_atomically(Path(tmp) / "figure.png", b"\x89PNG").read_bytes()
+    b'\x89PNG'
+    """
+    return write_file_atomically(path, lambda p: p.write_bytes(data))
+
+
+@cache
+def _host_tag() -> str:
+    return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:6]
+
+
+def _remove_dead_temporaries(target: Path) -> None:
+    """Remove temporaries of ``target`` whose writer, on this host, is no longer running."""
+    if os.name != "posix":
+        return  # os.kill(pid, 0) would terminate the process on Windows
+    pattern = re.compile(
+        rf"\.{re.escape(_stem(target))}\.bayesjudge-tmp-{_host_tag()}-(\d+)-[0-9a-f]{{8}}"
+    )
+    for name in os.listdir(target.parent):
+        match = pattern.fullmatch(name)
+        if match is None or _alive(int(match.group(1))):
+            continue
+        with suppress(FileNotFoundError):
+            os.unlink(target.parent / name)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _fsync_path(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _pause(step: str) -> None:
+    """Test-only: signal reaching ``step`` and block, when the environment asks for it."""
+    wanted = os.environ.get(_PAUSE_ENV)
+    if not wanted:
+        return
+    name, _, descriptor = wanted.partition(":")
+    if name != step:
+        return
+    os.write(int(descriptor), f"{step}\n".encode())
+    while True:
+        threading.Event().wait()
+
+
+# --------------------------------------------------------------------------- escaping
+_BIDI_AND_SEPARATORS: Final = frozenset(
+    "\u061c\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+_MARKDOWN_PUNCTUATION: Final = frozenset("\\`*_[]|~$")
+_BLOCK_START: Final = re.compile(r"([#+\-=]|\d+[.)])")
+
+
+def escape_markdown(text: object) -> str:
+    r"""Make user-controlled text inert in Markdown, whether read raw or rendered to HTML.
+
+    For slice names, file names and system names placed in ``summary.md`` text or table cells:
+    ``& < > " '`` become HTML character references (no tag, script or entity survives);
+    the Markdown punctuation ``\ ` * _ [ ] | ~ $`` is backslash-escaped (no emphasis, code
+    span, link, table cell break or math); line breaks and tabs become spaces; other control
+    characters and bidirectional overrides become U+FFFD; a leading ``#``, ``+``, ``-``,
+    ``=`` or ``1.`` is escaped so the text cannot start a heading or a list.
+
+    Parameters
+    ----------
+    text : object
+        Converted with ``str``.
+
+    Returns
+    -------
+    str
+        The escaped text, on one line.
+
+    Examples
+    --------
+    >>> escape_markdown("<script>alert(1)</script>")
+    '&lt;script&gt;alert(1)&lt;/script&gt;'
+    >>> print(escape_markdown("a|b `c` *d*"))
+    a\|b \`c\` \*d\*
+    """
+    out = []
+    for char in str(text):
+        if char in "&<>\"'":
+            out.append(html.escape(char, quote=True))
+        elif char in _MARKDOWN_PUNCTUATION:
+            out.append("\\" + char)
+        elif char in "\t\n\v\f\r":
+            out.append(" ")
+        elif char in _BIDI_AND_SEPARATORS or _is_control(char):
+            out.append("\ufffd")
+        else:
+            out.append(char)
+    escaped = "".join(out)
+    start = _BLOCK_START.match(escaped)
+    if start is not None:
+        cut = start.end() - 1
+        escaped = escaped[:cut] + "\\" + escaped[cut:]
+    return escaped
+
+
+def _is_control(char: str) -> bool:
+    code = ord(char)
+    return code < 0x20 or 0x7F <= code < 0xA0
+
+
+# --------------------------------------------------------------------------- worker lifetime
+def end_with_parent(parent_pid: int | None = None) -> None:
+    """Make this process end (SIGTERM) when the process that started it dies.
+
+    Meant as a process-pool initializer, so that killing the main process of, for instance,
+    ``bayesjudge study --workers 2`` does not leave its workers running::
+
+        ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                            initializer=end_with_parent, initargs=(os.getpid(),))
+
+    Two watchers, each enough on its own:
+
+    - Linux: the kernel signals the process when its parent process ends
+      (``prctl(PR_SET_PDEATHSIG, SIGTERM)``); the parent pid is read again after arming it,
+      so a parent that died just before is noticed too. This works even while the worker
+      holds the GIL in a long computation. With the ``spawn`` context the parent is the main
+      process; with ``forkserver`` it is the fork server, which outlives the main process as
+      long as workers hold its pipe, so there only the second watcher helps.
+    - In a ``multiprocessing`` child (any start method, any OS): a daemon thread blocks on
+      ``multiprocessing.parent_process().join()``, which returns when the process that
+      started the pool ends, and then ends this one. It needs the GIL to run.
+
+    Outside ``multiprocessing`` and off Linux, a daemon thread checks the parent pid twice a
+    second.
+
+    Parameters
+    ----------
+    parent_pid : int, optional
+        The process expected to have started this one (``os.getpid()`` in the process that
+        creates the pool, with any start method). If it is already another process, this one
+        ends at once.
+
+    Notes
+    -----
+    Linux sends the signal when the *thread* that started the worker ends; start pools from a
+    thread that lives as long as the pool (the main thread, as bayesjudge does).
+
+    Examples
+    --------
+    >>> end_with_parent(os.getppid())  # nothing visible happens: the parent is alive
+    """
+    _end_with_parent(parent_pid, use_prctl=sys.platform.startswith("linux"))
+
+
+def _end_with_parent(parent_pid: int | None, *, use_prctl: bool) -> None:
+    import multiprocessing
+
+    watched = os.getppid()
+    mp_parent = multiprocessing.parent_process()
+    starter = mp_parent.pid if mp_parent is not None else watched
+    if parent_pid is not None and starter != parent_pid:
+        _terminate()
+    libc = _libc() if use_prctl else None
+    armed = libc is not None and _arm_death_signal(libc)
+    if armed and os.getppid() != watched:
+        _terminate()  # the parent died between reading its pid and arming the signal
+    if mp_parent is not None:
+        if not mp_parent.is_alive():
+            _terminate()
+        threading.Thread(
+            target=_await_parent, args=(mp_parent,), name="bayesjudge-parent", daemon=True
+        ).start()
+    elif not armed:
+        threading.Thread(
+            target=_poll_parent, args=(watched,), name="bayesjudge-parent", daemon=True
+        ).start()
+
+
+def _arm_death_signal(libc: ctypes.CDLL) -> bool:
+    zero = ctypes.c_ulong(0)
+    status = libc.prctl(
+        ctypes.c_int(_PR_SET_PDEATHSIG), ctypes.c_ulong(int(signal.SIGTERM)), zero, zero, zero
+    )
+    return bool(status == 0)
+
+
+def _await_parent(mp_parent: Any) -> None:
+    mp_parent.join()  # returns when the parent's end of the pipe to this process closes
+    _terminate()
+
+
+def _poll_parent(watched: int) -> None:
+    stop = threading.Event()
+    while not stop.wait(0.5):
+        if os.getppid() != watched:
+            _terminate()
+
+
+def _terminate() -> None:
+    os.kill(os.getpid(), signal.SIGTERM)
+    os._exit(128 + signal.SIGTERM)  # only reached if SIGTERM is handled or ignored

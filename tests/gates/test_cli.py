@@ -1,0 +1,200 @@
+"""The ``bayesjudge gate`` subcommand: JSON schema, report, loop logs and error paths."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+import xarray as xr
+
+from bayesjudge.cli.app import main
+from bayesjudge.cli.common import EXIT_BAD_INPUT, EXIT_DIAGNOSTICS, EXIT_OK
+from bayesjudge.gates.simulate import TABLE4, rejudgment_gate, revise_loop, table4_gate
+
+S_KEYS = {"mean", "sd", "low", "high", "prob"}
+
+
+def _run(argv: list[str]) -> int:
+    """Run ``bayesjudge gate ...`` through the command line's entry point."""
+    return main(argv)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("gate")
+    gate = rejudgment_gate(
+        *table4_gate(*TABLE4["TruthfulQA / Gemini-Flash"][:2]),
+        pi=0.5,
+        n_items=800,
+        rulings=6,
+        labelled_fraction=0.25,
+        random_seed=31,
+    )
+    rulings = folder / "rulings.csv"
+    gate.table.to_csv(rulings, index=False)
+    loop = folder / "loop.csv"
+    revise_loop(400, a=0.4, s=0.9, leak=0.45, cap=5, random_seed=32).to_csv(loop, index=False)
+    return folder, rulings, loop
+
+
+@pytest.fixture(scope="module")
+def json_run(files):
+    import contextlib
+    import io
+
+    folder, rulings, _ = files
+    out = folder / "report"
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        code = _run(
+            [
+                "gate",
+                str(rulings),
+                "--k",
+                "1",
+                "2",
+                "5",
+                "--random-seed",
+                "7",
+                "--json",
+                "--out",
+                str(out),
+                "--no-progress",
+            ]
+        )
+    return code, json.loads(stdout.getvalue()), out
+
+
+def test_json_schema_is_exactly_as_specified(json_run):
+    code, payload, _ = json_run
+    assert code == EXIT_OK
+    assert set(payload) == {
+        "posterior",
+        "diagnostics",
+        "estimates",
+        "independence_check",
+        "calibration",
+        "provenance",
+    }
+    post = payload["posterior"]
+    assert set(post) == {"pi", "j_inf", "j", "se", "sp", "judged_rate"}
+    assert set(post["pi"]) == S_KEYS
+    assert set(post["j_inf"]) == S_KEYS
+    for name in ("j", "se", "sp", "judged_rate"):
+        assert set(post[name]) == {"1", "2", "5"}
+        for summary in post[name].values():
+            assert set(summary) == S_KEYS
+            assert summary["low"] <= summary["mean"] <= summary["high"]
+            assert summary["prob"] == 0.95
+    assert set(payload["diagnostics"]) == {
+        "passed",
+        "method",
+        "r_hat_max",
+        "ess_bulk_min",
+        "ess_tail_min",
+        "divergences",
+        "failures",
+        "attempts",
+    }
+    assert payload["diagnostics"]["passed"] is True
+    assert payload["calibration"]["design"] == "by_class"
+    assert payload["provenance"]["seed"] == 7
+    assert "numpy" in payload["provenance"]["versions"]
+    rows = payload["estimates"]
+    assert all(
+        set(row) == {"cap", "method", "estimate", "low", "high", "prob", "note"} for row in rows
+    )
+    assert sorted({row["cap"] for row in rows}) == [1, 2, 5]
+    assert {row["method"] for row in rows} == {
+        "naive",
+        "rogan_gladen_delta",
+        "ppi",
+        "ppi_plus_plus",
+    }
+    assert set(payload["independence_check"]) == {
+        "observed",
+        "expected",
+        "difference",
+        "p_value",
+        "n_pairs",
+        "n_items",
+        "flippy",
+        "consistent",
+    }
+    # J(K) of the posterior falls with K on this pass-prone gate
+    assert post["j"]["5"]["mean"] < post["j"]["1"]["mean"]
+
+
+def test_report_folder(json_run):
+    _, payload, out = json_run
+    names = {p.name for p in out.iterdir()}
+    assert names == {
+        "report.html",
+        "summary.md",
+        "posterior.nc",
+        "estimates.csv",
+        "curve.csv",
+        "diagnostics.csv",
+    }
+    html = (out / "report.html").read_text()
+    assert html.count("data:image/png;base64,") == 3
+    assert "Diagnostics: passed" in (out / "summary.md").read_text()
+    tree = xr.open_datatree(out / "posterior.nc")
+    assert float(tree["posterior"]["pi"].mean()) == pytest.approx(
+        payload["posterior"]["pi"]["mean"]
+    )
+    curve = pd.read_csv(out / "curve.csv")
+    assert curve["cap"].tolist() == [1, 2, 3, 4, 5]
+
+
+def test_loop_only_json(files, capsys):
+    _, _, loop = files
+    code = _run(["gate", "--loop", str(loop), "--k", "1", "5", "--json", "--random-seed", "1"])
+    assert code == EXIT_OK
+    payload = json.loads(capsys.readouterr().out)
+    assert set(payload) == {"loop"}
+    assert set(payload["loop"]["slip_law"]) == {"a", "s", "leak", "rho"}
+    rows = payload["loop"]["caps"]
+    assert [row["cap"] for row in rows] == [1, 5]
+    assert rows[1]["reported"] >= rows[0]["reported"]
+    assert rows[1]["slip"] == pytest.approx(rows[1]["slip_predicted"], abs=0.1)
+
+
+def test_loop_text_output(files, capsys):
+    _, _, loop = files
+    assert _run(["gate", "--loop", str(loop)]) == EXIT_OK
+    assert "slip" in capsys.readouterr().out
+
+
+def test_error_paths(files, tmp_path, capsys):
+    _folder, rulings, _ = files
+    assert _run(["gate"]) == EXIT_BAD_INPUT
+    assert "gate needs RULINGS.csv" in capsys.readouterr().err
+    assert _run(["gate", str(tmp_path / "missing.csv")]) == EXIT_BAD_INPUT
+    assert "no such file" in capsys.readouterr().err
+    bad = pd.read_csv(rulings)
+    bad["verdict"] = bad["verdict"].astype(object)
+    bad.loc[3, "verdict"] = "maybe"
+    bad.to_csv(tmp_path / "bad.csv", index=False)
+    assert _run(["gate", str(tmp_path / "bad.csv")]) == EXIT_BAD_INPUT
+    assert "column 'verdict'" in capsys.readouterr().err
+    one_class = pd.read_csv(rulings)
+    one_class.loc[one_class["label"] == 0, "label"] = None
+    one_class.to_csv(tmp_path / "one.csv", index=False)
+    assert _run(["gate", str(tmp_path / "one.csv")]) == EXIT_BAD_INPUT
+    assert "both classes" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        _run(["gate", str(rulings), "--k", "0"])
+    assert exc.value.code == EXIT_BAD_INPUT
+    assert "must be a whole number from 1 to 1,000,000,000" in capsys.readouterr().err
+
+
+def test_failing_diagnostics_exit_3(files, capsys):
+    _, rulings, _ = files
+    argv = ["gate", str(rulings), "--json", "--no-progress", "--random-seed", "1"]
+    code = _run([*argv, "--draws", "5", "--tune", "5", "--chains", "2"])
+    out, err = capsys.readouterr()
+    assert code == EXIT_DIAGNOSTICS
+    assert json.loads(out)["diagnostics"]["passed"] is False
+    assert "FAILED its diagnostics" in err

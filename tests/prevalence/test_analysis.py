@@ -1,0 +1,73 @@
+"""The comparison table: posterior rows beside every baseline, same columns, same mass."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import bayesjudge as bj
+from bayesjudge.inference.summary import group, posterior_summary
+from bayesjudge.prevalence.analysis import compare
+from bayesjudge.prevalence.baselines import BASELINE_METHODS
+from bayesjudge.prevalence.exact import exact_posterior
+from bayesjudge.prevalence.fit import fit_prevalence
+from bayesjudge.results import ROW_COLUMNS
+
+DATA = bj.JudgeData.from_counts(m1=100, x1=90, m0=100, x0=15, n=1000, k=700)
+
+
+@pytest.fixture(scope="module")
+def fit():
+    return fit_prevalence(DATA, random_seed=3, progressbar=False)
+
+
+def test_table_lines_up_bayes_and_baselines(fit):
+    table = compare(fit, DATA, prob=0.9, random_seed=1, exact=exact_posterior(DATA))
+    assert list(table.columns) == list(ROW_COLUMNS)
+    assert list(table["method"]) == ["bayes_eti", "bayes_hdi", "bayes_exact", *BASELINE_METHODS]
+    assert np.allclose(table["prob"], 0.9)  # one interval mass throughout
+    assert (table["low"] <= table["estimate"]).all()
+    assert (table["estimate"] <= table["high"]).all()
+
+
+def test_bayes_rows_are_the_posterior_summaries(fit):
+    table = compare(fit, DATA, random_seed=1).set_index("method")
+    draws = fit["posterior"]["pi"].values.ravel()
+    eti = table.loc["bayes_eti"]
+    assert eti["estimate"] == pytest.approx(np.median(draws))
+    assert (eti["low"], eti["high"]) == pytest.approx(tuple(np.quantile(draws, [0.025, 0.975])))
+    hdi = table.loc["bayes_hdi"]
+    assert hdi["estimate"] == pytest.approx(draws.mean())
+    assert hdi["se"] == pytest.approx(draws.std(ddof=1))
+    # the highest-density interval is no wider than the equal-tailed one (up to draw noise)
+    assert hdi["high"] - hdi["low"] <= eti["high"] - eti["low"] + 1e-3
+    assert hdi["j"] == pytest.approx(float(fit["posterior"]["j"].mean()))
+
+
+def test_posterior_summary_of_known_draws():
+    draws = np.random.default_rng(0).beta(30, 70, size=(4, 5000))
+    summary = posterior_summary(xr.Dataset({"pi": (("chain", "draw"), draws)}), prob=0.8)
+    assert summary.mean == pytest.approx(0.3, abs=0.002)
+    assert summary.eti.prob == 0.8
+    assert summary.eti.kind == "eti"
+    assert summary.hdi.kind == "hdi"
+    assert summary.to_dict() == {
+        "mean": summary.mean,
+        "sd": summary.sd,
+        "low": summary.eti.low,
+        "high": summary.eti.high,
+        "prob": 0.8,
+    }
+
+
+def test_errors(fit):
+    with pytest.raises(KeyError, match="no variable 'theta'"):
+        posterior_summary(fit, "theta")
+    with pytest.raises(ValueError, match="prob must lie in"):
+        posterior_summary(fit, "pi", prob=1.0)
+    with pytest.raises(KeyError, match="no 'prior' group"):
+        group(fit, "prior")
+    stratified = xr.Dataset({"pi_s": (("chain", "draw", "stratum"), np.zeros((2, 3, 2)))})
+    with pytest.raises(ValueError, match="besides chain and draw"):
+        posterior_summary(stratified, "pi_s")

@@ -1,0 +1,299 @@
+"""The command line: output formats, exit codes and atomic reports."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import xarray as xr
+
+import bayesjudge as bj
+from bayesjudge.cli.app import main
+from bayesjudge.cli.common import EXIT_BAD_INPUT, EXIT_DIAGNOSTICS, EXIT_OK
+from bayesjudge.prevalence.simulate import judge_table
+
+BASELINE_METHODS = [
+    "naive",
+    "calibration_only",
+    "rogan_gladen_delta",
+    "rogan_gladen_lang_reiczigel",
+    "rogan_gladen_bootstrap",
+    "ppi",
+    "ppi_plus_plus",
+]
+FAST_FIT = ["--no-progress"]  # default draws: 4 chains x 1000 (sampling takes well under 1 s)
+
+
+@pytest.fixture
+def example_csv(tmp_path: Path) -> Path:
+    path = tmp_path / "judge.csv"
+    bj.load_example("judge").to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture
+def small_csv(tmp_path: Path) -> Path:
+    path = tmp_path / "small.csv"
+    judge_table(pi=0.6, se=0.9, sp=0.8, n=400, m1=60, m0=60, random_seed=3).to_csv(
+        path, index=False
+    )
+    return path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_baselines_json_schema(capsys, example_csv):
+    code, out, err = run(capsys, "baselines", str(example_csv), "--json", "--random-seed", "1")
+    assert code == EXIT_OK, err
+    payload = json.loads(out)  # exactly one JSON object, nothing else on stdout
+    assert set(payload) == {"n_labelled", "n_unlabelled", "estimates"}
+    assert payload["n_labelled"] == 300
+    assert payload["n_unlabelled"] == 2000
+    assert [row["method"] for row in payload["estimates"]] == BASELINE_METHODS
+    for row in payload["estimates"]:
+        assert set(row) == {"method", "estimate", "low", "high", "prob", "note"}
+        assert row["prob"] == pytest.approx(0.95)
+        assert row["low"] <= row["estimate"] <= row["high"]
+
+
+def test_baselines_json_matches_python_api(capsys, example_csv):
+    from bayesjudge.prevalence.baselines import baselines
+
+    code, out, _ = run(
+        capsys, "baselines", str(example_csv), "--json", "--random-seed", "5", "--prob", "0.9"
+    )
+    assert code == EXIT_OK
+    rows = pd.DataFrame(json.loads(out)["estimates"]).set_index("method")
+    frame = baselines(bj.JudgeData.from_csv(example_csv), prob=0.9, random_seed=5).set_index(
+        "method"
+    )
+    pd.testing.assert_series_equal(rows["estimate"], frame["estimate"], check_names=False)
+    pd.testing.assert_series_equal(rows["high"], frame["high"], check_names=False)
+
+
+def test_baselines_table_is_readable(capsys, example_csv):
+    code, out, _ = run(capsys, "baselines", str(example_csv))
+    assert code == EXIT_OK
+    for method in BASELINE_METHODS:
+        assert method in out
+    assert "300 labelled, 2000 unlabelled" in out
+
+
+def test_not_identifiable_rows_shown_with_reason(capsys, tmp_path):
+    # A judge that passes gold-FAIL items more often than gold-PASS ones: J < 0.
+    frame = pd.DataFrame(
+        {
+            "label": [1] * 10 + [0] * 10 + [None] * 20,
+            "verdict": [1] * 3 + [0] * 7 + [1] * 8 + [0] * 2 + [1] * 10 + [0] * 10,
+        }
+    )
+    path = tmp_path / "chance.csv"
+    frame.to_csv(path, index=False)
+    code, out, _ = run(capsys, "baselines", str(path), "--json")
+    assert code == EXIT_OK
+    rows = {row["method"]: row for row in json.loads(out)["estimates"]}
+    for method in ("rogan_gladen_delta", "rogan_gladen_lang_reiczigel", "rogan_gladen_bootstrap"):
+        assert rows[method]["estimate"] is None
+        assert "not identifiable" in rows[method]["note"]
+        assert "J=" in rows[method]["note"]
+    assert rows["naive"]["estimate"] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["baselines", "missing.csv"], "no such file"),
+        (["baselines", "{bad}"], "column 'verdict'"),
+        (["baselines", "{good}", "--prob", "1.5"], "--prob"),
+        (["allocate", "--budget", "100", "--p-hat", "0.7", "--pilot-q0", "0.8"], "required"),
+        (
+            [
+                "allocate",
+                "--budget",
+                "-3",
+                "--p-hat",
+                "0.7",
+                "--pilot-q0",
+                "0.8",
+                "--pilot-q1",
+                "0.9",
+                "--pilot-size",
+                "10",
+            ],
+            "--budget",
+        ),
+        (["estimate", "{bad}", *FAST_FIT], "column 'verdict'"),
+        (
+            [
+                "allocate",
+                "--budget",
+                "100",
+                "--p-hat",
+                "0.7",
+                "--pilot-q0",
+                "0.3",
+                "--pilot-q1",
+                "0.4",
+                "--pilot-size",
+                "10",
+            ],
+            "no better than chance",
+        ),
+        (["estimate", "{good}", "--prior", "pi=beta:1"], "prior 'pi'.*takes 2 numbers"),
+        (["estimate", "{good}", "--prior", "rho=beta:1,1"], "has no prior 'rho'"),
+        (["estimate", "{good}", "--prior", "se=normal:0,1"], "must be a beta distribution"),
+        (["estimate", "{good}", "--prior", "pi"], "NAME=SPEC"),
+        (["estimate", "{good}", "--draws", "1000000000"], "--draws"),
+        (["estimate", "{good}", "--target-accept", "1"], "--target-accept"),
+        (["baselines", "{good}", "--n-boot", "1000000000"], "--n-boot"),
+        (["gate", "{good}", "--prior", "log_kappa=beta:1,1"], "must be a normal distribution"),
+    ],
+)
+def test_bad_input_exits_2_without_traceback(tmp_path, argv, message):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("label,verdict\n1,pass\n0,maybe\n,1\n")
+    good = tmp_path / "good.csv"
+    bj.load_example("judge").to_csv(good, index=False)
+    argv = [a.replace("{bad}", str(bad)).replace("{good}", str(good)) for a in argv]
+    result = subprocess.run(
+        [sys.executable, "-m", "bayesjudge", *argv],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert result.returncode == EXIT_BAD_INPUT, result.stderr
+    assert re.search(message, result.stderr), result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_bad_row_is_named(capsys, tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("label,verdict\n1,pass\n0,maybe\n,1\n")
+    code, _, err = run(capsys, "baselines", str(bad))
+    assert code == EXIT_BAD_INPUT
+    assert "row 1" in err
+    assert "'maybe'" in err
+
+
+def test_allocate_json(capsys):
+    code, out, _ = run(
+        capsys,
+        "allocate", "--budget", "200", "--p-hat", "0.7", "--pilot-q0", "0.8",
+        "--pilot-q1", "0.9", "--pilot-size", "10", "--json",
+    )  # fmt: skip
+    assert code == EXIT_OK
+    payload = json.loads(out)
+    assert payload["m0"] + payload["m1"] == 200
+    assert payload["m0"] >= 10
+    assert payload["m1"] >= 10
+
+
+def test_help_everywhere():
+    for argv in (
+        ["--help"],
+        *([c, "--help"] for c in ("baselines", "allocate", "estimate", "report")),
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", "bayesjudge", *argv], capture_output=True, text=True, check=False
+        )
+        assert result.returncode == 0, result.stderr
+        assert "usage: bayesjudge" in result.stdout
+
+
+def test_estimate_json_schema(capsys, small_csv):
+    code, out, err = run(
+        capsys, "estimate", str(small_csv), "--json", "--random-seed", "11", *FAST_FIT
+    )
+    assert code == EXIT_OK, err
+    payload = json.loads(out)
+    assert set(payload) == {
+        "posterior",
+        "diagnostics",
+        "estimates",
+        "calibration_check",
+        "provenance",
+    }
+    assert set(payload["posterior"]) == {"pi", "se", "sp", "j"}
+    for summary in payload["posterior"].values():
+        assert set(summary) == {"mean", "sd", "low", "high", "prob"}
+        assert summary["low"] < summary["mean"] < summary["high"]
+        assert summary["prob"] == pytest.approx(0.95)
+    diagnostics = payload["diagnostics"]
+    assert set(diagnostics) == {
+        "passed",
+        "method",
+        "r_hat_max",
+        "ess_bulk_min",
+        "ess_tail_min",
+        "divergences",
+        "failures",
+        "attempts",
+    }
+    assert diagnostics["passed"] is True
+    assert len(diagnostics["attempts"]) == 1
+    assert payload["provenance"]["seed"] == 11
+    assert payload["provenance"]["command"].startswith("bayesjudge estimate ")
+    assert diagnostics["divergences"] == 0
+    assert [row["method"] for row in payload["estimates"]] == BASELINE_METHODS
+    # The posterior mean of pi lies near the Rogan-Gladen estimate on this well-behaved data.
+    rg = next(r for r in payload["estimates"] if r["method"] == "rogan_gladen_delta")
+    assert abs(payload["posterior"]["pi"]["mean"] - rg["estimate"]) < 0.03
+
+
+def test_failing_diagnostics_exit_3(capsys, small_csv):
+    code, out, err = run(
+        capsys, "estimate", str(small_csv), "--json", "--draws", "5", "--tune", "5",
+        "--chains", "2", "--no-progress", "--random-seed", "1",
+    )  # fmt: skip
+    assert code == EXIT_DIAGNOSTICS
+    assert json.loads(out)["diagnostics"]["passed"] is False
+    assert "FAILED its diagnostics" in err
+
+
+def test_report_writes_self_contained_files(capsys, small_csv, tmp_path):
+    out_dir = tmp_path / "report"
+    code, _out, err = run(
+        capsys, "report", str(small_csv), "--out", str(out_dir), "--random-seed", "2", *FAST_FIT
+    )
+    assert code == EXIT_OK, err
+    page = (out_dir / "report.html").read_text()
+    assert "data:image/png;base64," in page
+    assert "http://" not in page
+    assert "https://" not in page
+    assert "rogan_gladen_lang_reiczigel" in page
+    assert "bayes_hdi" in page
+    assert "percentage points" in page
+    summary = (out_dir / "summary.md").read_text()
+    assert "## Diagnostics: passed" in summary
+    tree = xr.open_datatree(out_dir / "posterior.nc", engine="h5netcdf")
+    assert "pi" in tree["posterior"]
+    assert tree.attrs["bayesjudge_version"] == bj.__version__
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_report_failure_leaves_previous_report_intact(monkeypatch, capsys, small_csv, tmp_path):
+    out_dir = tmp_path / "report"
+    out_dir.mkdir()
+    (out_dir / "report.html").write_text("previous")
+
+    import bayesjudge.prevalence.report as report
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(report, "markdown_table", broken)
+    with pytest.raises(RuntimeError, match="disk full"):
+        main(["report", str(small_csv), "--out", str(out_dir), *FAST_FIT])
+    assert (out_dir / "report.html").read_text() == "previous"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report", "small.csv"]
