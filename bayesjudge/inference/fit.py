@@ -38,6 +38,7 @@ from bayesjudge.inference.cache import model_cache
 from bayesjudge.inference.diagnostics import Diagnostics, check_fit
 from bayesjudge.inference.provenance import provenance_attrs
 from bayesjudge.inference.sampling import (
+    Adaptation,
     Sampler,
     draw_sampler_seed,
     progressbar_default,
@@ -190,6 +191,13 @@ class ModelRun:
         Values of the model's ``pm.Data`` containers for this dataset.
     priors : Priors
         The priors the model was built with (recorded in the attrs).
+    start : mapping of str to ndarray, optional
+        Where the chains start (jittered), in the unconstrained coordinates of the model's
+        value variables: a family whose posterior can hold minor local modes starts at its
+        mode (e.g. the panels). By default the sampler's own starting points.
+    adaptation : {"diag", "low_rank"}, default "diag"
+        Mass-matrix adaptation of the sampler
+        (:func:`~bayesjudge.inference.sampling.sample_nuts`).
     """
 
     name: str
@@ -197,6 +205,8 @@ class ModelRun:
     build: Callable[[], Any]
     data: Mapping[str, np.ndarray]
     priors: Priors
+    start: Mapping[str, np.ndarray] | None = None
+    adaptation: Adaptation = "diag"
 
 
 def fit_model(
@@ -252,7 +262,8 @@ def fit_model(
     DataTree
         The completed tree with root attrs ``bayesjudge_version``, ``versions``, ``seed``,
         ``command`` (from the command line), ``model``, ``priors``, ``prior_<name>``,
-        ``sampler``, ``sampler_note``, ``draws``, ``tune``, ``chains``, ``target_accept``,
+        ``sampler``, ``sampler_note``, ``adaptation``, ``draws``, ``tune``, ``chains``,
+        ``target_accept``,
         ``sampler_seed`` (of the final attempt), ``attempts``, ``diagnostics``,
         ``diagnostics_passed``, ``diagnostics_failures`` and ``attrs``.
 
@@ -281,6 +292,8 @@ def fit_model(
             progressbar=show,
             target_accept=current.target_accept,
             sampler=used,
+            start=run.start,
+            adaptation=run.adaptation,
         )
         tree = complete(trace, rng)
         diagnostics = check_fit(
@@ -312,6 +325,7 @@ def fit_model(
             **{f"prior_{name}": text for name, text in run.priors.as_dict().items()},
             "sampler": used,
             "sampler_note": note,
+            "adaptation": run.adaptation,
             **current.to_dict(),
             "sampler_seed": attempts[-1].sampler_seed,
             "attempts": json.dumps([a.to_dict() for a in attempts]),

@@ -26,7 +26,9 @@ import xarray as xr
 from bayesjudge.inference.cache import ModelCache, _Entry
 
 __all__ = [
+    "JITTER",
     "SEED_BOUND",
+    "Adaptation",
     "NutsDraws",
     "Sampler",
     "draw_sampler_seed",
@@ -38,6 +40,12 @@ __all__ = [
 ]
 
 Sampler = Literal["auto", "nutpie", "pymc"]
+#: Mass-matrix adaptations: diagonal, or nutpie's diagonal plus low-rank update (PyMC's own
+#: NUTS uses a full mass matrix for the latter).
+Adaptation = Literal["diag", "low_rank"]
+#: Half-width of the uniform jitter added, per chain, to a family's starting point (in the
+#: unconstrained coordinates the sampler moves in).
+JITTER = 0.1
 _SAMPLERS: tuple[str, ...] = get_args(Sampler)
 
 #: Sampler seeds are drawn uniformly below this bound (both nutpie and PyMC accept them).
@@ -91,17 +99,93 @@ def progressbar_default(progressbar: bool | None) -> bool:
     return bool(progressbar)
 
 
+def _start_function(
+    start: Mapping[str, np.ndarray], names: list[str], slices: list[slice], n_dim: int
+) -> Callable[[Any], np.ndarray]:
+    """Return ``seed -> flat starting point``: ``start`` jittered by U(-JITTER, JITTER).
+
+    ``names`` and ``slices`` are nutpie's ``shape_info``: the value variables fill the flat
+    vector's first ``n_dim`` entries, the deterministics follow (and are not needed).
+    """
+    base = np.empty(n_dim)
+    for name, where in zip(names, slices, strict=True):
+        if where.start >= n_dim:
+            continue
+        if name not in start:
+            raise KeyError(f"start has no value for {name!r}; it has {sorted(start)}")
+        value = np.ravel(np.asarray(start[name], dtype=float))
+        if value.size != where.stop - where.start:
+            raise ValueError(
+                f"start[{name!r}] must hold {where.stop - where.start} values; it has {value.size}"
+            )
+        base[where] = value
+
+    def initial_point(seed: Any) -> np.ndarray:
+        rng = np.random.default_rng(seed)
+        return base + rng.uniform(-JITTER, JITTER, n_dim)
+
+    return initial_point
+
+
 def _nutpie_sample(
-    cache: ModelCache, entry: _Entry, data: Mapping[str, Any], *, tune: int, **options: Any
+    cache: ModelCache,
+    entry: _Entry,
+    data: Mapping[str, Any],
+    *,
+    tune: int,
+    start: Mapping[str, np.ndarray] | None = None,
+    **options: Any,
 ) -> Any:
     """Swap ``data`` into a copy of the entry's compiled model and run nutpie on it."""
+    import dataclasses
+
     import nutpie
 
     compiled = cache._compiled(entry)
     if data:
         compiled = compiled.with_data(**data)
+    if start is not None:
+        names, slices, _ = compiled.shape_info
+        compiled = dataclasses.replace(
+            compiled,
+            initial_point_func=_start_function(start, list(names), list(slices), compiled.n_dim),
+        )
     # nuts-rs needs at least one tuning step; warm-up draws are never kept
     return nutpie.sample(compiled, tune=max(tune, 1), save_warmup=False, **options)
+
+
+def _pymc_initvals(
+    model: Any, start: Mapping[str, np.ndarray], chains: int, seed: int
+) -> list[dict[str, np.ndarray]]:
+    """Per-chain starting values of the free variables: ``start`` jittered, back-transformed.
+
+    PyMC takes initial values on the constrained scale, keyed by the random variable's name.
+    """
+    rng = np.random.default_rng(seed)
+    shapes = {name: np.shape(value) for name, value in model.initial_point().items()}
+    out = []
+    for _ in range(chains):
+        values = {}
+        for rv in model.free_RVs:
+            value_var = model.rvs_to_values[rv]
+            if value_var.name not in start:
+                raise KeyError(f"start has no value for {value_var.name!r}; it has {sorted(start)}")
+            shape = shapes[value_var.name]
+            point = np.asarray(start[value_var.name], dtype=float)
+            if point.size != int(np.prod(shape)):
+                raise ValueError(
+                    f"start[{value_var.name!r}] must hold {int(np.prod(shape))} values; "
+                    f"it has {point.size}"
+                )
+            point = point.reshape(shape) + rng.uniform(-JITTER, JITTER, shape)
+            transform = model.rvs_to_transforms.get(rv)
+            values[rv.name] = (
+                point
+                if transform is None
+                else np.asarray(transform.backward(point, *rv.owner.inputs).eval())
+            )
+        out.append(values)
+    return out
 
 
 def sample_nuts(
@@ -117,6 +201,8 @@ def sample_nuts(
     progressbar: bool,
     target_accept: float,
     sampler: Literal["nutpie", "pymc"],
+    start: Mapping[str, np.ndarray] | None = None,
+    adaptation: Adaptation = "diag",
 ) -> xr.DataTree:
     """Sample the model cached under ``key`` on ``data`` and return its posterior and stats.
 
@@ -140,6 +226,12 @@ def sample_nuts(
         NUTS target acceptance rate.
     sampler : {"nutpie", "pymc"}
         From :func:`resolve_sampler`.
+    start : mapping of str to ndarray, optional
+        A starting point in the unconstrained coordinates of the model's value variables
+        (e.g. ``pi_logodds__``); each chain starts there, jittered by
+        U(-:data:`JITTER`, :data:`JITTER`). By default the sampler's own starting points.
+    adaptation : {"diag", "low_rank"}
+        Mass-matrix adaptation (``"low_rank"``: nutpie's low-rank update, PyMC's full matrix).
 
     Returns
     -------
@@ -158,6 +250,8 @@ def sample_nuts(
             seed=seed,
             progress_bar=progressbar,
             target_accept=target_accept,
+            start=start,
+            adaptation=adaptation,
         )
     else:
         import pymc as pm
@@ -165,6 +259,8 @@ def sample_nuts(
         with entry.model:
             if data:
                 pm.set_data(dict(data))
+            initvals = None if start is None else _pymc_initvals(entry.model, start, chains, seed)
+            full = adaptation == "low_rank"
             trace = pm.sample(
                 draws=draws,
                 tune=tune,
@@ -175,6 +271,10 @@ def sample_nuts(
                 nuts_sampler="pymc",
                 target_accept=target_accept,
                 compute_convergence_checks=False,
+                initvals=initvals,
+                init=("adapt_full" if full else "adapt_diag")
+                if start is not None
+                else ("jitter+adapt_full" if full else "jitter+adapt_diag"),
             )
     return xr.DataTree.from_dict(
         {

@@ -117,3 +117,142 @@ def test_sample_nuts_draws_with_pymc_sampler_uses_the_datatree():
             target_accept=0.8,
             sampler="pymc",
         )
+
+
+# --------------------------------------------------------------------------- starting points
+def _start_model():
+    """A Beta scalar (log-odds transformed), a free normal vector and a deterministic."""
+    import pymc as pm
+
+    with pm.Model() as model:
+        a = pm.Beta("a", 2.0, 2.0)
+        pm.Normal("b", 0.0, 1.0, shape=3)
+        pm.Deterministic("twice", 2.0 * a)
+        pm.Binomial("y", 10, a, observed=4)
+    return model
+
+
+START = {"a_logodds__": np.array(1.5), "b": np.array([-2.0, 0.0, 3.0])}
+
+
+def test_nutpie_starts_every_chain_at_the_jittered_start(monkeypatch):
+    """The compiled model nutpie receives starts at ``start`` +- JITTER, the same per seed."""
+    nutpie = pytest.importorskip("nutpie")
+    from bayesjudge.inference.sampling import JITTER, sample_nuts
+
+    seen = {}
+
+    def fake_sample(compiled, **options):
+        seen["compiled"], seen["options"] = compiled, options
+        raise RuntimeError("stop before sampling")
+
+    monkeypatch.setattr(nutpie, "sample", fake_sample)
+    settings = {"draws": 10, "tune": 10, "chains": 2, "seed": 5, "target_accept": 0.8}
+    with pytest.raises(RuntimeError, match="stop before sampling"):
+        sample_nuts(
+            ModelCache(maxsize=1), "m", _start_model, {}, **settings, progressbar=False,
+            sampler="nutpie", start=START, adaptation="low_rank",
+        )  # fmt: skip
+    assert seen["options"]["adaptation"] == "low_rank"
+    point = seen["compiled"].initial_point_func
+    base = np.array([1.5, -2.0, 0.0, 3.0])  # value variables first, in nutpie's order
+    first, again, other = point(11), point(11), point(12)
+    np.testing.assert_array_equal(first, again)
+    assert not np.array_equal(first, other)
+    for p in (first, other):
+        assert p.shape == (4,)
+        assert np.all(np.abs(p - base) <= JITTER)
+        assert np.any(p != base)
+    with pytest.raises(KeyError, match=r"start has no value for 'b'; it has \['a_logodds__'\]"):
+        sample_nuts(
+            ModelCache(maxsize=1), "m", _start_model, {}, **settings, progressbar=False,
+            sampler="nutpie", start={"a_logodds__": np.array(0.0)},
+        )  # fmt: skip
+    with pytest.raises(ValueError, match=r"start\['b'\] must hold 3 values; it has 2"):
+        sample_nuts(
+            ModelCache(maxsize=1), "m", _start_model, {}, **settings, progressbar=False,
+            sampler="nutpie", start={**START, "b": np.zeros(2)},
+        )  # fmt: skip
+
+
+def test_pymc_starts_every_chain_at_the_jittered_start_back_transformed(monkeypatch):
+    """PyMC gets per-chain initial values on the constrained scale and no jitter of its own."""
+    import pymc as pm
+    from scipy.special import expit
+
+    from bayesjudge.inference.sampling import JITTER, sample_nuts
+
+    seen = {}
+
+    def fake_sample(**options):
+        seen.update(options)
+        raise RuntimeError("stop before sampling")
+
+    monkeypatch.setattr(pm, "sample", fake_sample)
+    settings = {"draws": 10, "tune": 10, "chains": 3, "seed": 5, "target_accept": 0.8}
+
+    def run(**extra):
+        with pytest.raises(RuntimeError, match="stop before sampling"):
+            sample_nuts(
+                ModelCache(maxsize=1), "m", _start_model, {}, **settings, progressbar=False,
+                sampler="pymc", **extra,
+            )  # fmt: skip
+        return dict(seen)
+
+    first = run(start=START)
+    assert first["init"] == "adapt_diag"  # the jitter is ours: PyMC adds none
+    assert len(first["initvals"]) == 3
+    for values in first["initvals"]:
+        assert set(values) == {"a", "b"}
+        assert abs(values["a"] - expit(1.5)) <= JITTER / 4  # logistic slope <= 1/4
+        assert 0.0 < values["a"] < 1.0
+        assert np.all(np.abs(values["b"] - START["b"]) <= JITTER)
+    assert first["initvals"][0]["a"] != first["initvals"][1]["a"]  # each chain its own jitter
+    again = run(start=START)
+    for one, two in zip(first["initvals"], again["initvals"], strict=True):
+        np.testing.assert_array_equal(one["b"], two["b"])  # the same seed, the same start
+    assert run(start=START, adaptation="low_rank")["init"] == "adapt_full"
+    default = run()
+    assert default["initvals"] is None
+    assert default["init"] == "jitter+adapt_diag"
+    with pytest.raises(KeyError, match=r"start has no value for 'b'"):
+        sample_nuts(
+            ModelCache(maxsize=1), "m", _start_model, {}, **settings, progressbar=False,
+            sampler="pymc", start={"a_logodds__": np.array(0.0)},
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("sampler", "adaptation"),
+    [("nutpie", "low_rank"), ("pymc", "diag")],  # PyMC's full adaptation warns "experimental"
+)
+def test_sample_nuts_from_a_start_runs_and_records_adaptation(sampler, adaptation):
+    """A short real run from ``start`` on each sampler; fit_model records the adaptation."""
+    if sampler == "nutpie":
+        pytest.importorskip("nutpie")
+    from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
+    from bayesjudge.priors import PrevalencePriors
+
+    run = ModelRun(
+        name="start-test",
+        key=("start-test", sampler),
+        build=_start_model,
+        data={},
+        priors=PrevalencePriors(),
+        start=START,
+        adaptation=adaptation,
+    )
+    tree = fit_model(
+        run,
+        settings=NutsSettings(draws=500, tune=300, chains=2, target_accept=0.8),
+        complete=lambda tree, rng: tree,
+        random_seed=3,
+        sampler=sampler,
+        escalate=False,
+        predictive_check=False,
+        check_vars=["a"],
+    )
+    assert tree.attrs["adaptation"] == adaptation
+    a = tree["posterior"]["a"].to_numpy()
+    assert a.shape == (2, 500)
+    assert 0.2 < float(a.mean()) < 0.6  # Beta(6, 8) posterior: mean 0.43, sd 0.13
