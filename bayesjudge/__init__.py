@@ -46,6 +46,7 @@ _LAZY = {
     "baselines": "bayesjudge.prevalence.baselines",
     "exact_posterior": "bayesjudge.prevalence.exact",
     "allocate": "bayesjudge.prevalence.allocation",
+    "plan_labels": "bayesjudge.prevalence.plan",
     "fit_prevalence": "bayesjudge.prevalence.fit",
     "analyze_prevalence": "bayesjudge.prevalence.analysis",
     "PrevalenceAnalysis": "bayesjudge.prevalence.analysis",

@@ -36,7 +36,8 @@ def test_python_example_runs(capsys):
     "line",
     [
         line.split("#")[0].strip()
-        for line in _blocks("bash")[2].splitlines()
+        for block in _blocks("bash")[2:]
+        for line in block.splitlines()
         if line.startswith("bayesjudge ")
     ],
 )

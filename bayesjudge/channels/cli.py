@@ -1,10 +1,11 @@
 """The ``bayesjudge channel`` subcommand: correction, corruption, gating and composition.
 
-``bayesjudge channel OUTCOMES.csv [--prob 0.95] [--random-seed N] [--by-slice]
+``bayesjudge channel OUTCOMES [--prob 0.95] [--random-seed N] [--by-slice]
 [--mixture SLICE=W ...] [--threshold T] [--json] [--out DIR]``
 
-The table has columns ``item``, ``e0``, ``e1`` [, ``e2``, ...] [, ``slice``]. Wire it into the
-main parser with :func:`register`.
+The table has columns ``item``, ``e0``, ``e1`` [, ``e2``, ...] [, ``slice``] (any table format,
+or ``-`` for standard input; columns mapped with ``--map``, spellings added with ``--positive``
+and ``--negative``). Wire it into the main parser with :func:`register`.
 """
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ from typing import Any
 from bayesjudge.cli.common import (
     UserError,
     add_fit_options,
+    add_input_options,
     add_seed_option,
     emit_json,
+    input_options,
+    named_paths,
     probability,
     report_failures,
 )
@@ -129,7 +133,15 @@ def _cmd_channel(args: argparse.Namespace) -> int:
         priors = ChannelPriors().updated(args.prior)
     except ValueError as exc:
         raise UserError(f"--prior: {exc}") from None
-    data = PairedOutcomes.from_frame(args.outcomes, strict=args.strict)
+    options = input_options(args, source="outcomes")
+    data = PairedOutcomes.from_frame(
+        options.source,  # type: ignore[arg-type]
+        strict=options.strict,
+        format=options.table_format,  # type: ignore[arg-type]
+        columns=options.columns,
+        positive=options.positive,
+        negative=options.negative,
+    )
     analysis = analyze_channel(
         data,
         priors=priors,
@@ -147,10 +159,18 @@ def _cmd_channel(args: argparse.Namespace) -> int:
     if args.out is not None:
         from bayesjudge.channels.report import write_channel_report
 
-        write_channel_report(args.out, analysis, source=args.outcomes)
+        write_channel_report(
+            args.out, analysis, source=args.outcomes, inputs=named_paths(args, skip=["out"])
+        )
     if args.json:
-        emit_json(analysis.to_dict())
+        payload = analysis.to_dict()
+        if data.origin is not None:
+            payload["input"] = data.origin.to_dict()
+        emit_json(payload)
     else:
+        if data.origin is not None:
+            for line in data.origin.lines():
+                print(line)
         _print_table(analysis, args.outcomes)
         print(f"seed {args.random_seed}")
         if args.out is not None:
@@ -169,7 +189,12 @@ def register(commands: Any) -> None:
         "slice column) the slice hierarchy and mixture-shift prediction (Correction and "
         "Corruption: A Two-Rate View of Error Flow in LLM Protocols, anonymous, under review).",
     )
-    sub.add_argument("outcomes", metavar="OUTCOMES.csv", help="paired outcomes table")
+    sub.add_argument(
+        "outcomes",
+        metavar="OUTCOMES",
+        help="paired outcomes table: a file or - (stdin); columns item, e0, e1[, ...][, slice], "
+        "mapped with --map (e.g. --map e0=draft_ok)",
+    )
     sub.add_argument("--prob", type=probability, default=0.95, help="interval mass (0.95)")
     add_seed_option(sub)
     sub.add_argument(
@@ -190,9 +215,13 @@ def register(commands: Any) -> None:
         help="gate a step on when its predicted gain exceeds this cost (default 0)",
     )
     add_fit_options(sub, draws=1000, priors="rate (beta; default jeffreys)")
-    sub.add_argument(
-        "--strict", action="store_true", help="reject columns other than the documented ones"
-    )
+    add_input_options(sub, logs=False, labels=False, threshold=False, epochs=False)
     sub.add_argument("--json", action="store_true", help="print one JSON object")
-    sub.add_argument("--out", metavar="DIR", default=None, help="also write a report folder")
-    sub.set_defaults(handler=_cmd_channel)
+    sub.add_argument(
+        "--out",
+        metavar="DIR",
+        default=None,
+        help="also write a report folder (a new or empty folder, or a report bayesjudge wrote "
+        "there and nobody changed)",
+    )
+    sub.set_defaults(handler=_cmd_channel, outputs={"out": "report"})

@@ -1,27 +1,36 @@
 """The data contract of the channel family: per-item correctness before and after each step.
 
-Tables are read and their columns parsed by :mod:`bayesjudge.io`; past this module nothing
-re-checks.
+Tables read through the input layer (:mod:`bayesjudge.io`): any table format, the user's column
+names (``columns={"e0": "before", "e1": "after"}``) and PASS/FAIL spellings, every problem
+reported at once with the file line it is on. Ids are text: ``"007"`` and ``"7"`` are two
+items. Past this module nothing re-checks.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from bayesjudge.errors import DataError
-from bayesjudge.io.columns import (
-    TableLike,
-    check_columns,
-    check_no_missing,
-    check_unique,
-    matches,
-    parse_binary,
-    read_table,
-)
+from bayesjudge.io.mapping import Field, conform
+from bayesjudge.io.problems import Problems, report_repeated
+from bayesjudge.io.source import TABLE_FORMATS, InputFormat, InputReport, check_format
+from bayesjudge.io.tables import TableLike, read_table
 
 __all__ = ["PairedOutcomes"]
+
+_STAGE = re.compile(r"e\d+")
+
+
+def _stages(available: Sequence[str], columns: Mapping[str, str]) -> list[str]:
+    """Return the stage names read: those mapped, and the table's ``e<N>`` columns not mapped."""
+    mapped = {name for name in columns if _STAGE.fullmatch(name)}
+    targets = set(columns.values())
+    direct = {c for c in available if _STAGE.fullmatch(c) and c not in targets}
+    return sorted(mapped | direct, key=lambda name: int(name[1:]))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -38,25 +47,52 @@ class PairedOutcomes:
         The column names ``("e0", "e1", ...)``.
     slice : ndarray of str or None
         Optional slice of each item.
+    origin : InputReport or None
+        What was read and how.
     """
 
     items: np.ndarray
     outcomes: np.ndarray
     stages: tuple[str, ...]
     slice: np.ndarray | None = None
+    origin: InputReport | None = None
 
     @classmethod
-    def from_frame(cls, frame: TableLike, *, strict: bool = False) -> PairedOutcomes:
+    def from_frame(
+        cls,
+        frame: TableLike,
+        *,
+        strict: bool = False,
+        format: InputFormat = "auto",
+        columns: Mapping[str, str] | None = None,
+        positive: Sequence[str] = (),
+        negative: Sequence[str] = (),
+    ) -> PairedOutcomes:
         """Validate a table with ``item``, ``e0``, ``e1`` [, ``e2``, ...] and optional ``slice``.
 
-        The stage columns must be consecutive from ``e0``; each holds a binary correctness
-        value with no blanks; each item appears once.
+        The stage columns must be consecutive from ``e0``; each holds a PASS/FAIL correctness
+        value (``1/0``, ``true/false``, ``correct/incorrect`` ...) with no blanks; each item
+        appears once (ids compared as text).
+
+        Parameters
+        ----------
+        frame : DataFrame, path, ``"-"`` or binary file
+            One row per item.
+        strict : bool
+            If true, a column none of these names reads is an error.
+        format : {"auto", "csv", "tsv", "jsonl", "parquet"}
+            The table format of a path.
+        columns : mapping, optional
+            ``{name: column of the table}``, e.g. ``{"e0": "draft_ok", "e1": "revised_ok"}``.
+        positive, negative : sequence of str
+            Extra PASS and FAIL spellings.
 
         Raises
         ------
         DataError
-            On a missing stage column, a gap in the stages, a non-binary or missing value, a
-            repeated item, or an unknown column when ``strict``.
+            On a missing stage column or a gap in the stages; then, listing every problem at
+            once, a value that is not PASS/FAIL, a blank, a repeated item, or an unknown column
+            when ``strict``.
 
         Examples
         --------
@@ -66,38 +102,56 @@ class PairedOutcomes:
         array([[0, 1],
                [1, 0]])
         """
-        frame = read_table(frame, argument="paired outcomes")
-        stage_columns = sorted(
-            (c for c in frame.columns if matches(r"e\d+", c)), key=lambda c: int(c[1:])
-        )
-        expected = [f"e{i}" for i in range(len(stage_columns))]
-        if len(stage_columns) < 2 or stage_columns != expected:
-            raise DataError(
-                "paired outcomes need consecutive stage columns e0, e1[, e2, ...] (at least e0 "
-                f"and e1); the table has {list(frame.columns)}"
+        check_format(format)
+        if format not in ("auto", *TABLE_FORMATS):
+            raise ValueError(
+                f"format must be 'auto' or one of {list(TABLE_FORMATS)} for paired outcomes; "
+                f"got {format!r}"
             )
-        check_columns(
-            frame,
-            required=["item", *stage_columns],
-            optional=["slice"],
+        table = read_table(frame, format=format, argument="paired outcomes")  # type: ignore[arg-type]
+        name = str(table.attrs.get("source", "paired outcomes"))
+        stages = _stages([str(c) for c in table.columns], dict(columns or {}))
+        expected = [f"e{i}" for i in range(len(stages))]
+        if len(stages) < 2 or stages != expected:
+            raise DataError(
+                f"{name}: paired outcomes need consecutive stage columns e0, e1[, e2, ...] (at "
+                f"least e0 and e1); the table has {list(table.columns)}; name yours with "
+                "--map e0=COLUMN (in Python: columns={'e0': ...})"
+            )
+        fields = [
+            Field("item", "text"),
+            *(Field(stage, "binary") for stage in stages),
+            Field("slice", "text", required=False),
+        ]
+        problems = Problems(name)
+        parsed = conform(
+            table,
+            fields,
+            columns=columns,
+            positive=positive,
+            negative=negative,
             strict=strict,
-            argument="paired outcomes",
+            problems=problems,
         )
-        check_no_missing(frame, "item")
-        frame["item"] = frame["item"].astype(str).str.strip()
-        check_unique(frame, ["item"], what="item")
-        outcomes = np.column_stack(
-            [parse_binary(frame[c], column=c, frame=frame) for c in stage_columns]
-        ).astype(int)
+        if "item" in parsed.columns:
+            report_repeated(parsed, ["item"], what="item", problems=problems)
+        problems.raise_if_any()
+        outcomes = np.column_stack([parsed[c].to_numpy(dtype=float) for c in stages]).astype(int)
         slices = None
-        if "slice" in frame.columns:
-            check_no_missing(frame, "slice")
-            slices = frame["slice"].astype(str).str.strip().to_numpy()
+        if "slice" in parsed.columns:
+            slices = parsed["slice"].to_numpy(dtype=object).astype(str)
         return cls(
-            items=frame["item"].to_numpy(dtype=str),
+            items=parsed["item"].to_numpy(dtype=object).astype(str),
             outcomes=outcomes,
-            stages=tuple(stage_columns),
+            stages=tuple(stages),
             slice=slices,
+            origin=InputReport(
+                source=name,
+                format=str(table.attrs.get("format", format)),
+                rows=len(table),
+                items=len(parsed),
+                columns=dict(parsed.attrs.get("columns", {})),
+            ),
         )
 
     def __repr__(self) -> str:

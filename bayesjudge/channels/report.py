@@ -2,8 +2,9 @@
 
 :func:`write_channel_report` writes ``report.html`` (self-contained, figures as PNG data URIs),
 ``summary.md``, ``steps.csv``, ``analysis.json`` and ``posterior.nc`` (the exact composition
-posterior and, when fitted, the slice hierarchy) through a staging folder, so a failure leaves
-nothing half-written.
+posterior and, when fitted, the slice hierarchy) through
+:func:`bayesjudge.reporting.output.output_folder`: a folder it did not write is refused, and the
+report is staged and switched into place only when every file and the manifest are written.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import html
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,9 +23,9 @@ import xarray as xr
 
 from bayesjudge._version import __version__
 from bayesjudge.channels.kernels import break_even
-from bayesjudge.reporting.files import atomic_directory
-from bayesjudge.reporting.html import html_page, markdown_table, markdown_text, png, table_html
+from bayesjudge.reporting.html import html_page, markdown_table, png, table_html
 from bayesjudge.reporting.netcdf import write_posterior
+from bayesjudge.reporting.output import escape_markdown, output_folder
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -204,22 +206,46 @@ def _kernel_frame(composition: xr.DataTree) -> pd.DataFrame:
 
 
 def write_channel_report(
-    out: str | os.PathLike[str], analysis: ChannelAnalysis, *, source: str = ""
+    out: str | os.PathLike[str],
+    analysis: ChannelAnalysis,
+    *,
+    source: str = "",
+    inputs: Iterable[str | os.PathLike[str]] = (),
 ) -> ChannelReportFiles:
     """Write the report folder of a channel audit (see the module docstring).
 
     Parameters
     ----------
     out : path
-        Folder to (re)create.
+        The report folder: a new or empty folder, or a report bayesjudge wrote there with
+        nothing changed since (see :func:`bayesjudge.reporting.output.check_output_folder`).
+        It is replaced as a whole, and only once every file is written.
     analysis : ChannelAnalysis
         From :func:`bayesjudge.channels.analysis.analyze_channel`.
     source : str
         Where the data came from, shown in the report.
+    inputs : iterable of paths
+        The files the analysis read: a folder holding one of them is refused.
 
     Returns
     -------
     ChannelReportFiles
+
+    Raises
+    ------
+    OutputError
+        When ``out`` is refused, another run is writing it, or a file cannot be written (the
+        destination is then untouched).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayesjudge.channels import PairedOutcomes, analyze_channel, simulate_stack
+    >>> table = simulate_stack(300, p0=0.5, c=[0.3], gamma=[0.1], random_seed=1)
+    >>> analysis = analyze_channel(PairedOutcomes.from_frame(table))
+    >>> files = write_channel_report(tempfile.mkdtemp(), analysis, source="stack.csv")
+    >>> files.steps.name
+    'steps.csv'
     """
     import matplotlib.pyplot as plt
 
@@ -235,7 +261,7 @@ def write_channel_report(
     payload = analysis.to_dict()
     verdict = "passed" if analysis.passed else "FAILED"
     md = [
-        f"# Channel audit of {markdown_text(source or 'paired outcomes')}",
+        f"# Channel audit of {escape_markdown(source or 'paired outcomes')}",
         "",
         f"bayesjudge {__version__}; intervals of mass {analysis.prob:g}; "
         f"diagnostics **{verdict}** ({analysis.method}).",
@@ -265,7 +291,7 @@ def write_channel_report(
             f"slice-conditioned {m['sliced']:.4f}, hierarchical {h['mean']:.4f} "
             f"[{h['low']:.4f}, {h['high']:.4f}]."
         )
-        md += ["", "## Mixture shift", "", markdown_text(line)]
+        md += ["", "## Mixture shift", "", escape_markdown(line)]
         body += ["<h2>Mixture shift</h2>", f"<p>{html.escape(line)}</p>"]
     composition = analysis.composition
     if kernels is not None and composition is not None:
@@ -291,7 +317,7 @@ def write_channel_report(
     if failures:
         items = "".join(f"<li>{html.escape(f)}</li>" for f in failures)
         body.append(f"<ul class='fail'>{items}</ul>")
-        md += [""] + [f"- FAILED: {markdown_text(f)}" for f in failures]
+        md += [""] + [f"- FAILED: {escape_markdown(f)}" for f in failures]
     page = html_page(title, "".join(body))
 
     groups: dict[str, xr.Dataset] = {"exact_steps": analysis.exact["posterior"].to_dataset()}
@@ -303,7 +329,7 @@ def write_channel_report(
     tree = xr.DataTree.from_dict(groups)
     tree.attrs = {"bayesjudge_version": __version__, "source": source}
 
-    with atomic_directory(out) as folder:
+    with output_folder(out, inputs=inputs, kind="report") as folder:
         (folder / "report.html").write_text(page, encoding="utf-8")
         (folder / "summary.md").write_text("\n".join(md) + "\n", encoding="utf-8")
         steps.to_csv(folder / "steps.csv", index=False)
@@ -311,7 +337,7 @@ def write_channel_report(
             json.dumps(_jsonable(payload), indent=2), encoding="utf-8"
         )
         write_posterior(tree, folder / "posterior.nc")
-    final = Path(out).resolve()
+    final = Path(os.path.abspath(out))
     return ChannelReportFiles(
         folder=final,
         html=final / "report.html",

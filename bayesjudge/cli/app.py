@@ -1,15 +1,20 @@
 """The ``bayesjudge`` command line: one parser, each family's subcommands, one error policy.
 
-Exit codes: 0 success; 2 bad input (the message on stderr names the argument, column or row);
-3 the posterior failed its diagnostics (the failures are printed); 130 interrupted. A user
-error never shows a traceback, and a closed output pipe (``bayesjudge estimate ... | head``)
-ends quietly.
+Exit codes: 0 success; 2 bad input (the message on stderr names the argument, column or row)
+or an output that cannot be written (a refused ``--out``, a full disk: the message names the
+path); 3 the posterior failed its diagnostics (the failures are printed); 130 interrupted
+(Ctrl-C: one line, no traceback). A user error never shows a traceback, and a closed output
+pipe (``bayesjudge estimate ... | head``) ends quietly with exit 0.
+
+Output options are checked, and their folders locked, before a command does any work
+(:func:`bayesjudge.cli.common.claimed_outputs`).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import select
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -20,6 +25,7 @@ from bayesjudge.cli.common import (
     EXIT_OK,
     Parser,
     UserError,
+    claimed_outputs,
 )
 from bayesjudge.errors import DataError, FitWarning
 
@@ -59,6 +65,16 @@ def _show_warnings(command: str, caught: list[warnings.WarningMessage]) -> None:
             print(f"bayesjudge {command}: warning: {text}", file=sys.stderr)
 
 
+def _stdout_closed() -> bool:
+    """Tell whether standard output is a pipe whose reader went away (``... | head``)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), 0)  # POLLERR is always reported
+        return any(mask & select.POLLERR for _, mask in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll (Windows) or no real stdout
+        return True
+
+
 def _quiet_broken_pipe() -> int:
     """Point stdout at /dev/null after its reader went away, so exit does not complain."""
     try:
@@ -69,15 +85,25 @@ def _quiet_broken_pipe() -> int:
     return EXIT_OK
 
 
+def _os_error(exc: OSError) -> str:
+    """One line for an operating-system error: the path, then the reason."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if exc.filename is None:
+        return reason
+    return f"{os.fsdecode(exc.filename)}: {reason}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code."""
     from bayesjudge.inference.provenance import recording_command
 
     arguments = list(sys.argv[1:] if argv is None else argv)
+    args: argparse.Namespace | None = None
     try:
         args = build_parser().parse_args(arguments)
         handler: Callable[[argparse.Namespace], int] = args.handler
         with (
+            claimed_outputs(args),
             recording_command(["bayesjudge", *arguments]),
             warnings.catch_warnings(record=True) as caught,
         ):
@@ -85,18 +111,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             # other warnings are shown once each, as one line, after the command's output
             warnings.simplefilter("always")
             code = handler(args)
+        sys.stdout.flush()  # a closed pipe is noticed here, not at exit
         _show_warnings(args.command, caught)
         return code
     except (DataError, UserError) as exc:
-        command = getattr(locals().get("args"), "command", None)
-        prefix = f"bayesjudge {command}" if command else "bayesjudge"
-        print(f"{prefix}: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _error(args, str(exc))
     except KeyboardInterrupt:
         print("bayesjudge: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        return _quiet_broken_pipe()
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError) and _stdout_closed():
+            return _quiet_broken_pipe()
+        return _error(args, _os_error(exc))
+
+
+def _error(args: argparse.Namespace | None, message: str) -> int:
+    command = getattr(args, "command", None)
+    prefix = f"bayesjudge {command}" if command else "bayesjudge"
+    print(f"{prefix}: error: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
 
 
 if __name__ == "__main__":  # pragma: no cover

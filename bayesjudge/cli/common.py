@@ -2,7 +2,9 @@
 
 A family's command module (e.g. :mod:`bayesjudge.prevalence.cli`) registers its subcommand
 with :func:`add_fit_options` and friends, calls one analysis function, and prints what it
-returns with :func:`emit_json` or the table helpers here. Exit codes: 0 success, 2 bad input
+returns with :func:`emit_json` or the table helpers here. A command that writes declares its
+output options (``set_defaults(outputs={"out": "report"})``); :func:`claimed_outputs` checks
+them before any work. Exit codes: 0 success, 2 bad input
 (one message naming the argument, column or row, never a traceback), 3 a posterior that failed
 its diagnostics, 130 interrupted.
 """
@@ -10,26 +12,39 @@ its diagnostics, 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import math
+import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from bayesjudge.validation import DEFAULT_SEED
+
+if TYPE_CHECKING:
+    from bayesjudge.io.logs import EvalLog
 
 __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_DIAGNOSTICS",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
+    "InputOptions",
+    "OutputOption",
     "Parser",
     "UserError",
     "add_fit_options",
+    "add_input_options",
     "add_seed_option",
+    "claimed_outputs",
     "clean",
     "emit_json",
     "fmt",
+    "input_options",
+    "named_paths",
     "positive_int",
     "probability",
     "report_failures",
@@ -41,6 +56,10 @@ EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 EXIT_DIAGNOSTICS = 3
 EXIT_INTERRUPTED = 130
+
+#: What an output option names: a report folder (replaced as a whole), a study folder (filled
+#: and resumed) or a folder that receives files beside others (``study --figures``).
+OutputOption = Literal["report", "study", "files"]
 
 
 class UserError(Exception):
@@ -181,6 +200,268 @@ def add_fit_options(
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
+# --------------------------------------------------------------------------- input options
+TABLE_FORMATS = ("auto", "csv", "tsv", "jsonl", "parquet")
+LOG_FORMATS = ("inspect", "promptfoo", "lm_eval", "openai_evals")
+EPOCH_RULES = ("first", "majority", "any", "all")
+_LOG_OPTIONS = ("scorer", "partial", "system", "filter", "item_field")
+
+
+def add_input_options(
+    parser: argparse.ArgumentParser,
+    *,
+    logs: bool = True,
+    labels: bool = True,
+    threshold: bool = True,
+    epochs: bool = True,
+    scheduler: bool = False,
+) -> None:
+    """Add the options that say how to read DATA, the same for every command that reads data.
+
+    ``--format``, ``--map NAME=COLUMN``, ``--positive``/``--negative`` and ``--strict`` always;
+    ``--labels FILE`` and ``--labels-map`` (gold labels kept apart, joined by id), ``--threshold``
+    (scores to verdicts), the eval-log options ``--scorer``, ``--system``, ``--partial``,
+    ``--filter``, ``--item-field`` and ``--epochs``, and ``--scheduler`` (a Dask cluster) where
+    the command reads them. :func:`input_options` collects what was given.
+    """
+    group = parser.add_argument_group(
+        "reading the data",
+        "DATA is a file or - (standard input): CSV, TSV, JSON Lines or Parquet, or, where noted, "
+        "an evaluation tool's log; columns and values are mapped as below.",
+    )
+    formats = TABLE_FORMATS + (LOG_FORMATS if logs else ())
+    group.add_argument(
+        "--format",
+        choices=formats,
+        default="auto",
+        help="format of DATA (default auto: by extension, then content"
+        + ("; eval logs are recognised by their content)" if logs else ")"),
+    )
+    group.add_argument(
+        "--map",
+        action="append",
+        default=[],
+        metavar="NAME=COLUMN",
+        help="read column COLUMN of DATA as NAME (repeatable), e.g. --map label=human_label "
+        "--map verdict=judge_verdict --map item=id",
+    )
+    group.add_argument(
+        "--positive",
+        action="append",
+        default=[],
+        metavar="VALUE",
+        help="another spelling of PASS, e.g. --positive good (repeatable; 1/0, true/false, "
+        "yes/no, pass/fail, correct/incorrect and others are built in)",
+    )
+    group.add_argument(
+        "--negative",
+        action="append",
+        default=[],
+        metavar="VALUE",
+        help="another spelling of FAIL (repeatable)",
+    )
+    group.add_argument(
+        "--strict", action="store_true", help="reject columns other than the documented ones"
+    )
+    if labels:
+        group.add_argument(
+            "--labels",
+            metavar="FILE",
+            default=None,
+            help="gold labels in a separate table (columns item, label), joined by id to DATA's "
+            "item column (name it with --map item=COLUMN); ids are compared exactly, as text",
+        )
+        group.add_argument(
+            "--labels-map",
+            action="append",
+            default=[],
+            metavar="NAME=COLUMN",
+            help="read column COLUMN of the labels file as NAME (item or label; repeatable)",
+        )
+    if threshold:
+        group.add_argument(
+            "--threshold",
+            type=unit,
+            default=None,
+            metavar="T",
+            help="turn a score column into verdicts: score >= T is PASS",
+        )
+    if logs:
+        group.add_argument(
+            "--scorer",
+            metavar="NAME",
+            default=None,
+            help="eval logs: the judge to read (Inspect scorer, promptfoo assertion metric, "
+            "lm-eval metric, OpenAI evals metric); by default the log's only one",
+        )
+        group.add_argument(
+            "--system",
+            metavar="NAME",
+            default=None,
+            help="eval logs: the model or provider to read, when the log holds several",
+        )
+        group.add_argument(
+            "--partial",
+            choices=["fail", "pass", "drop"],
+            default=None,
+            help="Inspect logs: what a partial grade (P) counts as",
+        )
+        group.add_argument(
+            "--filter",
+            metavar="NAME",
+            default=None,
+            help="lm-eval logs: the filter whose scores are read",
+        )
+        group.add_argument(
+            "--item-field",
+            metavar="NAME",
+            default=None,
+            help="promptfoo: the test variable that is the item id; lm-eval: the document field",
+        )
+    if epochs:
+        group.add_argument(
+            "--epochs",
+            choices=list(EPOCH_RULES),
+            default=None,
+            help="how several rulings of one item (epochs, repeats, repeated rows joined to "
+            "--labels) become one verdict: the first; PASS when more than half passed (a tie "
+            "fails); when any passed; when all passed",
+        )
+    if scheduler:
+        group.add_argument(
+            "--scheduler",
+            metavar="ADDRESS",
+            default=None,
+            help="reduce DATA (a file, folder or glob) to counts on this Dask scheduler "
+            "(needs dask: pip install 'bayesjudge[studies]')",
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class InputOptions:
+    """How to read DATA, as given on the command line (see :func:`add_input_options`)."""
+
+    source: str | None
+    format: str = "auto"
+    columns: dict[str, str] = field(default_factory=dict)
+    positive: tuple[str, ...] = ()
+    negative: tuple[str, ...] = ()
+    strict: bool = False
+    labels: str | None = None
+    label_columns: dict[str, str] = field(default_factory=dict)
+    threshold: float | None = None
+    epochs: str | None = None
+    scorer: str | None = None
+    system: str | None = None
+    partial: str | None = None
+    filter: str | None = None
+    item_field: str | None = None
+    scheduler: str | None = None
+
+    def table(self) -> str:
+        """Return DATA, a table: refuse the eval-log options, which do not apply to it.
+
+        Raises
+        ------
+        UserError
+            If ``--scorer``, ``--system``, ``--partial``, ``--filter`` or ``--item-field`` was
+            given.
+        """
+        import glob
+        import os
+
+        if self.source is None:
+            raise UserError("no DATA given")
+        given = [name for name in _LOG_OPTIONS if getattr(self, name) is not None]
+        exists = self.source == "-" or os.path.exists(self.source) or glob.glob(self.source)
+        if given and exists:  # a missing file is the reader's to report
+            flags = ", ".join("--" + name.replace("_", "-") for name in given)
+            raise UserError(f"{flags}: for eval logs only, and {self.source} is a table")
+        return self.source
+
+    @property
+    def table_format(self) -> str:
+        """``--format`` if it names a table format, else ``"auto"``."""
+        return self.format if self.format in TABLE_FORMATS else "auto"
+
+    def data(self) -> str | EvalLog:
+        """Return what the contract reads: DATA as given, or the eval log it is, read.
+
+        An eval log (by ``--format`` or recognised by content) is read with ``--scorer``,
+        ``--partial``, ``--filter`` and ``--item-field`` and narrowed to ``--system``; a table is
+        returned as its path, for the contract to read.
+
+        Raises
+        ------
+        UserError
+            If an eval-log option is given for a table, or does not apply to the log's tool.
+        """
+        from bayesjudge.io.logs import read_eval_log
+        from bayesjudge.io.source import log_tool
+
+        if self.source is None:
+            raise UserError("no DATA given")
+        tool = log_tool(self.source, format=self.format)  # type: ignore[arg-type]
+        if tool is None:
+            return self.table()
+        try:
+            log = read_eval_log(
+                self.source,
+                tool=tool,
+                judge=self.scorer,
+                partial=self.partial,  # type: ignore[arg-type]
+                filter=self.filter,
+                item_field=self.item_field,
+            )
+        except ValueError as exc:
+            if type(exc) is not ValueError:
+                raise
+            raise UserError(str(exc).replace("item_field", "--item-field")) from None
+        return log.select(system=self.system)
+
+
+def input_options(args: argparse.Namespace, *, source: str = "data") -> InputOptions:
+    """Collect the input options of a parsed command line (see :func:`add_input_options`).
+
+    ``source`` names the attribute that holds DATA.
+
+    Raises
+    ------
+    DataError
+        On a ``--map`` or ``--labels-map`` that is not NAME=COLUMN, or names a name twice.
+    UserError
+        On ``--labels-map`` without ``--labels``, or a mapping without DATA.
+    """
+    from bayesjudge.io.mapping import parse_map
+
+    path = getattr(args, source, None)
+    columns = parse_map(args.map, option="--map")
+    label_columns = parse_map(getattr(args, "labels_map", []), option="--labels-map")
+    labels = getattr(args, "labels", None)
+    if label_columns and labels is None:
+        raise UserError("--labels-map maps the columns of --labels FILE; give --labels too")
+    if path is None and (columns or labels is not None):
+        raise UserError("--map and --labels apply to DATA; give DATA too")
+    return InputOptions(
+        source=path,
+        format=args.format,
+        columns=columns,
+        positive=tuple(args.positive),
+        negative=tuple(args.negative),
+        strict=args.strict,
+        labels=labels,
+        label_columns=label_columns,
+        threshold=getattr(args, "threshold", None),
+        epochs=getattr(args, "epochs", None),
+        scorer=getattr(args, "scorer", None),
+        system=getattr(args, "system", None),
+        partial=getattr(args, "partial", None),
+        filter=getattr(args, "filter", None),
+        item_field=getattr(args, "item_field", None),
+        scheduler=getattr(args, "scheduler", None),
+    )
+
+
 # --------------------------------------------------------------------------- output helpers
 def clean(value: Any) -> Any:
     """Make a value JSON-safe: NaN/inf -> None, numpy scalars -> Python scalars, tuples -> lists."""
@@ -234,3 +515,99 @@ def report_failures(passed: bool, failures: Sequence[str]) -> int:
         file=sys.stderr,
     )
     return EXIT_DIAGNOSTICS
+
+
+# --------------------------------------------------------------------------- output options
+def named_paths(args: argparse.Namespace, *, skip: Sequence[str] = ()) -> list[str]:
+    """Return every existing file or folder an argument names: what an output must not hold.
+
+    Every text value of the parsed arguments (and every text item of a list value) that names
+    an existing path counts, and so do the files a glob pattern (``'logs/*.json'``) matches; a
+    new input option needs no registration. Standard input (``-``) is left out.
+
+    Parameters
+    ----------
+    args : Namespace
+        The parsed arguments.
+    skip : sequence of str
+        Destinations to leave out (the output options themselves).
+
+    Returns
+    -------
+    list of str
+        The paths, in the order the arguments hold them.
+
+    Examples
+    --------
+    >>> import argparse, tempfile
+    >>> with tempfile.NamedTemporaryFile(suffix=".csv") as data:
+    ...     args = argparse.Namespace(data=data.name, prior=["pi=beta:1,1"], out="report")
+    ...     named_paths(args, skip=["out"]) == [data.name]
+    True
+    """
+    found: list[str] = []
+    for dest, value in vars(args).items():
+        if dest in skip:
+            continue
+        values = value if isinstance(value, list | tuple) else [value]
+        for item in values:
+            if not isinstance(item, str) or item in {"", "-"}:
+                continue
+            if os.path.lexists(item):
+                found.append(item)
+            elif glob.has_magic(item):
+                found.extend(glob.glob(item))
+    return found
+
+
+@contextmanager
+def claimed_outputs(args: argparse.Namespace) -> Iterator[None]:
+    """Check a command's output options before any work, and hold their folders' locks.
+
+    A command declares its output options with ``set_defaults(outputs={"out": "report"})``
+    (each destination with an :data:`OutputOption`). Before the command runs, each given
+    option is checked against the inputs (:func:`named_paths`): a report or study folder
+    with :func:`~bayesjudge.reporting.output.claim_output_folder`, whose lock is held until
+    the command ends, so that a second run into the same folder is refused at once; a folder
+    receiving files with :func:`~bayesjudge.reporting.output.check_output_files`.
+
+    Raises
+    ------
+    UserError
+        Naming the option, the path and the reason, when an output is refused.
+
+    Examples
+    --------
+    >>> import argparse, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     args = argparse.Namespace(out=tmp + "/report", outputs={"out": "report"})
+    ...     with claimed_outputs(args):
+    ...         pass
+    >>> args = argparse.Namespace(out=".", outputs={"out": "report"})
+    >>> with claimed_outputs(args):  # doctest: +ELLIPSIS
+    ...     pass
+    Traceback (most recent call last):
+    ...
+    bayesjudge.cli.common.UserError: --out: cannot write output folder ...: it is the current...
+    """
+    from bayesjudge.reporting.output import (
+        OutputError,
+        check_output_files,
+        claim_output_folder,
+    )
+
+    outputs: Mapping[str, OutputOption] = getattr(args, "outputs", None) or {}
+    inputs = named_paths(args, skip=[*outputs, "outputs"])
+    with ExitStack() as held:
+        for dest, kind in outputs.items():
+            value = getattr(args, dest, None)
+            if value is None:
+                continue
+            try:
+                if kind == "files":
+                    check_output_files(value, inputs=inputs)
+                else:
+                    held.enter_context(claim_output_folder(value, inputs=inputs, kind=kind))
+            except OutputError as exc:
+                raise UserError(f"--{dest.replace('_', '-')}: {exc}") from None
+        yield

@@ -10,7 +10,7 @@ Small vectorised numpy functions with keyword-only arguments in one vocabulary (
 """
 
 from bayesjudge.estimators.intervals import clt_estimate, wilson_interval
-from bayesjudge.estimators.ppi import ppi_lambda, ppi_mean
+from bayesjudge.estimators.ppi import ppi_lambda, ppi_lambda_counts, ppi_mean, ppi_mean_counts
 from bayesjudge.estimators.rogan_gladen import (
     judged_rate,
     lang_reiczigel_interval,
@@ -23,7 +23,9 @@ __all__ = [
     "judged_rate",
     "lang_reiczigel_interval",
     "ppi_lambda",
+    "ppi_lambda_counts",
     "ppi_mean",
+    "ppi_mean_counts",
     "rogan_gladen_pi",
     "rogan_gladen_variance",
     "wilson_interval",

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["ppi_lambda", "ppi_mean"]
+__all__ = ["ppi_lambda", "ppi_lambda_counts", "ppi_mean", "ppi_mean_counts"]
 
 
 def ppi_lambda(y: ArrayLike, yhat: ArrayLike, yhat_unlabelled: ArrayLike) -> float:
@@ -83,4 +83,54 @@ def ppi_mean(
     rectifier = y_arr - lam * yhat_arr
     estimate = lam * float(unl.mean()) + float(rectifier.mean())
     variance = lam**2 * float(np.var(unl)) / unl.size + float(np.var(rectifier)) / y_arr.size
+    return estimate, float(np.sqrt(variance))
+
+
+def ppi_lambda_counts(*, m1: int, x1: int, m0: int, x0: int, n: int, k: int) -> float:
+    r""":func:`ppi_lambda` for binary labels and verdicts, from the six counts alone.
+
+    With ``m = m1 + m0`` labelled items (``m1`` gold-PASS, of which the judge passed ``x1``;
+    ``m0`` gold-FAIL, of which it passed ``x0``) and ``n`` unlabelled items (``k`` passed),
+    the plug-in covariance is :math:`x_1/m - (m_1/m)(x_1 + x_0)/m` and the pooled variance of
+    the :math:`s = x_1 + x_0 + k` passes among :math:`T = m + n` predictions is
+    :math:`s(T - s)/\{T(T - 1)\}`: the same weight as the array form, without the arrays.
+
+    Examples
+    --------
+    >>> print(f"{ppi_lambda_counts(m1=2, x1=2, m0=2, x0=1, n=4, k=2):.4f}")
+    0.2333
+    """
+    m = m1 + m0
+    total, passes = m + n, x1 + x0 + k
+    cov = x1 / m - (m1 / m) * ((x1 + x0) / m)
+    var = passes * (total - passes) / (total * (total - 1.0)) if total > 1 else 0.0
+    if not var > 0.0:
+        return 0.0
+    return float(np.clip(cov / ((1.0 + m / n) * var), 0.0, 1.0))
+
+
+def ppi_mean_counts(
+    *, m1: int, x1: int, m0: int, x0: int, n: int, k: int, lam: float = 1.0
+) -> tuple[float, float]:
+    r""":func:`ppi_mean` for binary labels and verdicts, from the six counts alone.
+
+    The rectifier :math:`Y - \lambda\hat Y` takes the values :math:`1 - \lambda` (``x1``
+    items), :math:`1` (``m1 - x1``), :math:`-\lambda` (``x0``) and :math:`0` (``m0 - x0``), and
+    the unlabelled predictions have plug-in variance :math:`\hat p(1 - \hat p)` with
+    :math:`\hat p = k/n`, so the estimate and its standard error are those of the array form.
+
+    Examples
+    --------
+    >>> est, se = ppi_mean_counts(m1=2, x1=2, m0=2, x0=1, n=4, k=2)
+    >>> print(f"{est:.3f} {se:.3f}")
+    0.250 0.331
+    """
+    m = m1 + m0
+    values = np.array([1.0 - lam, 1.0, -lam, 0.0])
+    weights = np.array([x1, m1 - x1, x0, m0 - x0], dtype=float)
+    rectifier = float(weights @ values) / m
+    spread = float(weights @ (values - rectifier) ** 2) / m
+    p = k / n
+    estimate = lam * p + rectifier
+    variance = lam**2 * p * (1.0 - p) / n + spread / m
     return estimate, float(np.sqrt(variance))

@@ -9,10 +9,14 @@ import pandas as pd
 
 __all__ = ["EXAMPLES", "example_path", "load_example"]
 
-Example = Literal["judge"]
+Example = Literal["judge", "gate", "channel"]
 
-#: The bundled examples and their files.
-EXAMPLES: dict[str, str] = {"judge": "judge_example.csv"}
+#: The bundled examples and their files (written by scripts/make_examples.py, seeded).
+EXAMPLES: dict[str, str] = {
+    "judge": "judge_example.csv",
+    "gate": "gate_example.csv",
+    "channel": "channel_example.csv",
+}
 
 
 def example_path(name: Example = "judge") -> str:
@@ -27,12 +31,20 @@ def load_example(name: Example = "judge") -> pd.DataFrame:
 
     Parameters
     ----------
-    name : {"judge"}
-        ``"judge"``: 150 gold-PASS and 150 gold-FAIL calibration items and 2,000 unlabelled test
-        items judged by a simulated judge with sensitivity 0.90 and specificity 0.85 (the judge
-        of the worked example in the article "Bias-correct your LLM-as-a-judge eval before
-        reporting it"), true success rate 0.70 on the test items (simulated with
-        ``bayesjudge.prevalence.simulate.judge_table(..., random_seed=2002)``).
+    name : {"judge", "gate", "channel"}
+        ``"judge"`` (columns ``label``, ``verdict``): 150 gold-PASS and 150 gold-FAIL calibration
+        items and 2,000 unlabelled test items judged by a simulated judge with sensitivity 0.90
+        and specificity 0.85 (the judge of the worked example in the article "Bias-correct your
+        LLM-as-a-judge eval before reporting it"), true success rate 0.70 on the test items.
+
+        ``"gate"`` (``item``, ``ruling``, ``verdict``, ``label``): a retry gate shaped like the
+        HaluEval / Gemini-Flash row of Table 4 of *Below the Reliability Floor*: 1,000 items
+        ruled 6 times, true success rate 0.6, a gold set drawn by class (80 + 80 items).
+
+        ``"channel"`` (``item``, ``slice``, ``e0``, ``e1``, ``e2``): a two-step pipeline scored
+        before and after each step on 1,200 items in three difficulty slices.
+
+        All three are simulated with fixed seeds by ``scripts/make_examples.py``.
 
     Examples
     --------
@@ -42,4 +54,7 @@ def load_example(name: Example = "judge") -> pd.DataFrame:
     if name not in EXAMPLES:
         raise ValueError(f"name must be one of {sorted(EXAMPLES)}; got {name!r}")
     with resources.files(__name__).joinpath(EXAMPLES[name]).open("r") as handle:
-        return pd.read_csv(handle)
+        if name == "judge":
+            return pd.read_csv(handle)
+        # item ids are text, as the input layer reads them
+        return pd.read_csv(handle, dtype={"item": str, "slice": str})

@@ -9,14 +9,16 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
+from scipy.special import ndtr
 
 from bayesjudge.errors import DataError
 from bayesjudge.gates.caps import check_unit_array
-from bayesjudge.io.columns import TableLike, parse_binary, read_table
+from bayesjudge.io.tables import TableLike
 from bayesjudge.validation import rng_from
 
 __all__ = [
@@ -101,7 +103,8 @@ class IndependenceCheck:
     difference : float
         ``observed - expected``.
     p_value : float
-        Two-sided permutation p-value (rulings shuffled within items).
+        Two-sided p-value of the observed count of agreeing pairs against rulings shuffled
+        within items (normal approximation with the exact moments, or a permutation test).
     n_pairs, n_items : int
         Consecutive pairs and items with at least two rulings.
     flippy : float
@@ -128,6 +131,7 @@ def independence_check(
     item: ArrayLike,
     verdict: ArrayLike,
     *,
+    method: Literal["moments", "permutation"] = "moments",
     n_permutations: int = 500,
     random_seed: int | np.random.Generator | None = None,
 ) -> IndependenceCheck:
@@ -141,14 +145,27 @@ def independence_check(
     .. math:: E[\text{same pairs}_i] = (r_i - 1)\,
         \frac{k_i(k_i-1) + (r_i-k_i)(r_i-k_i-1)}{r_i(r_i-1)}.
 
-    The p-value shuffles each item's rulings ``n_permutations`` times (vectorised, in chunks).
+    Under the null the rulings of an item are exchangeable, so its number of agreeing pairs is
+    :math:`r_i - \text{runs}_i`, whose variance is that of the number of runs of a random
+    arrangement of :math:`k_i` passes and :math:`r_i - k_i` fails (Wald and Wolfowitz 1940):
+
+    .. math:: \operatorname{Var}(\text{same pairs}_i) = \frac{2k_i(r_i-k_i)\,(2k_i(r_i-k_i)
+        - r_i)}{r_i^2(r_i-1)}.
+
+    With ``method="moments"`` (the default) the p-value is the two-sided normal tail of the
+    summed count standardised by these exact moments: linear in the number of rulings, and
+    accurate once a few dozen items are flippy. ``method="permutation"`` shuffles each item's
+    rulings ``n_permutations`` times instead (vectorised, in chunks; exact up to Monte Carlo
+    error, but it costs ``n_permutations`` sorts of every ruling).
 
     Parameters
     ----------
     item, verdict : array_like
         One entry per ruling, in ruling order within each item (items may interleave).
+    method : {"moments", "permutation"}
+        How the p-value is computed.
     n_permutations : int
-        Permutations of the p-value.
+        Permutations of the p-value (``method="permutation"``).
     random_seed : int, Generator or None
         Seed of the permutations.
 
@@ -168,6 +185,8 @@ def independence_check(
     v = np.asarray(verdict, dtype=float)
     if items.shape != v.shape or v.ndim != 1:
         raise ValueError("item and verdict must be 1-D of the same length")
+    if method not in ("moments", "permutation"):
+        raise ValueError(f"method must be one of ['moments', 'permutation']; got {method!r}")
     if isinstance(n_permutations, bool) or int(n_permutations) < 1:
         raise ValueError(f"n_permutations must be a positive whole number; got {n_permutations!r}")
     codes, _ = pd.factorize(items, sort=False)
@@ -184,19 +203,18 @@ def independence_check(
     rm, km = r[multi].astype(float), k[multi]
     expected_pairs = (km * (km - 1) + (rm - km) * (rm - km - 1)) / rm
     expected = float(expected_pairs.sum() / n_pairs)
-    rng = rng_from(random_seed)
-    deviation = abs(observed - expected)
-    extreme = 0
-    chunk = max(1, min(int(n_permutations), 5_000_000 // max(v.size, 1)))
-    done = 0
-    while done < n_permutations:
-        size = min(chunk, int(n_permutations) - done)
-        keys = rng.random((size, v.size)) + codes[None, :]
-        shuffled = np.take_along_axis(np.broadcast_to(v, keys.shape), np.argsort(keys, axis=1), 1)
-        same = (shuffled[:, 1:] == shuffled[:, :-1])[:, same_pair].mean(axis=1)
-        extreme += int(np.sum(np.abs(same - expected) >= deviation - 1e-12))
-        done += size
-    p_value = (1 + extreme) / (1 + int(n_permutations))
+    if method == "moments":
+        mixed = 2.0 * km * (rm - km)
+        variance = float(np.sum(mixed * (mixed - rm) / (rm**2 * (rm - 1.0))))
+        if variance > 0:
+            z = (observed - expected) * n_pairs / np.sqrt(variance)
+            p_value = float(2.0 * ndtr(-abs(z)))
+        else:  # every item has a single verdict: nothing can differ from independence
+            p_value = 1.0
+    else:
+        p_value = _permutation_p_value(
+            v, codes, same_pair, expected, abs(observed - expected), n_permutations, random_seed
+        )
     flippy = float(np.mean((k[multi] > 0) & (k[multi] < r[multi])))
     return IndependenceCheck(
         observed=observed,
@@ -210,15 +228,42 @@ def independence_check(
     )
 
 
+def _permutation_p_value(
+    v: np.ndarray,
+    codes: np.ndarray,
+    same_pair: np.ndarray,
+    expected: float,
+    deviation: float,
+    n_permutations: int,
+    random_seed: int | np.random.Generator | None,
+) -> float:
+    """Two-sided permutation p-value of the agreeing-pair share (rulings shuffled within items)."""
+    rng = rng_from(random_seed)
+    extreme = 0
+    chunk = max(1, min(int(n_permutations), 5_000_000 // max(v.size, 1)))
+    done = 0
+    while done < n_permutations:
+        size = min(chunk, int(n_permutations) - done)
+        keys = rng.random((size, v.size)) + codes[None, :]
+        shuffled = np.take_along_axis(np.broadcast_to(v, keys.shape), np.argsort(keys, axis=1), 1)
+        same = (shuffled[:, 1:] == shuffled[:, :-1])[:, same_pair].mean(axis=1)
+        extreme += int(np.sum(np.abs(same - expected) >= deviation - 1e-12))
+        done += size
+    return (1 + extreme) / (1 + int(n_permutations))
+
+
 def independence_check_table(
     table: TableLike,
     *,
+    method: Literal["moments", "permutation"] = "moments",
     n_permutations: int = 500,
     random_seed: int | np.random.Generator | None = None,
 ) -> IndependenceCheck:
     """Run :func:`independence_check` on a long rulings table (``item``, ``verdict``[, ``ruling``]).
 
-    Rulings are ordered by the ``ruling`` column when there is one, else by row order.
+    The table is read by :meth:`bayesjudge.gates.data.Rulings.from_frame` (so any format, with
+    its checks); rulings are ordered by the ``ruling`` column when there is one, else by row
+    order.
 
     Examples
     --------
@@ -227,18 +272,11 @@ def independence_check_table(
     >>> independence_check_table(t, random_seed=0).observed
     0.5
     """
-    frame = read_table(table, argument="rulings")
-    for column in ("item", "verdict"):
-        if column not in frame.columns:
-            raise DataError(
-                f"rulings: missing required column {column!r}; the table has {list(frame.columns)}"
-            )
-    if "ruling" in frame.columns:
-        frame = frame.sort_values("ruling", kind="stable")
-    verdict = parse_binary(frame["verdict"], column="verdict", frame=frame)
+    from bayesjudge.gates.data import Rulings
+
+    sequence = Rulings.from_frame(table).sequence
+    assert sequence is not None
+    items, verdict = sequence
     return independence_check(
-        frame["item"].astype(str).str.strip().to_numpy(),
-        verdict,
-        n_permutations=n_permutations,
-        random_seed=random_seed,
+        items, verdict, method=method, n_permutations=n_permutations, random_seed=random_seed
     )

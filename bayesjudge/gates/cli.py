@@ -1,13 +1,15 @@
 """The ``bayesjudge gate`` command: retry-until-PASS gates and revise-then-rejudge loops.
 
-``bayesjudge gate RULINGS.csv [--k 1 2 5] [--prob 0.95] [--random-seed N] [--json] [--out DIR]``
+``bayesjudge gate RULINGS [--k 1 2 5] [--prob 0.95] [--random-seed N] [--json] [--out DIR]``
 fits the per-item pass-rate hierarchy to long-format rulings (``item``, ``verdict``[,
-``label``][, ``ruling``][, ``slice``]) through :func:`bayesjudge.analyze_gate` and prints the
-posterior of pi, J(inf) and J, Se, Sp, R at each cap beside the baselines at each cap and the
-lag-1 independence check. ``--loop LOGS.csv`` adds (or, without rulings, gives alone) the loop
-analysis (:func:`bayesjudge.gates.analysis.analyze_loop`). With ``--json`` the output is
-:meth:`GateAnalysis.to_dict <bayesjudge.gates.analysis.GateAnalysis.to_dict>` (a loop-only run
-prints ``{"loop": {...}}``). Exit codes as for ``bayesjudge estimate``.
+``label``][, ``ruling``][, ``slice``]; any table format, columns mapped with ``--map``, gold
+labels joined by id with ``--labels``; or an eval log whose epochs are the rulings) through
+:func:`bayesjudge.analyze_gate` and prints the posterior of pi, J(inf) and J, Se, Sp, R at each
+cap beside the baselines at each cap and the lag-1 independence check. ``--loop LOGS`` adds (or,
+without rulings, gives alone) the loop analysis (:func:`bayesjudge.gates.analysis.analyze_loop`).
+With ``--json`` the output is :meth:`GateAnalysis.to_dict
+<bayesjudge.gates.analysis.GateAnalysis.to_dict>` with an ``input`` block (what was read); a
+loop-only run prints ``{"loop": {...}}``. Exit codes as for ``bayesjudge estimate``.
 """
 
 from __future__ import annotations
@@ -19,11 +21,14 @@ from bayesjudge.cli.common import (
     EXIT_OK,
     UserError,
     add_fit_options,
+    add_input_options,
     add_seed_option,
     bounded_int,
     emit_json,
     estimates_table,
     fmt,
+    input_options,
+    named_paths,
     probability,
     report_failures,
 )
@@ -47,7 +52,13 @@ def register(commands: Any) -> None:
         "posterior of pi with naive, Rogan-Gladen, PPI and PPI++ at each cap K. With --loop, "
         "also analyse revise-then-rejudge loop logs (item, attempt, verdict, correct).",
     )
-    sub.add_argument("rulings", nargs="?", metavar="RULINGS.csv", help="long-format rulings")
+    sub.add_argument(
+        "rulings",
+        nargs="?",
+        metavar="RULINGS",
+        help="long-format rulings, a file or - (stdin), or an eval log whose epochs or repeats "
+        "are the rulings (with --labels)",
+    )
     sub.add_argument(
         "--k",
         nargs="+",
@@ -59,8 +70,23 @@ def register(commands: Any) -> None:
     sub.add_argument("--prob", type=probability, default=0.95, help="interval mass")
     add_seed_option(sub)
     sub.add_argument("--json", action="store_true", help="print one JSON object")
-    sub.add_argument("--out", metavar="DIR", default=None, help="also write a report folder")
-    sub.add_argument("--loop", metavar="LOGS.csv", default=None, help="loop logs to analyse")
+    sub.add_argument(
+        "--out",
+        metavar="DIR",
+        default=None,
+        help="also write a report folder (a new or empty folder, or a report bayesjudge wrote "
+        "there and nobody changed)",
+    )
+    sub.add_argument(
+        "--loop", metavar="LOGS", default=None, help="loop logs to analyse (a table file)"
+    )
+    sub.add_argument(
+        "--loop-map",
+        action="append",
+        default=[],
+        metavar="NAME=COLUMN",
+        help="read column COLUMN of the loop logs as NAME (item, attempt, verdict, correct)",
+    )
     sub.add_argument(
         "--calibration",
         choices=["by_class", "random"],
@@ -81,28 +107,59 @@ def register(commands: Any) -> None:
         priors="pi (beta; jeffreys), omega (beta; uniform), mu (beta; uniform), "
         "log_kappa (normal; normal:1,1.5)",
     )
-    sub.add_argument("--strict", action="store_true", help="reject undocumented columns")
-    sub.set_defaults(handler=run_gate)
+    add_input_options(sub, threshold=False, epochs=False)
+    sub.set_defaults(handler=run_gate, outputs={"out": "report"})
+
+
+def _load(args: argparse.Namespace) -> tuple[Any, Any]:
+    """Read the rulings and the loop logs as the command line says (either may be absent)."""
+    from bayesjudge.gates.data import LoopLog, Rulings
+    from bayesjudge.io.mapping import parse_map
+
+    options = input_options(args, source="rulings")
+    log = None
+    if args.loop is not None:
+        log = LoopLog.from_frame(
+            args.loop,
+            strict=options.strict,
+            columns=parse_map(args.loop_map, option="--loop-map"),
+            positive=options.positive,
+            negative=options.negative,
+        )
+    elif args.loop_map:
+        raise UserError("--loop-map maps the columns of --loop LOGS; give --loop too")
+    rulings = None
+    if options.source is not None:
+        rulings = Rulings.from_frame(
+            options.data(),
+            strict=options.strict,
+            format=options.table_format,  # type: ignore[arg-type]
+            columns=options.columns,
+            positive=options.positive,
+            negative=options.negative,
+            labels=options.labels,
+            label_columns=options.label_columns,
+        )
+    return rulings, log
 
 
 def run_gate(args: argparse.Namespace) -> int:
     """Run ``bayesjudge gate``; return the exit code."""
     from bayesjudge.gates.analysis import analyze_gate, analyze_loop
     from bayesjudge.gates.caps import MAX_CAPS
-    from bayesjudge.gates.data import LoopLog, Rulings
     from bayesjudge.priors import GatePriors
 
     caps = sorted(set(args.k))
     if len(caps) > MAX_CAPS:
         raise UserError(f"--k: at most {MAX_CAPS} caps at once; got {len(caps)}")
     if args.rulings is None and args.loop is None:
-        raise UserError("gate needs RULINGS.csv, --loop LOGS.csv, or both")
+        raise UserError("gate needs RULINGS, --loop LOGS, or both")
     try:
         priors = GatePriors().updated(args.prior)
     except ValueError as exc:
         raise UserError(f"--prior: {exc}") from None
-    log = None if args.loop is None else LoopLog.from_frame(args.loop, strict=args.strict)
-    if args.rulings is None:
+    rulings, log = _load(args)
+    if rulings is None:
         assert log is not None
         loop = analyze_loop(
             log,
@@ -116,7 +173,6 @@ def run_gate(args: argparse.Namespace) -> int:
         else:
             _print_loop(loop.to_dict())
         return EXIT_OK
-    rulings = Rulings.from_frame(args.rulings, strict=args.strict)
     analysis = analyze_gate(
         rulings,
         caps=caps,
@@ -135,9 +191,14 @@ def run_gate(args: argparse.Namespace) -> int:
     if args.out is not None:
         from bayesjudge.gates.report import write_gate_report
 
-        write_gate_report(args.out, analysis, source=args.rulings)
+        write_gate_report(
+            args.out, analysis, source=args.rulings, inputs=named_paths(args, skip=["out"])
+        )
     if args.json:
-        emit_json(analysis.to_dict())
+        payload = analysis.to_dict()
+        if rulings.origin is not None:
+            payload["input"] = rulings.origin.to_dict()
+        emit_json(payload)
     else:
         _print_rulings(args.rulings, analysis)
         if analysis.loop is not None:
@@ -150,6 +211,9 @@ def run_gate(args: argparse.Namespace) -> int:
 
 def _print_rulings(source: str, analysis: Any) -> None:
     rulings = analysis.rulings
+    if rulings.origin is not None:
+        for line in rulings.origin.lines():
+            print(line)
     print(
         f"{source}: {rulings.items.size} items ({int(rulings.labelled.sum())} labelled), "
         f"{int(rulings.r.sum())} rulings; calibration {analysis.calibration}"

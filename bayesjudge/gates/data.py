@@ -1,34 +1,80 @@
 """The data contracts of the retry-gate family: repeated rulings and revise-then-rejudge logs.
 
-* :class:`Rulings` - repeated judge rulings per item (long format), aggregated per item;
+* :class:`Rulings` - repeated judge rulings per item (long format, or an evaluation tool's log
+  whose epochs or repeats are the rulings), aggregated per item;
 * :class:`LoopLog` - loop logs (item, attempt, verdict, correct).
 
-Tables are read and their columns parsed by :mod:`bayesjudge.io`; past this module nothing
-re-checks.
+Both read through the input layer (:mod:`bayesjudge.io`): any table format, the user's column
+names (``columns=``) and PASS/FAIL spellings (``positive=``, ``negative=``), every problem of
+the input reported at once with the file line it is on. Ids are text: ``"007"`` and ``"7"`` are
+two items. Past this module nothing re-checks.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from bayesjudge.errors import DataError
-from bayesjudge.io.columns import (
-    TableLike,
-    check_columns,
-    check_constant_per_item,
-    check_no_missing,
-    check_unique,
-    first_positions,
-    parse_binary,
-    read_table,
-    row_label,
-    shown,
-)
+from bayesjudge.io.labels import join_labels, read_labels
+from bayesjudge.io.mapping import Field, conform
+from bayesjudge.io.problems import Problems, report_repeated, row_names
+from bayesjudge.io.source import TABLE_FORMATS, InputFormat, InputReport, check_format, log_tool
+from bayesjudge.io.tables import TableLike, read_table
+
+if TYPE_CHECKING:
+    from bayesjudge.io.logs import EvalLog
 
 __all__ = ["LoopLog", "Rulings"]
+
+RULING_FIELDS = (
+    Field("item", "text"),
+    Field("verdict", "binary"),
+    Field("label", "binary", required=False, missing=True),
+    Field("slice", "text", required=False),
+    Field("ruling", "whole", required=False),
+)
+LOOP_FIELDS = (
+    Field("item", "text"),
+    Field("attempt", "whole", minimum=1),
+    Field("verdict", "binary"),
+    Field("correct", "binary"),
+)
+type LabelSource = pd.DataFrame | str | os.PathLike[str] | IO[bytes]
+_SHOWN = 5
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _constant_per_item(
+    frame: pd.DataFrame, codes: np.ndarray, column: str, *, problems: Problems
+) -> None:
+    """Record rows whose ``column`` differs from the first row of the same item (vectorised)."""
+    values = frame[column]
+    value_codes = pd.factorize(values, use_na_sentinel=True)[0]  # a missing value is -1
+    first = np.full(int(codes.max()) + 1, -1, dtype=np.intp)
+    first[codes[::-1]] = np.arange(codes.size)[::-1]  # the first row of each item
+    differs = value_codes != value_codes[first[codes]]
+    if differs.any():
+        positions = np.flatnonzero(differs)
+        shown = positions[: problems.limit]
+        items = frame["item"].iloc[shown].tolist()
+        names = row_names(frame.index, shown)
+        problems.add_rows(
+            f"column {column!r} must be the same on every row of an item",
+            rows=[f"{r} (item {i!r})" for r, i in zip(names, items, strict=True)],
+            values=[_plain(v) for v in values.iloc[shown].tolist()],
+            total=int(positions.size),
+        )
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -50,6 +96,8 @@ class Rulings:
     sequence : tuple of (ndarray of str, ndarray of float) or None
         Every ruling in order (by the ``ruling`` column when there is one, else by row): the
         item of each ruling and its verdict; what the lag-1 independence check reads.
+    origin : InputReport or None
+        What was read and how (file, format, column mapping, label join).
     """
 
     items: np.ndarray
@@ -58,22 +106,60 @@ class Rulings:
     label: np.ndarray
     slice: np.ndarray | None = None
     sequence: tuple[np.ndarray, np.ndarray] | None = None
+    origin: InputReport | None = None
 
     @classmethod
     def from_frame(
-        cls, frame: TableLike, *, strict: bool = False, allow_duplicates: bool = True
+        cls,
+        frame: TableLike | EvalLog,
+        *,
+        strict: bool = False,
+        allow_duplicates: bool = True,
+        format: InputFormat = "auto",
+        columns: Mapping[str, str] | None = None,
+        positive: Sequence[str] = (),
+        negative: Sequence[str] = (),
+        labels: LabelSource | None = None,
+        label_columns: Mapping[str, str] | None = None,
     ) -> Rulings:
         """Validate rulings in long format: ``item``, ``verdict``, optional ``label``, ``slice``.
 
-        One row per ruling. An optional ``ruling`` column numbers the rulings of an item; with
-        it, or with ``allow_duplicates=False``, a repeated (item, ruling) row is an error. The
-        gold label and the slice, when given, must be the same on every row of an item.
+        One row per ruling. An optional ``ruling`` column (whole numbers) numbers the rulings
+        of an item; with it, or with ``allow_duplicates=False``, a repeated (item, ruling) row
+        is an error. The gold label and the slice, when given, must be the same on every row
+        of an item. An evaluation tool's log (a path, or an
+        :class:`~bayesjudge.io.logs.EvalLog` of one system and one judge) gives one ruling per
+        epoch or repeat, numbered by its epoch; rulings without a pass/fail verdict (errors,
+        unscored) are left out and counted in :attr:`origin`.
+
+        Parameters
+        ----------
+        frame : DataFrame, path, ``"-"``, binary file or EvalLog
+            The rulings.
+        strict : bool
+            If true, a column none of these names reads is an error.
+        allow_duplicates : bool
+            If false, a ``ruling`` column is required.
+        format : {"auto", "csv", "tsv", "jsonl", "parquet", "inspect", "promptfoo", "lm_eval", \
+"openai_evals"}
+            The format of a path (see :meth:`bayesjudge.JudgeData.from_frame`).
+        columns : mapping, optional
+            ``{name: column of the table}``, e.g. ``{"item": "sample_id"}``.
+        positive, negative : sequence of str
+            Extra PASS and FAIL spellings.
+        labels : DataFrame or path, optional
+            Gold labels in a separate table (``item``, ``label``), joined by id onto every
+            ruling of the item (required for an eval log).
+        label_columns : mapping, optional
+            Column mapping of the labels table.
 
         Raises
         ------
         DataError
-            On a missing or unknown column, a non-binary verdict or label, a missing value, a
-            duplicated ruling, or an item whose label or slice differs between its rows.
+            Listing every problem at once: a missing or unknown column, a verdict or label that
+            is not PASS/FAIL, a blank item, verdict or slice, text in the ``ruling`` column, a
+            duplicated ruling, an item whose label or slice differs between its rows; then a
+            label join that does not match.
 
         Examples
         --------
@@ -82,62 +168,49 @@ class Rulings:
         >>> Rulings.from_frame(t).k
         array([1, 0])
         """
-        frame = read_table(frame, argument="rulings")
-        check_columns(
-            frame,
-            required=["item", "verdict"],
-            optional=["label", "slice", "ruling"],
-            strict=strict,
-            argument="rulings",
-        )
-        check_no_missing(frame, "item")
-        frame["item"] = frame["item"].astype(str).str.strip()
-        verdict = parse_binary(frame["verdict"], column="verdict", frame=frame)
-        order = np.arange(len(frame))
-        if "ruling" in frame.columns:
-            check_no_missing(frame, "ruling")
-            number = pd.to_numeric(frame["ruling"], errors="coerce").to_numpy(dtype=float)
-            bad = ~np.isfinite(number) | (number != np.round(number))
-            if bad.any():
-                position = int(np.flatnonzero(bad)[0])
-                raise DataError(
-                    f"column 'ruling' must hold whole numbers numbering each item's rulings; "
-                    f"row {row_label(frame, position)} has {shown(frame['ruling'].iloc[position])}"
-                )
-            frame["ruling"] = number.astype(np.int64)
-            check_unique(frame, ["item", "ruling"], what="ruling")
-            order = np.argsort(number, kind="stable")
-        elif not allow_duplicates:
-            raise DataError(
-                "rulings: duplicate rulings are not allowed here, so a 'ruling' column numbering "
-                "each item's rulings is required"
+        check_format(format)
+        tool = log_tool(frame, format=format)
+        if tool is not None:
+            return _rulings_from_log(
+                frame,
+                tool=tool,
+                columns=columns,
+                positive=positive,
+                negative=negative,
+                labels=labels,
+                label_columns=label_columns,
             )
-        label = (
-            parse_binary(frame["label"], column="label", allow_missing=True, frame=frame)
-            if "label" in frame.columns
-            else np.full(len(frame), np.nan)
+        table = read_table(frame, format=format, argument="rulings")  # type: ignore[arg-type]
+        name = str(table.attrs.get("source", "rulings"))
+        problems = Problems(name)
+        parsed = conform(
+            table,
+            RULING_FIELDS,
+            columns=columns,
+            positive=positive,
+            negative=negative,
+            strict=strict,
+            problems=problems,
         )
-        codes, items = pd.factorize(frame["item"], sort=False)
-        check_constant_per_item(frame, codes, label, column="label")
-        slices = None
-        if "slice" in frame.columns:
-            check_no_missing(frame, "slice")
-            raw_slice = frame["slice"].astype(str).str.strip().to_numpy()
-            slice_codes = pd.factorize(raw_slice)[0].astype(float)
-            check_constant_per_item(frame, codes, slice_codes, column="slice")
-            slices = raw_slice[first_positions(codes, len(items))]
-        r = np.bincount(codes, minlength=len(items))
-        k = np.bincount(codes, weights=verdict, minlength=len(items)).astype(int)
-        item_label = label[first_positions(codes, len(items))]
-        sequence = (frame["item"].to_numpy(dtype=str)[order], verdict[order])
-        return cls(
-            items=np.asarray(items, dtype=str),
-            r=r,
-            k=k,
-            label=item_label,
-            slice=slices,
-            sequence=sequence,
+        mapping = dict(parsed.attrs.get("columns", {}))
+        if "ruling" not in mapping and not allow_duplicates:
+            problems.add(
+                "duplicate rulings are not allowed here, so a 'ruling' column numbering each "
+                "item's rulings is required"
+            )
+        problems.raise_if_any()
+        origin = InputReport(
+            source=name,
+            format=str(table.attrs.get("format", format)),
+            rows=len(table),
+            items=0,
+            columns=mapping,
         )
+        if labels is not None:
+            gold = read_labels(labels, columns=label_columns, positive=positive, negative=negative)
+            parsed, join = join_labels(parsed, gold, repeats="keep")
+            origin = replace(origin, labels=str(gold.attrs.get("source", "labels")), join=join)
+        return _aggregate(parsed, problems=problems, origin=origin)
 
     @property
     def labelled(self) -> np.ndarray:
@@ -156,6 +229,94 @@ class Rulings:
         )
 
 
+def _aggregate(parsed: pd.DataFrame, *, problems: Problems, origin: InputReport) -> Rulings:
+    """Check the per-item rules and sum the rulings of each item."""
+    if "label" not in parsed.columns:
+        parsed = parsed.assign(label=np.nan)
+    codes, items = pd.factorize(parsed["item"], sort=False)
+    order = np.arange(len(parsed))
+    if "ruling" in parsed.columns:
+        report_repeated(parsed, ["item", "ruling"], what="ruling", problems=problems)
+        order = np.argsort(parsed["ruling"].to_numpy(), kind="stable")
+    _constant_per_item(parsed, codes, "label", problems=problems)
+    if "slice" in parsed.columns:
+        _constant_per_item(parsed, codes, "slice", problems=problems)
+    problems.raise_if_any()
+    first = pd.Series(codes).drop_duplicates().index.to_numpy()
+    verdict = parsed["verdict"].to_numpy(dtype=float)
+    r = np.bincount(codes, minlength=len(items))
+    k = np.bincount(codes, weights=verdict, minlength=len(items)).astype(int)
+    item_ids = parsed["item"].to_numpy(dtype=object).astype(str)
+    slices = None
+    if "slice" in parsed.columns:
+        slices = parsed["slice"].to_numpy(dtype=object).astype(str)[first]
+    report = replace(origin, items=len(items))
+    return Rulings(
+        items=np.asarray(items, dtype=object).astype(str),
+        r=r,
+        k=k,
+        label=parsed["label"].to_numpy(dtype=float)[first],
+        slice=slices,
+        sequence=(item_ids[order], verdict[order]),
+        origin=report,
+    )
+
+
+def _rulings_from_log(
+    source: TableLike | EvalLog,
+    *,
+    tool: str,
+    columns: Mapping[str, str] | None,
+    positive: Sequence[str],
+    negative: Sequence[str],
+    labels: LabelSource | None,
+    label_columns: Mapping[str, str] | None,
+) -> Rulings:
+    from bayesjudge.io.logs import EvalLog, read_eval_log, rulings
+
+    log = source if isinstance(source, EvalLog) else read_eval_log(source, tool=tool)  # type: ignore[arg-type]
+    log = log.select()
+    if columns:
+        raise DataError(
+            f"{log.path}: columns= (--map) maps the columns of a table; an eval log is read by "
+            "its tool's own fields"
+        )
+    if labels is None:
+        raise DataError(
+            f"{log.path}: an eval log holds no gold labels; give the gold labels of some items "
+            "in a separate table joined by id (labels=, on the command line --labels FILE)"
+        )
+    if log.kind != "verdict":
+        raise DataError(
+            f"{log.path}: judge {log.judges[0]!r} gives no pass/fail verdicts (its rulings are "
+            "scores, unscored or errors); the gate model counts passes: read another judge"
+        )
+    long = rulings(log)
+    ruled = long["verdict"].notna().to_numpy()
+    table = pd.DataFrame(
+        {
+            "item": long["item"].to_numpy()[ruled],
+            "verdict": long["verdict"].to_numpy(dtype=float)[ruled],
+            "ruling": long["epoch"].to_numpy()[ruled],
+        }
+    )
+    gold = read_labels(labels, columns=label_columns, positive=positive, negative=negative)
+    joined, join = join_labels(table, gold, repeats="keep")
+    origin = InputReport(
+        source=log.path,
+        format=log.tool,
+        rows=len(log.frame),
+        items=0,
+        labels=str(gold.attrs.get("source", "labels")),
+        join=join,
+        tool_version=log.version or None,
+        system=log.systems[0] if log.systems else None,
+        judge=log.judges[0] if log.judges else None,
+        without_verdict=int((~ruled).sum()),
+    )
+    return _aggregate(joined, problems=Problems(log.path), origin=origin)
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class LoopLog:
     """Validated revise-then-rejudge loop logs: one row per attempt of an item.
@@ -170,52 +331,93 @@ class LoopLog:
         The judge's verdict on the attempt (1.0 = PASS).
     correct : ndarray of float
         Whether the attempt was truly correct (1.0), as gold labels say.
+    origin : InputReport or None
+        What was read and how.
     """
 
     item: np.ndarray
     attempt: np.ndarray
     verdict: np.ndarray
     correct: np.ndarray
+    origin: InputReport | None = None
 
     @classmethod
-    def from_frame(cls, frame: TableLike, *, strict: bool = False) -> LoopLog:
+    def from_frame(
+        cls,
+        frame: TableLike,
+        *,
+        strict: bool = False,
+        format: InputFormat = "auto",
+        columns: Mapping[str, str] | None = None,
+        positive: Sequence[str] = (),
+        negative: Sequence[str] = (),
+    ) -> LoopLog:
         """Validate loop logs with columns ``item``, ``attempt``, ``verdict``, ``correct``.
+
+        Parameters
+        ----------
+        frame : DataFrame, path, ``"-"`` or binary file
+            One row per attempt.
+        strict : bool
+            If true, a column none of these names reads is an error.
+        format : {"auto", "csv", "tsv", "jsonl", "parquet"}
+            The table format of a path.
+        columns : mapping, optional
+            ``{name: column of the table}``.
+        positive, negative : sequence of str
+            Extra PASS and FAIL spellings.
 
         Raises
         ------
         DataError
-            On a missing or unknown column, a non-binary verdict or correctness, an attempt
-            that is not a positive whole number, or a repeated (item, attempt) row.
+            Listing every problem at once: a missing or unknown column, a verdict or
+            correctness that is not PASS/FAIL, an attempt that is not a whole number >= 1, a
+            blank item, or a repeated (item, attempt) row.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> t = pd.DataFrame({"item": ["a", "a"], "attempt": [2, 1], "verdict": [1, 0],
+        ...                   "correct": ["yes", "no"]})
+        >>> LoopLog.from_frame(t).attempt
+        array([1, 2])
         """
-        frame = read_table(frame, argument="loop log")
-        check_columns(
-            frame,
-            required=["item", "attempt", "verdict", "correct"],
-            optional=[],
-            strict=strict,
-            argument="loop log",
-        )
-        check_no_missing(frame, "item")
-        check_no_missing(frame, "attempt")
-        attempt = pd.to_numeric(frame["attempt"], errors="coerce").to_numpy(dtype=float)
-        bad = ~np.isfinite(attempt) | (attempt < 1) | (attempt != np.round(attempt))
-        if bad.any():
-            position = int(np.flatnonzero(bad)[0])
-            raise DataError(
-                f"column 'attempt' must hold whole numbers >= 1; row {row_label(frame, position)} "
-                f"has {shown(frame['attempt'].iloc[position])}"
+        check_format(format)
+        if format not in ("auto", *TABLE_FORMATS):
+            raise ValueError(
+                f"format must be 'auto' or one of {list(TABLE_FORMATS)} for loop logs; got "
+                f"{format!r}"
             )
-        frame["item"] = frame["item"].astype(str).str.strip()
-        frame["attempt"] = attempt.astype(int)
-        check_unique(frame, ["item", "attempt"], what="attempt")
-        verdict = parse_binary(frame["verdict"], column="verdict", frame=frame)
-        correct = parse_binary(frame["correct"], column="correct", frame=frame)
-        order = np.lexsort((frame["attempt"].to_numpy(), frame["item"].to_numpy()))
+        table = read_table(frame, format=format, argument="loop log")  # type: ignore[arg-type]
+        name = str(table.attrs.get("source", "loop log"))
+        problems = Problems(name)
+        parsed = conform(
+            table,
+            LOOP_FIELDS,
+            columns=columns,
+            positive=positive,
+            negative=negative,
+            strict=strict,
+            problems=problems,
+        )
+        problems.raise_if_any()
+        report_repeated(parsed, ["item", "attempt"], what="attempt", problems=problems)
+        problems.raise_if_any()
+        item = parsed["item"].to_numpy(dtype=object).astype(str)
+        attempt = parsed["attempt"].to_numpy(dtype=np.int64)
+        order = np.lexsort((attempt, item))
         return cls(
-            item=frame["item"].to_numpy(dtype=str)[order],
-            attempt=frame["attempt"].to_numpy()[order],
-            verdict=verdict[order],
-            correct=correct[order],
+            item=item[order],
+            attempt=attempt[order],
+            verdict=parsed["verdict"].to_numpy(dtype=float)[order],
+            correct=parsed["correct"].to_numpy(dtype=float)[order],
+            origin=InputReport(
+                source=name,
+                format=str(table.attrs.get("format", format)),
+                rows=len(table),
+                items=len(parsed),
+                columns=dict(parsed.attrs.get("columns", {})),
+            ),
         )
 
     def __repr__(self) -> str:

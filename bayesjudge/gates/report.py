@@ -1,10 +1,12 @@
 """Reports of a retry-gate fit: self-contained HTML, a Markdown summary and the posterior.
 
-:func:`write_gate_report` writes, into a staging folder renamed into place only when every
-file is written: ``report.html`` (figures embedded as PNG), ``summary.md``, ``posterior.nc``
-(``xarray.open_datatree``), ``estimates.csv``, ``curve.csv`` (posterior J, Se, Sp, R by cap)
-and ``diagnostics.csv``. Figures: the J(K) curve with its band and J(inf), Se(K) and Sp(K)
-with bands, and the posterior of pi against the baseline intervals at each cap.
+:func:`write_gate_report` writes, through :func:`bayesjudge.reporting.output.output_folder` (a
+folder it did not write is refused; the report is staged and switched into place only when
+every file and the manifest are written): ``report.html`` (figures embedded as PNG),
+``summary.md``, ``posterior.nc`` (``xarray.open_datatree``), ``estimates.csv``, ``curve.csv``
+(posterior J, Se, Sp, R by cap) and ``diagnostics.csv``. Figures: the J(K) curve with its band
+and J(inf), Se(K) and Sp(K) with bands, and the posterior of pi against the baseline intervals
+at each cap.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import html
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,17 +25,16 @@ import xarray as xr
 
 from bayesjudge._version import __version__
 from bayesjudge.gates.fit import cap_curve_draws
-from bayesjudge.reporting.files import atomic_directory
 from bayesjudge.reporting.html import (
     diagnostics_html,
     figures_html,
     html_page,
     markdown_table,
-    markdown_text,
     png,
     table_html,
 )
 from bayesjudge.reporting.netcdf import write_posterior
+from bayesjudge.reporting.output import escape_markdown, output_folder
 
 if TYPE_CHECKING:
     from bayesjudge.gates.analysis import GateAnalysis
@@ -139,22 +141,46 @@ def _figures(
 
 
 def write_gate_report(
-    out: str | os.PathLike[str], analysis: GateAnalysis, *, source: str = "rulings"
+    out: str | os.PathLike[str],
+    analysis: GateAnalysis,
+    *,
+    source: str = "rulings",
+    inputs: Iterable[str | os.PathLike[str]] = (),
 ) -> GateReportFiles:
     """Write a gate report folder (see the module docstring for its files).
 
     Parameters
     ----------
     out : path
-        The report folder; replaced as a whole, and only once every file is written.
+        The report folder: a new or empty folder, or a report bayesjudge wrote there with
+        nothing changed since (see :func:`bayesjudge.reporting.output.check_output_folder`).
+        It is replaced as a whole, and only once every file is written.
     analysis : GateAnalysis
         What :func:`bayesjudge.analyze_gate` returned.
     source : str
         Where the data came from.
+    inputs : iterable of paths
+        The files the analysis read: a folder holding one of them is refused.
 
     Returns
     -------
     GateReportFiles
+
+    Raises
+    ------
+    OutputError
+        When ``out`` is refused, another run is writing it, or a file cannot be written (the
+        destination is then untouched).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bayesjudge.gates import Rulings, analyze_gate, rejudgment_gate, table4_gate
+    >>> gate = rejudgment_gate(*table4_gate(0.9, 0.3), pi=0.5, n_items=300, rulings=4,
+    ...                        labelled_fraction=0.3, random_seed=1)
+    >>> analysis = analyze_gate(Rulings.from_frame(gate.table))  # doctest: +SKIP
+    >>> write_gate_report(tempfile.mkdtemp(), analysis).curve.name  # doctest: +SKIP
+    'curve.csv'
     """
     posterior, rulings, prob = analysis.posterior, analysis.rulings, analysis.prob
     dense = sorted({*range(1, min(max(analysis.caps), 30) + 1), *analysis.caps})
@@ -213,8 +239,7 @@ def write_gate_report(
         extra_html.append(
             f"<h2>Revise-then-rejudge loop</h2><p>{html.escape(text)}</p>{table_html(loop_frame)}"
         )
-    target = Path(out)
-    with atomic_directory(target) as staging:
+    with output_folder(out, inputs=inputs, kind="report") as staging:
         write_posterior(posterior, staging / "posterior.nc")
         estimate_frame.to_csv(staging / "estimates.csv", index=False)
         curve.to_csv(staging / "curve.csv", index=False)
@@ -239,7 +264,7 @@ seed {html.escape(str(analysis.seed))}.</p>
         (staging / "report.html").write_text(page, encoding="utf-8")
         markdown = "\n\n".join(
             [
-                f"# {markdown_text(title)}",
+                f"# {escape_markdown(title)}",
                 reading,
                 f"## Posterior ({mass} equal-tailed intervals)",
                 markdown_table(posterior_rows),
@@ -250,11 +275,11 @@ seed {html.escape(str(analysis.seed))}.</p>
                 *extra_md,
                 "Figures: see report.html. Posterior: posterior.nc "
                 '(`xarray.open_datatree("posterior.nc")`). Attrs: '
-                + json.dumps({k: str(v) for k, v in posterior.attrs.items()}),
+                + escape_markdown(json.dumps({k: str(v) for k, v in posterior.attrs.items()})),
             ]
         )
         (staging / "summary.md").write_text(markdown + "\n", encoding="utf-8")
-    folder = target.resolve()
+    folder = Path(os.path.abspath(out))
     return GateReportFiles(
         folder=folder,
         html=folder / "report.html",

@@ -8,7 +8,9 @@
 * :func:`read_labels` / :func:`join_labels` - gold labels from a separate table, joined by id,
   with a :class:`JoinReport`;
 * :func:`judge_counts`, :func:`gate_cells`, :func:`judge_counts_on_cluster` - large files
-  streamed (or spread over a Dask cluster) to the sufficient statistics;
+  streamed (or spread over a Dask cluster) to the sufficient statistics; :func:`judge_column`
+  and :func:`peek_columns` look at a file's header only;
+* :func:`log_tool` and :class:`InputReport` - whether a source is an eval log, and what was read;
 * :mod:`bayesjudge.io.logs` - the logs of evaluation tools (Inspect AI, promptfoo,
   lm-evaluation-harness, OpenAI evals) read as they are.
 
@@ -21,7 +23,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 __all__ = [
+    "INPUT_FORMATS",
     "Field",
+    "InputFormat",
+    "InputReport",
     "JoinReport",
     "OneOf",
     "Problems",
@@ -30,9 +35,12 @@ __all__ = [
     "conform",
     "gate_cells",
     "join_labels",
+    "judge_column",
     "judge_counts",
     "judge_counts_on_cluster",
+    "log_tool",
     "parse_map",
+    "peek_columns",
     "read_labels",
     "read_table",
     "row_names",
@@ -42,6 +50,11 @@ __all__ = [
 
 _HOME = {
     "read_table": "tables",
+    "peek_columns": "tables",
+    "INPUT_FORMATS": "source",
+    "InputFormat": "source",
+    "InputReport": "source",
+    "log_tool": "source",
     "Field": "mapping",
     "OneOf": "mapping",
     "Spellings": "mapping",
@@ -57,6 +70,7 @@ _HOME = {
     "StreamCounts": "stream",
     "gate_cells": "stream",
     "judge_counts": "stream",
+    "judge_column": "stream",
     "judge_counts_on_cluster": "stream",
 }
 
@@ -72,13 +86,15 @@ if TYPE_CHECKING:
         verdicts_from_scores,
     )
     from bayesjudge.io.problems import Problems, row_names
+    from bayesjudge.io.source import INPUT_FORMATS, InputFormat, InputReport, log_tool
     from bayesjudge.io.stream import (
         StreamCounts,
         gate_cells,
+        judge_column,
         judge_counts,
         judge_counts_on_cluster,
     )
-    from bayesjudge.io.tables import read_table
+    from bayesjudge.io.tables import peek_columns, read_table
 
 
 def __getattr__(name: str) -> Any:

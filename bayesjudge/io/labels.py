@@ -117,6 +117,7 @@ def join_labels(
     *,
     by: Sequence[str] = (),
     repeats: RepeatRule = "error",
+    option: str = "repeats",
 ) -> tuple[pd.DataFrame, JoinReport]:
     r"""Attach gold labels to judge results by item id.
 
@@ -138,6 +139,9 @@ def join_labels(
         combine the ``verdict`` column: PASS when more than half (a tie is FAIL), at least one,
         or every row passed. Other columns take the first row's value; the joined row keeps the
         first row's index (its file line).
+    option : str
+        What the messages call the ``repeats`` rule (e.g. ``"epochs"`` for a contract whose
+        option has that name; then ``"keep"`` is not offered).
 
     Returns
     -------
@@ -182,7 +186,7 @@ def join_labels(
             "the results already carry labels in column 'label'; give labels in one place only"
         )
     if repeats in ("majority", "any", "all") and "verdict" not in results.columns:
-        problems.add(f"repeats={repeats!r} combines verdicts, but the results have no 'verdict'")
+        problems.add(f"{option}={repeats!r} combines verdicts, but the results have no 'verdict'")
     problems.raise_if_any()
 
     label_ids = labels["item"].astype(object)
@@ -207,7 +211,8 @@ def join_labels(
         problems.add(
             f"results: {int(repeated.sum())} id(s) have several rows (epochs or repeats?): "
             f"{_id_list(shown, sizes[repeated].tolist(), unit='rows')}; say how to combine them "
-            "with repeats='first', 'majority', 'any' or 'all' (or 'keep' to keep every row)"
+            f"with {option}='first', 'majority', 'any' or 'all'"
+            + (" (or 'keep' to keep every row)" if option == "repeats" else "")
         )
 
     result_ids = pd.Index(results["item"].astype(object).unique())

@@ -20,7 +20,7 @@ import pandas as pd
 
 from bayesjudge.errors import DataError
 
-__all__ = ["Problems", "row_names"]
+__all__ = ["Problems", "report_repeated", "row_names"]
 
 
 def row_names(index: pd.Index, positions: Sequence[int] | np.ndarray) -> list[str]:
@@ -222,3 +222,36 @@ class Problems:
         """
         if self._entries:
             raise DataError(self.message())
+
+
+def report_repeated(
+    frame: pd.DataFrame, keys: Sequence[str], *, what: str, problems: Problems
+) -> None:
+    """Record the rows of ``frame`` that repeat the ``keys`` of an earlier row.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"item": ["7", "007", "7"]}, index=pd.Index([2, 3, 5], name="line"))
+    >>> problems = Problems("outcomes.csv")
+    >>> report_repeated(frame, ["item"], what="item", problems=problems)
+    >>> print(problems.message())
+    outcomes.csv: columns ['item'] must identify each item once: line 5 repeats '7'
+    """
+    duplicated = frame.duplicated(subset=list(keys), keep="first").to_numpy()
+    if not duplicated.any():
+        return
+    positions = np.flatnonzero(duplicated)
+    shown = positions[: problems.limit]
+    rows = []
+    for name, position in zip(row_names(frame.index, shown), shown, strict=True):
+        key = tuple(_plain(frame[c].iloc[position]) for c in keys)
+        rows.append(f"{name} repeats {key[0] if len(key) == 1 else key!r}")
+    problems.add_rows(
+        f"columns {list(keys)} must identify each {what} once",
+        rows=rows,
+        total=int(positions.size),
+    )
+
+
+def _plain(value: object) -> object:
+    return value.item() if isinstance(value, np.generic) else value

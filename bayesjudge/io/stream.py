@@ -21,7 +21,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -53,6 +53,7 @@ from bayesjudge.io.tables import (
     parse_csv_body,
     parse_header,
     parse_jsonl,
+    peek_columns,
 )
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ __all__ = [
     "DEFAULT_BLOCK_SIZE",
     "StreamCounts",
     "gate_cells",
+    "judge_column",
     "judge_counts",
     "judge_counts_on_cluster",
 ]
@@ -269,6 +271,45 @@ def expand_sources(source: Source | Sequence[str | os.PathLike[str]]) -> list[So
     return [text]
 
 
+def judge_column(
+    source: Source | Sequence[str | os.PathLike[str]],
+    *,
+    columns: Mapping[str, str] | None = None,
+    format: TableFormat = "auto",
+) -> Literal["verdict", "score"] | None:
+    r"""Return which judge column a judge file holds, ``"verdict"`` or ``"score"``, from its header.
+
+    Only the header (CSV, TSV), the first record (JSON Lines) or the schema (Parquet) is read; a
+    folder or glob is judged by its first file. The column mapping applies as in
+    :func:`judge_counts`.
+
+    Returns
+    -------
+    str or None
+        ``"verdict"`` or ``"score"``; None when the source is not a file path (standard input, a
+        file object) or the header holds neither or both (the full reader then says what is
+        wrong).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "judge.csv"
+    >>> _ = path.write_text("gold,p\n1,0.9\n,0.2\n")
+    >>> judge_column(path, columns={"label": "gold", "score": "p"})
+    'score'
+    """
+    files = expand_sources(source)
+    first = files[0]
+    if not isinstance(first, str | os.PathLike) or os.fspath(first) == "-":
+        return None
+    names = peek_columns(first, format=format)
+    used = resolve_columns(
+        names, JUDGE_FIELDS, columns=columns, strict=False, problems=Problems(_name(first))
+    )
+    found = [name for name in ("verdict", "score") if name in used]
+    return found[0] if len(found) == 1 else None
+
+
 def _read_more(stream: IO[bytes], head: bytes, size: int) -> bytes:
     """Read until ``head`` holds a full first line (or the stream ends)."""
     while b"\n" not in head.lstrip(b"\r\n"):
@@ -291,7 +332,7 @@ def _chunks(source: Source, options: _Options, *, problems: Problems) -> Iterato
     try:
         name, stream, owned = open_source(source, argument="data")
     except DataError as exc:
-        problems.add(str(exc))
+        problems.add(str(exc).removeprefix("data: "), source=_name(source))
         return
     try:
         head = stream.read(1 << 16)
@@ -678,8 +719,9 @@ def _check_join(
         problems.add(
             f"results: {several.size} labelled id(s) have several rows: "
             + _ids_shown(ids[several].tolist(), [f"{c} rows" for c in seen[several].tolist()])
-            + "; a streamed join needs one row per labelled id (combine repeats first, or read "
-            "the data in memory and use join_labels(repeats=...))"
+            + "; a streamed join needs one row per labelled id: say how to combine them with "
+            "epochs='first', 'majority', 'any' or 'all' (JudgeData.from_frame(..., epochs=...), "
+            "on the command line --epochs), which reads the data in memory"
         )
     absent = np.flatnonzero(seen == 0)
     if absent.size:

@@ -37,10 +37,12 @@ from bayesjudge.io.problems import Problems
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["TableFormat", "read_table"]
+__all__ = ["TableFormat", "TableLike", "peek_columns", "read_table"]
 
 type TableFormat = Literal["auto", "csv", "tsv", "jsonl", "parquet"]
 type TableSource = pd.DataFrame | str | os.PathLike[str] | IO[bytes]
+#: What a data contract reads: a DataFrame, a path, ``"-"`` (standard input) or a binary file.
+type TableLike = TableSource
 
 FORMATS: tuple[str, ...] = get_args(TableFormat.__value__)
 EXTENSIONS = {
@@ -122,6 +124,7 @@ def read_table(
     frame = _to_pandas(table)
     frame.index = rows
     frame.attrs["source"] = name
+    frame.attrs["format"] = chosen
     return frame
 
 
@@ -132,7 +135,68 @@ def _from_frame(source: pd.DataFrame, *, argument: str) -> pd.DataFrame:
     if frame.empty:
         raise DataError(f"{argument}: the table has no rows")
     frame.attrs["source"] = argument
+    frame.attrs["format"] = "frame"
     return frame
+
+
+def peek_columns(
+    source: str | os.PathLike[str], *, format: TableFormat = "auto", argument: str = "data"
+) -> list[str]:
+    r"""Return the column names of a table file without reading its rows.
+
+    The header of a CSV/TSV file, the keys of the first record of a JSON Lines file, or the
+    schema of a Parquet file; names stripped of surrounding spaces.
+
+    Raises
+    ------
+    DataError
+        As :func:`read_table` for a missing, unreadable, empty or undecodable file.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "judge.csv"
+    >>> _ = path.write_text("human_label, judge_score\n1,0.5\n")
+    >>> peek_columns(path)
+    ['human_label', 'judge_score']
+    """
+    if format not in FORMATS:
+        raise ValueError(f"format must be one of {list(FORMATS)}; got {format!r}")
+    name, stream, owned = open_source(source, argument=argument)
+    try:
+        head = stream.read(1 << 16)
+        chosen = choose_format(format, name=name, head=head)
+        if chosen == "parquet":
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            try:
+                schema = pq.read_schema(name if os.path.isfile(name) else pa.BufferReader(head))
+            except (pa.ArrowException, OSError) as exc:
+                raise DataError(f"{name}: cannot be read as Parquet: {exc}") from None
+            return [c.strip() for c in schema.names]
+        head = head.removeprefix(_BOM)
+        while b"\n" not in head.lstrip(b"\r\n"):
+            more = stream.read(1 << 16)
+            if not more:
+                break
+            head += more
+        if not head.strip():
+            raise DataError(f"{name}: the file is empty")
+        if chosen == "jsonl":
+            line = head.lstrip().split(b"\n", 1)[0]
+            try:
+                record = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                raise DataError(f"{name}: the first line is not a JSON object") from None
+            if not isinstance(record, dict):
+                raise DataError(f"{name}: the first line is not a JSON object")
+            return [str(k).strip() for k in record]
+        delimiter = "\t" if chosen == "tsv" else ","
+        return parse_header(head, delimiter=delimiter, name=name).names
+    finally:
+        if owned:
+            stream.close()
 
 
 # --------------------------------------------------------------------------- opening a source

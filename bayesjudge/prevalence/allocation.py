@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from bayesjudge.errors import NotIdentifiableError
-from bayesjudge.io.columns import TableLike
+from bayesjudge.io.tables import TableLike
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
 from bayesjudge.validation import check_int, check_unit
 
@@ -318,7 +318,7 @@ def variance_decomposition(
 
     Parameters
     ----------
-    data_or_counts : JudgeData, JudgeCounts, DataFrame or CSV path
+    data_or_counts : JudgeData, JudgeCounts, DataFrame or path
         Binary judge data, or its six counts.
 
     Returns

@@ -29,8 +29,9 @@ from bayesjudge.inference.provenance import provenance
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.inference.summary import posterior_summary
 from bayesjudge.prevalence.baselines import RANDOM_SAMPLE_METHODS, baseline_estimates
-from bayesjudge.prevalence.data import JudgeData
+from bayesjudge.prevalence.data import JudgeCounts, JudgeData
 from bayesjudge.prevalence.exact import ExactPosterior, exact_posterior
+from bayesjudge.prevalence.thresholds import ThresholdAnalysis, threshold_analysis
 from bayesjudge.priors import PrevalencePriors
 from bayesjudge.results import Estimate, PosteriorSummary, estimates_frame
 from bayesjudge.validation import check_choice, check_prob
@@ -49,10 +50,11 @@ Method = Literal["nuts", "exact"]
 SUMMARISED = ("pi", "se", "sp", "j")
 
 
-def calibration_check(data: JudgeData) -> RandomCalibrationCheck:
+def calibration_check(data: JudgeData | JudgeCounts) -> RandomCalibrationCheck:
     """Check whether the judge passes gold and test items at the same rate (random gold set).
 
-    See :func:`bayesjudge.estimators.design.random_calibration_test`.
+    See :func:`bayesjudge.estimators.design.random_calibration_test`; for counts the passes
+    are ``x1 + x0`` of ``m`` gold items and ``k`` of ``n`` test items.
 
     Examples
     --------
@@ -60,6 +62,13 @@ def calibration_check(data: JudgeData) -> RandomCalibrationCheck:
     >>> calibration_check(JudgeData.from_counts(150, 135, 150, 22, 2000, 1340)).consistent
     False
     """
+    if isinstance(data, JudgeCounts):
+        return random_calibration_test(
+            passed_labelled=float(data.x1 + data.x0),
+            n_labelled=data.m,
+            passed_unlabelled=float(data.k),
+            n_unlabelled=data.n,
+        )
     return random_calibration_test(
         passed_labelled=float(np.sum(data.cal_judge)),
         n_labelled=data.m,
@@ -159,8 +168,9 @@ class PrevalenceAnalysis:
 
     Attributes
     ----------
-    data : JudgeData
-        The data analysed.
+    data : JudgeData or JudgeCounts
+        The data analysed (binary verdicts; scores were thresholded, see ``thresholds``), or
+        their six counts (e.g. streamed from a large file).
     method : {"nuts", "exact"}
         Whether the posterior was sampled by NUTS or computed by quadrature.
     summaries : dict of str to PosteriorSummary
@@ -187,9 +197,12 @@ class PrevalenceAnalysis:
         The priors.
     stratified : bool
         Whether the stratified model was fitted.
+    thresholds : ThresholdAnalysis or None
+        For judge scores given without a threshold: the posterior ROC and the threshold chosen
+        (the narrowest interval of pi), which made the verdicts analysed.
     """
 
-    data: JudgeData
+    data: JudgeData | JudgeCounts
     method: Method
     summaries: dict[str, PosteriorSummary]
     estimates: tuple[Estimate, ...]
@@ -202,6 +215,7 @@ class PrevalenceAnalysis:
     attempts: tuple[Attempt, ...] = ()
     priors: PrevalencePriors = field(default_factory=PrevalencePriors)
     stratified: bool = False
+    thresholds: ThresholdAnalysis | None = None
 
     @property
     def passed(self) -> bool:
@@ -244,21 +258,35 @@ class PrevalenceAnalysis:
         """Return the JSON object of ``bayesjudge estimate --json``.
 
         ``{"posterior": {NAME: S}, "diagnostics": {...}, "estimates": [row, ...],
-        "calibration_check": {...}, "provenance": {...}}`` with
-        ``S = {"mean", "sd", "low", "high", "prob"}`` (equal-tailed interval) and one row
-        ``{"method", "estimate", "low", "high", "prob", "note"}`` per frequentist baseline.
+        "calibration_check": {...}, "counts": {...}, "provenance": {...}}`` with
+        ``S = {"mean", "sd", "low", "high", "prob"}`` (equal-tailed interval), one row
+        ``{"method", "estimate", "low", "high", "prob", "note"}`` per frequentist baseline, and
+        the six counts (binary verdicts). Data read from a file add ``"input"`` (what was read:
+        :meth:`bayesjudge.io.InputReport.to_dict`); judge scores thresholded here add
+        ``"thresholds"`` (:meth:`ThresholdAnalysis.to_dict`).
         """
-        return {
+        out: dict[str, Any] = {
             "posterior": {name: s.to_dict() for name, s in self.summaries.items()},
             "diagnostics": self.diagnostics_dict(),
             "estimates": [e.to_dict() for e in self.baselines()],
             "calibration_check": self.calibration.to_dict(),
-            "provenance": provenance(self.seed, method=self.method, priors=self.priors),
+            "counts": self.counts.as_dict(),
         }
+        if self.data.origin is not None:
+            out["input"] = self.data.origin.to_dict()
+        if self.thresholds is not None:
+            out["thresholds"] = self.thresholds.to_dict()
+        out["provenance"] = provenance(self.seed, method=self.method, priors=self.priors)
+        return out
+
+    @property
+    def counts(self) -> JudgeCounts:
+        """The six counts of the data analysed."""
+        return self.data if isinstance(self.data, JudgeCounts) else self.data.counts
 
 
 def analyze_prevalence(
-    data: JudgeData,
+    data: JudgeData | JudgeCounts,
     *,
     method: Method = "nuts",
     priors: PrevalencePriors | None = None,
@@ -278,8 +306,11 @@ def analyze_prevalence(
 
     Parameters
     ----------
-    data : JudgeData
-        Validated judge data with binary verdicts.
+    data : JudgeData or JudgeCounts
+        Validated judge data, or the six counts of a binary judge (the unstratified model and
+        every baseline need only these). Judge scores given without a threshold are turned
+        into verdicts at the threshold :func:`~bayesjudge.prevalence.thresholds.threshold_analysis`
+        recommends (the narrowest interval of pi), recorded in ``thresholds``.
     method : {"nuts", "exact"}
         ``"nuts"`` samples the PyMC model (:func:`bayesjudge.fit_prevalence`); ``"exact"``
         computes the posterior by quadrature (:func:`bayesjudge.exact_posterior`) without
@@ -318,6 +349,14 @@ def analyze_prevalence(
     priors = PrevalencePriors() if priors is None else priors
     if method == "exact" and stratified:
         raise ValueError("method='exact' covers the unstratified model only; use method='nuts'")
+    if stratified and isinstance(data, JudgeCounts):
+        raise ValueError("stratified=True needs judge data with strata, not the six counts")
+    if isinstance(data, JudgeCounts):
+        data = data.checked()
+    thresholds = None
+    if isinstance(data, JudgeData) and data.kind == "score":
+        thresholds = threshold_analysis(data, prob=prob, priors=priors)
+        data = data.thresholded(thresholds.chosen)
     check = calibration_check(data)
     baselines = flag_random_sample_estimators(
         baseline_estimates(data, prob=prob, random_seed=random_seed, n_boot=n_boot), check
@@ -337,6 +376,7 @@ def analyze_prevalence(
             seed=seed,
             exact=posterior_exact,
             priors=priors,
+            thresholds=thresholds,
         )
     from bayesjudge.prevalence.fit import fit_prevalence
 
@@ -371,6 +411,7 @@ def analyze_prevalence(
         attempts=attempts_of(posterior),
         priors=priors,
         stratified=stratified,
+        thresholds=thresholds,
     )
 
 

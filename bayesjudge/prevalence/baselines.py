@@ -1,11 +1,14 @@
 r"""Frequentist baselines for the true success rate: naive, Rogan-Gladen, PPI and PPI++.
 
-Every estimator here takes judge data first (a :class:`~bayesjudge.data.JudgeData`, or anything
-:meth:`JudgeData.coerce <bayesjudge.data.JudgeData.coerce>` accepts), then keyword-only options,
-and returns one :class:`~bayesjudge.results.Estimate`. The arithmetic lives in small vectorised
-numpy functions (:func:`rogan_gladen_map`, :func:`rogan_gladen_variance`,
-:func:`lang_reiczigel_interval`, :func:`wilson_interval`, :func:`ppi_mean`, :func:`ppi_lambda`)
-that the public estimators wrap.
+Every estimator here takes judge data first (a :class:`~bayesjudge.prevalence.data.JudgeData`,
+anything :meth:`JudgeData.coerce <bayesjudge.prevalence.data.JudgeData.coerce>` accepts, or the
+six counts of a binary judge as a :class:`~bayesjudge.prevalence.data.JudgeCounts`), then
+keyword-only options, and returns one :class:`~bayesjudge.results.Estimate`. For binary
+verdicts every estimator is a function of the six counts, so counts (e.g. streamed from a file
+too large to load, :meth:`JudgeCounts.from_file
+<bayesjudge.prevalence.data.JudgeCounts.from_file>`) give the same results as the arrays.
+The arithmetic lives in small vectorised numpy functions (:mod:`bayesjudge.estimators`) that
+the public estimators wrap.
 
 Notation (Lee et al., 2026, Lee et al. (2025)): on ``n`` unlabelled test items the judge passes
 ``k``, :math:`\hat p = k/n`; on the calibration set, ``m1`` gold-PASS items of which the judge
@@ -40,12 +43,14 @@ from bayesjudge.errors import DataError, NotIdentifiableError
 from bayesjudge.estimators import (
     lang_reiczigel_interval,
     ppi_lambda,
+    ppi_lambda_counts,
     ppi_mean,
+    ppi_mean_counts,
     rogan_gladen_pi,
     rogan_gladen_variance,
     wilson_interval,
 )
-from bayesjudge.io.columns import TableLike
+from bayesjudge.io.tables import TableLike
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
 from bayesjudge.results import Estimate, Interval, estimates_frame
 from bayesjudge.validation import check_choice, check_int, check_prob, rng_from, z_value
@@ -66,7 +71,7 @@ __all__ = [
 
 RGInterval = Literal["delta", "lang_reiczigel", "bootstrap"]
 Resample = Literal["both", "calibration"]
-JudgeInput = JudgeData | TableLike
+JudgeInput = JudgeData | JudgeCounts | TableLike
 
 #: The method names of :func:`baseline_estimates`, in row order.
 BASELINE_METHODS = (
@@ -93,11 +98,18 @@ _RG_KIND = {
 }
 
 
-def _verdict_counts(data: JudgeInput | JudgeCounts, method: str) -> JudgeCounts:
-    """Return the six counts of binary judge data, or raise a DataError for score data."""
+def _judge(data: JudgeInput) -> JudgeData | JudgeCounts:
+    """Return validated judge data, or validated counts (the counts path: no arrays)."""
     if isinstance(data, JudgeCounts):
-        return JudgeData.from_counts(**data.as_dict()).counts
-    judge = JudgeData.coerce(data)
+        return data.checked()
+    return JudgeData.coerce(data)
+
+
+def _verdict_counts(data: JudgeInput, method: str) -> JudgeCounts:
+    """Return the six counts of binary judge data, or raise a DataError for score data."""
+    judge = _judge(data)
+    if isinstance(judge, JudgeCounts):
+        return judge
     if judge.kind != "verdict":
         raise DataError(
             f"{method}: Rogan-Gladen needs binary judge verdicts (a 'verdict' column); these data "
@@ -186,7 +198,7 @@ def naive(data: JudgeInput, *, prob: float = 0.95) -> Estimate:
 
     Parameters
     ----------
-    data : JudgeData, DataFrame or CSV path
+    data : JudgeData, JudgeCounts, DataFrame or path
         Judge data.
     prob : float
         Interval mass.
@@ -203,14 +215,15 @@ def naive(data: JudgeInput, *, prob: float = 0.95) -> Estimate:
     0.70
     """
     prob = check_prob(prob)
-    judge = JudgeData.coerce(data)
+    judge = _judge(data)
     n = judge.n
-    mean = float(np.mean(judge.test_judge))
-    if judge.kind == "verdict":
+    mean = judge.k / n if isinstance(judge, JudgeCounts) else float(np.mean(judge.test_judge))
+    if isinstance(judge, JudgeCounts) or judge.kind == "verdict":
         k = round(mean * n)
         low, high = wilson_interval(k, n, prob=prob)
         se = float(np.sqrt(mean * (1.0 - mean) / n))
         return Estimate("naive", mean, Interval(float(low), float(high), prob, "wilson"), se=se)
+    assert isinstance(judge, JudgeData)
     se = float(np.std(judge.test_judge) / np.sqrt(n))
     z = z_value(prob)
     notes = ("fewer than 2 test items: the CLT interval is meaningless",) if n < 2 else ()
@@ -233,7 +246,7 @@ def calibration_only(data: JudgeInput, *, prob: float = 0.95) -> Estimate:
     0.75
     """
     prob = check_prob(prob)
-    judge = JudgeData.coerce(data)
+    judge = _judge(data)
     m, m1 = judge.m, judge.m1
     mean = m1 / m
     low, high = wilson_interval(m1, m, prob=prob)
@@ -275,7 +288,7 @@ def rogan_gladen(
 
     Parameters
     ----------
-    data : JudgeData, DataFrame, CSV path or JudgeCounts
+    data : JudgeData, JudgeCounts, DataFrame or path
         Judge data with binary verdicts.
     prob : float
         Interval mass.
@@ -374,7 +387,11 @@ def _ppi_estimate(
     prob = check_prob(prob)
     if not isinstance(stratified, bool):
         raise ValueError(f"stratified must be True or False; got {stratified!r}")
-    judge = JudgeData.coerce(data)
+    judge = _judge(data)
+    if isinstance(judge, JudgeCounts):
+        if stratified:
+            raise DataError(f"{method}: stratified=True needs judge data with a 'stratum' column")
+        return _ppi_from_counts(judge, prob=prob, tuned=tuned, method=method)
     parts: list[tuple[float, JudgeData]]
     if stratified:
         if not judge.strata:
@@ -401,11 +418,39 @@ def _ppi_estimate(
         estimate += weight * est
         variance += weight**2 * se**2
         lams.append(lam)
-    se_total = float(np.sqrt(variance))
+    return _ppi_result(
+        estimate,
+        float(np.sqrt(variance)),
+        lams,
+        prob=prob,
+        stratified=len(parts) if stratified else 0,
+        tuned=tuned,
+        method=method,
+    )
+
+
+def _ppi_from_counts(c: JudgeCounts, *, prob: float, tuned: bool, method: str) -> Estimate:
+    """PPI and PPI++ for binary verdicts from the six counts (equal to the array path)."""
+    counts = c.as_dict()
+    lam = ppi_lambda_counts(**counts) if tuned else 1.0
+    estimate, se = ppi_mean_counts(**counts, lam=lam)
+    return _ppi_result(estimate, se, [lam], prob=prob, stratified=0, tuned=tuned, method=method)
+
+
+def _ppi_result(
+    estimate: float,
+    se_total: float,
+    lams: list[float],
+    *,
+    prob: float,
+    stratified: int,
+    tuned: bool,
+    method: str,
+) -> Estimate:
     z = z_value(prob)
     notes: list[str] = []
     if stratified:
-        notes.append(f"stratified over {len(parts)} strata, weighted by test-set stratum sizes")
+        notes.append(f"stratified over {stratified} strata, weighted by test-set stratum sizes")
     if tuned:
         if len(lams) == 1:
             notes.append(f"lambda={lams[0]:.4g}")
@@ -446,7 +491,7 @@ def ppi(data: JudgeInput, *, prob: float = 0.95, stratified: bool = False) -> Es
 
     Parameters
     ----------
-    data : JudgeData, DataFrame or CSV path
+    data : JudgeData, JudgeCounts, DataFrame or path
         Judge data (verdicts or scores).
     prob : float
         Interval mass.
@@ -514,7 +559,7 @@ def baseline_estimates(
 
     Parameters
     ----------
-    data : JudgeData, DataFrame or CSV path
+    data : JudgeData, JudgeCounts, DataFrame or path
         Judge data.
     prob : float
         Interval mass.
@@ -532,11 +577,11 @@ def baseline_estimates(
     """
     prob = check_prob(prob)
     n_boot = _check_n_boot(n_boot)
-    judge = JudgeData.coerce(data)
+    judge = _judge(data)
     rows = [naive(judge, prob=prob), calibration_only(judge, prob=prob)]
     for kind in get_args(RGInterval):
         method = f"rogan_gladen_{kind}"
-        if judge.kind != "verdict":
+        if isinstance(judge, JudgeData) and judge.kind != "verdict":
             rows.append(
                 Estimate(
                     method,

@@ -1,9 +1,10 @@
-"""The prevalence family's commands: ``estimate``, ``report``, ``baselines`` and ``allocate``.
+"""The prevalence family's commands: estimate, report, baselines, allocate and plan.
 
 Each command parses its arguments, calls one function of the family
 (:func:`~bayesjudge.prevalence.analysis.analyze_prevalence`,
 :func:`~bayesjudge.prevalence.baselines.baseline_estimates`,
-:func:`~bayesjudge.prevalence.allocation.allocate`) and prints what it returns.
+:func:`~bayesjudge.prevalence.allocation.allocate`,
+:func:`~bayesjudge.prevalence.plan.plan_labels`) and prints what it returns.
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ from bayesjudge.cli.common import (
     EXIT_OK,
     UserError,
     add_fit_options,
+    add_input_options,
     add_seed_option,
     bounded_int,
     emit_json,
     estimates_table,
     fmt,
+    input_options,
+    named_paths,
     positive_int,
     probability,
     report_failures,
@@ -28,17 +32,76 @@ from bayesjudge.cli.common import (
 
 __all__ = ["register"]
 
+_OUT_HELP = "a new or empty folder, or a report bayesjudge wrote there and nobody changed"
+
 _PRIORS = "pi, se, sp (each beta; default jeffreys)"
-_DATA_HELP = "judge data (columns label, verdict or score[, stratum])"
+_DATA_HELP = (
+    "judge data: a file or - (stdin) with columns label, verdict or score[, stratum][, item] "
+    "(mapped with --map), or an eval log (Inspect, promptfoo, lm-eval, OpenAI evals) with "
+    "--labels"
+)
 
 
-def _load(path: str | None, *, strict: bool) -> Any:
+def _load(args: argparse.Namespace, *, counts: bool) -> Any:
+    """Read DATA as the command line says: streamed to counts where it can be, else loaded.
+
+    With ``counts``, a table file, folder or glob of binary verdicts (or scores and
+    ``--threshold``) read without ``--epochs`` or ``--strict`` is reduced block by block to the
+    six counts (:meth:`JudgeCounts.from_file`), so memory stays flat in the number of rows;
+    anything else is loaded as :class:`JudgeData`.
+    """
     from bayesjudge.examples import load_example
-    from bayesjudge.prevalence.data import JudgeData
+    from bayesjudge.prevalence.data import JudgeCounts, JudgeData, can_stream
 
-    if path is None:
-        return JudgeData.from_frame(load_example("judge"), strict=strict)
-    return JudgeData.from_csv(path, strict=strict)
+    options = input_options(args)
+    if options.source is None:
+        return JudgeData.from_frame(load_example("judge"), strict=options.strict)
+    streams = (
+        counts
+        and not options.strict
+        and can_stream(
+            options.source,
+            format=options.format,  # type: ignore[arg-type]
+            columns=options.columns,
+            threshold=options.threshold,
+            epochs=options.epochs,  # type: ignore[arg-type]
+        )
+    )
+    if streams:
+        return JudgeCounts.from_file(
+            options.table(),
+            format=options.format,  # type: ignore[arg-type]
+            columns=options.columns,
+            positive=options.positive,
+            negative=options.negative,
+            threshold=options.threshold,
+            labels=options.labels,
+            label_columns=options.label_columns,
+            scheduler=options.scheduler,
+        )
+    if options.scheduler is not None:
+        raise UserError(
+            "--scheduler reduces judge files to counts, which needs binary verdicts (or scores "
+            "and --threshold), no --epochs and no --strict" + ("" if counts else " or --stratified")
+        )
+    return JudgeData.from_frame(
+        options.data(),
+        strict=options.strict,
+        format=options.table_format,  # type: ignore[arg-type]
+        columns=options.columns,
+        positive=options.positive,
+        negative=options.negative,
+        threshold=options.threshold,
+        labels=options.labels,
+        label_columns=options.label_columns,
+        epochs=options.epochs,  # type: ignore[arg-type]
+    )
+
+
+def _print_input(data: Any) -> None:
+    if data.origin is not None:
+        for line in data.origin.lines():
+            print(line)
 
 
 def _priors(specs: list[str]) -> Any:
@@ -59,20 +122,22 @@ def _cmd_baselines(args: argparse.Namespace) -> int:
     from bayesjudge.prevalence.analysis import calibration_check, flag_random_sample_estimators
     from bayesjudge.prevalence.baselines import baseline_estimates
 
-    data = _load(args.data, strict=args.strict)
+    data = _load(args, counts=True)
     estimates = flag_random_sample_estimators(
         baseline_estimates(data, prob=args.prob, random_seed=args.random_seed, n_boot=args.n_boot),
         calibration_check(data),
     )
     if args.json:
-        emit_json(
-            {
-                "n_labelled": data.m,
-                "n_unlabelled": data.n,
-                "estimates": [e.to_dict() for e in estimates],
-            }
-        )
+        payload: dict[str, Any] = {
+            "n_labelled": data.m,
+            "n_unlabelled": data.n,
+            "estimates": [e.to_dict() for e in estimates],
+        }
+        if data.origin is not None:
+            payload["input"] = data.origin.to_dict()
+        emit_json(payload)
     else:
+        _print_input(data)
         print(f"{_source(args)}: {data.m} labelled, {data.n} unlabelled items")
         print(estimates_table(estimates, args.prob))
         print(f"seed {args.random_seed}")
@@ -106,10 +171,10 @@ def _cmd_allocate(args: argparse.Namespace) -> int:
 def _analyze(args: argparse.Namespace) -> Any:
     from bayesjudge.prevalence.analysis import analyze_prevalence
 
-    data = _load(args.data, strict=args.strict)
     priors = _priors(args.prior)
     if getattr(args, "method", "nuts") == "exact" and args.stratified:
         raise UserError("--method exact covers the unstratified model only; drop --stratified")
+    data = _load(args, counts=not args.stratified)  # the stratified model needs the items
     return analyze_prevalence(
         data,
         method=getattr(args, "method", "nuts"),
@@ -129,7 +194,9 @@ def _analyze(args: argparse.Namespace) -> Any:
 def _write(args: argparse.Namespace, analysis: Any) -> Any:
     from bayesjudge.prevalence.report import write_report
 
-    return write_report(args.out, analysis, source=_source(args))
+    return write_report(
+        args.out, analysis, source=_source(args), inputs=named_paths(args, skip=["out"])
+    )
 
 
 def _exit(analysis: Any) -> int:
@@ -138,8 +205,29 @@ def _exit(analysis: Any) -> int:
     return report_failures(analysis.passed, [c.describe() for c in analysis.diagnostics.failures])
 
 
+def _print_thresholds(thresholds: Any) -> None:
+    print(
+        f"no --threshold given: judge scores turned into verdicts at the threshold with the "
+        f"narrowest interval of pi ({thresholds.prob:g} intervals, calibration set):"
+    )
+    print(
+        f"{'threshold':>9} {'se':>6} {'se band':>15} {'sp':>6} {'sp band':>15} {'j':>6} "
+        f"{'j band':>15} {'pi width':>8}"
+    )
+    for p in thresholds.points:
+        bands = "".join(
+            f" {s.mean:>6.3f} [{s.eti.low:>5.3f}, {s.eti.high:>5.3f}]" for s in (p.se, p.sp, p.j)
+        )
+        mark = "  <- chosen" if p.threshold == thresholds.chosen else ""
+        print(f"{p.threshold:>9.4g}{bands} {p.width:>8.4f}{mark}")
+    print(f"threshold {thresholds.chosen:g}: {thresholds.reason}")
+
+
 def _print_estimate(args: argparse.Namespace, analysis: Any) -> None:
     data = analysis.data
+    _print_input(data)
+    if analysis.thresholds is not None:
+        _print_thresholds(analysis.thresholds)
     print(f"{_source(args)}: {data.m} labelled, {data.n} unlabelled items")
     print(f"{'posterior':<12} {'mean':>8} {'sd':>8} {'low':>8} {'high':>8}")
     for name, s in analysis.summaries.items():
@@ -172,29 +260,31 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     analysis = _analyze(args)
     files = _write(args, analysis)
+    _print_input(analysis.data)
+    if analysis.thresholds is not None:
+        _print_thresholds(analysis.thresholds)
     print(f"report written to {files.folder}: report.html, summary.md, posterior.nc")
     print(f"seed {analysis.seed}")
     return _exit(analysis)
 
 
 # --------------------------------------------------------------------------- parser
-def _add_data_options(parser: argparse.ArgumentParser, *, optional: bool) -> None:
+def _add_data_options(parser: argparse.ArgumentParser, *, optional: bool, counts: bool) -> None:
     if optional:
         parser.add_argument(
             "data",
             nargs="?",
-            metavar="DATA.csv",
+            metavar="DATA",
             help=f"{_DATA_HELP}; the bundled example when omitted",
         )
     else:
-        parser.add_argument("data", metavar="DATA.csv", help=_DATA_HELP)
+        many = "; a folder or glob of files is reduced to counts" if counts else ""
+        parser.add_argument("data", metavar="DATA", help=_DATA_HELP + many)
     parser.add_argument(
         "--prob", type=probability, default=0.95, help="interval mass (default 0.95)"
     )
     add_seed_option(parser)
-    parser.add_argument(
-        "--strict", action="store_true", help="reject columns other than the documented ones"
-    )
+    add_input_options(parser, scheduler=counts)
 
 
 def _n_boot(text: str) -> int:
@@ -204,14 +294,14 @@ def _n_boot(text: str) -> int:
 
 
 def register(commands: Any) -> None:
-    """Add ``baselines``, ``allocate``, ``estimate`` and ``report`` to the subcommands."""
+    """Add ``baselines``, ``allocate``, ``estimate``, ``report`` and ``plan`` to the subcommands."""
     baselines = commands.add_parser(
         "baselines",
         help="frequentist estimates of the true success rate",
         description="Naive, calibration-only, Rogan-Gladen (delta, Lang-Reiczigel, bootstrap), "
         "PPI and PPI++ estimates of the true success rate.",
     )
-    _add_data_options(baselines, optional=False)
+    _add_data_options(baselines, optional=False, counts=True)
     baselines.add_argument(
         "--n-boot", type=_n_boot, default=2000, help="bootstrap resamples (default 2000)"
     )
@@ -254,7 +344,7 @@ def register(commands: Any) -> None:
             description="Fit the Bayesian prevalence model (pi, Se, Sp with Jeffreys priors, "
             "J > 0), check its diagnostics and compare it with the frequentist baselines.",
         )
-        _add_data_options(sub, optional=optional_data)
+        _add_data_options(sub, optional=optional_data, counts=name == "estimate")
         add_fit_options(sub, target_accept="0.95; 0.99 stratified", priors=_PRIORS)
         sub.add_argument(
             "--n-boot", type=_n_boot, default=2000, help="bootstrap resamples (default 2000)"
@@ -273,10 +363,120 @@ def register(commands: Any) -> None:
                 "integration, without PyMC (fast; unstratified model only)",
             )
             sub.add_argument("--json", action="store_true", help="print one JSON object")
-            sub.add_argument("--out", metavar="DIR", default=None, help="also write a report")
-            sub.set_defaults(handler=_cmd_estimate)
+            sub.add_argument(
+                "--out", metavar="DIR", default=None, help=f"also write a report ({_OUT_HELP})"
+            )
+            sub.set_defaults(handler=_cmd_estimate, outputs={"out": "report"})
         else:
             sub.add_argument(
-                "--out", metavar="DIR", default="bayesjudge-report", help="report folder"
+                "--out",
+                metavar="DIR",
+                default="bayesjudge-report",
+                help=f"report folder (default bayesjudge-report; {_OUT_HELP})",
             )
-            sub.set_defaults(handler=_cmd_report)
+            sub.set_defaults(handler=_cmd_report, outputs={"out": "report"})
+    _register_plan(commands)
+
+
+# --------------------------------------------------------------------------- plan
+def _width(text: str) -> float:
+    """Argument type: an interval width in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a width in (0, 1]; got {text!r}")
+    return value
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    from bayesjudge.prevalence.plan import plan_labels
+
+    data = _load(args, counts=True)
+    try:
+        plan = plan_labels(
+            data,
+            target_width=args.target_width,
+            prob=args.prob,
+            max_labels=args.max_labels,
+            draws=args.draws,
+            priors=_priors(args.prior),
+            random_seed=args.random_seed,
+        )
+    except ValueError as exc:
+        raise UserError(str(exc)) from exc
+    if args.json:
+        emit_json(plan.to_dict())
+        return EXIT_OK
+    c = plan.counts
+    print(
+        f"{_source(args)}: {c.m1 + c.m0} labelled ({c.m1} gold-PASS, {c.m0} gold-FAIL), "
+        f"{c.n} unlabelled items"
+    )
+    print(plan.reading())
+    print()
+    print(
+        f"{'extra labels':>12} {'gold-PASS':>9} {'gold-FAIL':>9} {'expected width':>14} "
+        f"{'MC error':>9} {'Lang-Reiczigel':>14}"
+    )
+    for p in plan.curve:
+        mark = " *" if plan.answer is not None and p.m == plan.answer.m else ""
+        error = "exact" if p.m == 0 else f"{p.mcse:.1e}"
+        print(
+            f"{p.m:>12} {p.m1:>9} {p.m0:>9} {fmt(p.width, 14)} {error:>9} "
+            f"{fmt(p.lang_reiczigel_width, 14)}{mark}"
+        )
+    print(f"{'unlimited':>12} {'':>9} {'':>9} {fmt(plan.floor, 14)} {plan.floor_mcse:>9.1e}")
+    print(
+        f"(expected widths of the {100 * plan.prob:g}% equal-tailed interval of pi; "
+        f"{plan.draws} exact refits per row; * the answer)"
+    )
+    for note in plan.notes:
+        print(f"note: {note}")
+    print(f"seed {plan.seed}; priors {plan.priors.describe()}")
+    return EXIT_OK
+
+
+def _register_plan(commands: Any) -> None:
+    from bayesjudge.prevalence.plan import DEFAULT_MAX_LABELS, MAX_DRAWS, MAX_LABELS
+
+    sub = commands.add_parser(
+        "plan",
+        help="how many more gold labels bring the interval of pi to a target width",
+        description="Expected width of the interval of the true success rate after more gold "
+        "labels, split between gold-PASS and gold-FAIL items by the allocation rule of Lee et "
+        "al. (2025), by preposterior simulation on the exact posterior; the floor an unlimited "
+        "calibration set would leave; and the number of labels that reaches --target-width.",
+    )
+    _add_data_options(sub, optional=True, counts=True)
+    sub.add_argument(
+        "--target-width",
+        type=_width,
+        required=True,
+        metavar="W",
+        help="width of the interval of pi to reach, in (0, 1]",
+    )
+    sub.add_argument(
+        "--max-labels",
+        type=bounded_int(1, MAX_LABELS),
+        default=DEFAULT_MAX_LABELS,
+        metavar="N",
+        help=f"most extra gold labels to consider (default {DEFAULT_MAX_LABELS})",
+    )
+    sub.add_argument(
+        "--draws",
+        type=bounded_int(2, MAX_DRAWS),
+        default=16,
+        metavar="N",
+        help="exact refits per number of labels (default 16)",
+    )
+    sub.add_argument(
+        "--prior",
+        action="append",
+        default=[],
+        metavar="NAME=SPEC",
+        help=f"replace a prior, e.g. pi=beta:1,1 (repeatable). Priors: {_PRIORS}",
+    )
+    sub.add_argument("--json", action="store_true", help="print one JSON object")
+    sub.set_defaults(handler=_cmd_plan)

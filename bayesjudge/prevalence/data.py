@@ -2,30 +2,63 @@
 
 :class:`JudgeData` holds gold labels on a calibration subset and a judge verdict (binary) or
 score (in [0, 1]) on every item, with an optional stratum; :class:`JudgeCounts` its six
-sufficient counts. Tables are read and their columns parsed by :mod:`bayesjudge.io`; past
-this module nothing re-checks.
+sufficient counts. Both read through the input layer (:mod:`bayesjudge.io`): any table format or
+an evaluation tool's log, the user's column names and value spellings, gold labels kept in a
+separate table and joined by id, every problem of the input reported at once. Past this module
+nothing re-checks.
+
+The missing-label rule
+----------------------
+A gold label that is blank, or holds ``NA``, ``N/A``, ``null``, ``None`` or ``NaN`` (any case),
+or is NaN/None in a DataFrame, is **missing**: the item is an unlabelled test item. In a
+separate labels table such a row leaves its item unlabelled and is counted as a blank label in
+the join report; an item that the labels table does not list is unlabelled too. Any other value
+that is not a PASS/FAIL spelling is an error naming its row.
 """
 
 from __future__ import annotations
 
+import glob as _glob
 import os
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import IO, TYPE_CHECKING, Literal, get_args
 
 import numpy as np
 import pandas as pd
 
 from bayesjudge.errors import DataError
-from bayesjudge.io.columns import (
-    TableLike,
-    check_columns,
-    check_no_missing,
-    parse_binary,
-    parse_unit_interval,
-    read_table,
+from bayesjudge.io.labels import JoinReport, join_labels, read_labels
+from bayesjudge.io.mapping import check_threshold, conform, verdicts_from_scores
+from bayesjudge.io.problems import Problems
+from bayesjudge.io.source import (
+    TABLE_FORMATS,
+    InputFormat,
+    InputReport,
+    check_format,
+    log_tool,
 )
+from bayesjudge.io.stream import (
+    JUDGE_FIELDS,
+    JUDGE_FIELDS_LABELS_APART,
+    judge_column,
+    judge_counts,
+)
+from bayesjudge.io.tables import TableLike, read_table
+from bayesjudge.validation import check_choice
 
-__all__ = ["JudgeCounts", "JudgeData"]
+if TYPE_CHECKING:
+    from bayesjudge.io.logs import EvalLog
+
+__all__ = ["EPOCH_RULES", "EpochRule", "JudgeCounts", "JudgeData", "JudgeSource", "can_stream"]
+
+#: How several rulings of one item (epochs, repeated judging) become one verdict.
+type EpochRule = Literal["first", "majority", "any", "all"]
+EPOCH_RULES: tuple[str, ...] = get_args(EpochRule.__value__)
+#: What judge data are read from: a table (DataFrame, path, ``"-"``, binary file) or an eval log.
+type JudgeSource = "TableLike | EvalLog"
+#: A source of gold labels kept apart: a DataFrame, a path or a binary file.
+type LabelSource = pd.DataFrame | str | os.PathLike[str] | IO[bytes]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +73,8 @@ class JudgeCounts:
         Calibration items whose gold label is FAIL, and how many of them the judge passed.
     n, k : int
         Unlabelled test items, and how many of them the judge passed.
+    origin : InputReport or None
+        What was read to get them (:meth:`from_file`); not part of equality.
     """
 
     m1: int
@@ -48,6 +83,136 @@ class JudgeCounts:
     x0: int
     n: int
     k: int
+    origin: InputReport | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def from_file(
+        cls,
+        source: str | os.PathLike[str] | IO[bytes] | Sequence[str | os.PathLike[str]],
+        *,
+        format: InputFormat = "auto",
+        columns: Mapping[str, str] | None = None,
+        positive: Sequence[str] = (),
+        negative: Sequence[str] = (),
+        threshold: float | None = None,
+        labels: LabelSource | None = None,
+        label_columns: Mapping[str, str] | None = None,
+        scheduler: str | None = None,
+    ) -> JudgeCounts:
+        r"""Stream judge data to the six counts without loading them: memory stays flat.
+
+        The file (or every data file of a folder, or every match of a glob) is read block by
+        block by :func:`bayesjudge.io.judge_counts`, with the same column mapping, spellings
+        and missing-label rule as :meth:`JudgeData.from_frame`. With ``scheduler``, the files
+        are reduced on a Dask cluster (:func:`bayesjudge.io.judge_counts_on_cluster`).
+
+        Parameters
+        ----------
+        source : path, ``"-"``, folder, glob, list of paths or binary file object
+            Judge data with a binary ``verdict`` (or a ``score`` and a ``threshold``).
+        format : {"auto", "csv", "tsv", "jsonl", "parquet"}
+            The table format (eval logs are read by :meth:`JudgeData.from_frame`).
+        columns, positive, negative
+            Column mapping and extra PASS/FAIL spellings (see :func:`bayesjudge.io.conform`).
+        threshold : float, optional
+            Turns a ``score`` column into verdicts: ``score >= threshold`` is PASS.
+        labels : DataFrame or path, optional
+            Gold labels kept apart (columns ``item`` and ``label``, mapped by
+            ``label_columns``), joined by the data's ``item`` column as the blocks stream by.
+        label_columns : mapping, optional
+            Column mapping of the labels table.
+        scheduler : str, optional
+            Address of a Dask scheduler (``"tcp://host:8786"``).
+
+        Raises
+        ------
+        DataError
+            Listing every problem of every file; also a calibration class without items or no
+            unlabelled items.
+
+        Examples
+        --------
+        >>> import io
+        >>> text = io.BytesIO(b"gold,judge\nyes,pass\nno,pass\nno,fail\n,pass\n,fail\n")
+        >>> JudgeCounts.from_file(text, columns={"label": "gold", "verdict": "judge"})
+        JudgeCounts(m1=1, x1=1, m0=2, x0=1, n=2, k=1)
+        """
+        check_format(format)
+        if format not in ("auto", *TABLE_FORMATS):
+            raise ValueError(
+                f"format must be 'auto' or a table format {list(TABLE_FORMATS)} to stream; got "
+                f"{format!r} (read eval logs with JudgeData.from_frame)"
+            )
+        cut = None if threshold is None else check_threshold(threshold)
+        gold = None
+        if labels is not None:
+            gold = read_labels(labels, columns=label_columns, positive=positive, negative=negative)
+        options = {
+            "columns": columns,
+            "positive": positive,
+            "negative": negative,
+            "threshold": cut,
+            "labels": gold,
+            "format": format,
+        }
+        if scheduler is not None:
+            from bayesjudge.io.stream import judge_counts_on_cluster
+
+            if not isinstance(source, str | os.PathLike | list | tuple):
+                raise DataError("a Dask cluster reads files by path; give a file, folder or glob")
+            reduced = judge_counts_on_cluster(source, scheduler=scheduler, **options)  # type: ignore[arg-type]
+        else:
+            reduced = judge_counts(source, **options)  # type: ignore[arg-type]
+        join = None
+        if gold is not None:
+            labelled = reduced.m1 + reduced.m0
+            join = JoinReport(
+                result_rows=reduced.rows,
+                items=reduced.rows,
+                labelled=labelled,
+                unlabelled=reduced.rows - labelled,
+                label_rows=len(gold),
+                blank_labels=int(gold["label"].isna().sum()),
+                combined_rows=0,
+                repeats="error",
+            )
+        origin = InputReport(
+            source=_sources_name(source, reduced.files),
+            format=_streamed_format(source, format),
+            rows=reduced.rows,
+            items=reduced.rows,
+            files=reduced.files,
+            streamed=True,
+            columns=dict(columns or {}),
+            labels=None if gold is None else str(gold.attrs.get("source", "labels")),
+            join=join,
+            threshold=cut,
+        )
+        counts = _validate_counts(**reduced.as_dict())
+        return replace(counts, origin=origin)
+
+    def checked(self) -> JudgeCounts:
+        """Return the counts after checking them as :meth:`JudgeData.from_counts` does.
+
+        Raises
+        ------
+        DataError
+            On a count that is not a non-negative whole number, ``x1 > m1``, ``x0 > m0``,
+            ``k > n``, or ``m1``, ``m0`` or ``n`` zero.
+
+        Examples
+        --------
+        >>> JudgeCounts(3, 4, 4, 1, 5, 3).checked()
+        Traceback (most recent call last):
+        ...
+        bayesjudge.errors.DataError: x1 must not exceed m1; got x1=4 > m1=3
+        """
+        return replace(_validate_counts(**self.as_dict()), origin=self.origin)
+
+    @property
+    def m(self) -> int:
+        """Calibration items m1 + m0."""
+        return self.m1 + self.m0
 
     @property
     def q1(self) -> float:
@@ -81,7 +246,90 @@ class JudgeCounts:
         }
 
 
+def _sources_name(source: object, files: int) -> str:
+    if files > 1:
+        return f"{files} files"
+    if isinstance(source, list | tuple) and source:
+        source = source[0]
+    if isinstance(source, str | os.PathLike):
+        text = os.fspath(source)
+        return "<stdin>" if text == "-" else text
+    return str(getattr(source, "name", "<stream>"))
+
+
+def _streamed_format(source: object, format: str) -> str:
+    if format != "auto":
+        return format
+    from bayesjudge.io.stream import expand_sources
+    from bayesjudge.io.tables import choose_format
+
+    try:
+        first = expand_sources(source)[0]  # type: ignore[arg-type]
+    except DataError:
+        return "auto"
+    if not isinstance(first, str | os.PathLike) or os.fspath(first) == "-":
+        return "auto"
+    with open(first, "rb") as handle:
+        head = handle.read(4096)
+    return choose_format("auto", name=os.fspath(first), head=head)
+
+
+def _many_files(source: object) -> bool:
+    """Whether a source stands for several files: a folder, a glob or a list of paths."""
+    if isinstance(source, list | tuple):
+        return True
+    if not isinstance(source, str | os.PathLike):
+        return False
+    text = os.fspath(source)
+    return os.path.isdir(text) or (not os.path.exists(text) and _glob.has_magic(text))
+
+
+def can_stream(
+    source: object,
+    *,
+    format: InputFormat = "auto",
+    columns: Mapping[str, str] | None = None,
+    threshold: float | None = None,
+    epochs: EpochRule | None = None,
+) -> bool:
+    r"""Whether judge data can be streamed to counts (:meth:`JudgeCounts.from_file`).
+
+    True for a table file, folder or glob (not standard input, a file object, a DataFrame or an
+    eval log) whose judge column is a binary ``verdict``, or a ``score`` with a ``threshold``,
+    read without an ``epochs`` rule (combining repeated rows needs them in memory). Only the
+    header of the (first) file is read. A source whose header cannot be read streams, so that
+    the streaming reader reports every problem of every file.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "verdicts.csv").write_text("label,verdict\n1,1\n")
+    >>> _ = (folder / "scores.csv").write_text("label,score\n1,0.9\n")
+    >>> can_stream(folder / "verdicts.csv"), can_stream(folder / "scores.csv")
+    (True, False)
+    >>> can_stream(folder / "scores.csv", threshold=0.5)
+    True
+    """
+    if epochs is not None or format not in ("auto", *TABLE_FORMATS):
+        return False
+    if isinstance(source, list | tuple):
+        paths = list(source)
+    elif isinstance(source, str | os.PathLike) and os.fspath(source) != "-":
+        paths = [source]
+    else:
+        return False
+    if not _many_files(source) and log_tool(paths[0], format=format) is not None:
+        return False
+    try:
+        kind = judge_column(paths, columns=columns, format=format)  # type: ignore[arg-type]
+    except DataError:
+        return True
+    return kind != "score" or threshold is not None
+
+
 def _validate_counts(m1: int, x1: int, m0: int, x0: int, n: int, k: int) -> JudgeCounts:
+
     values = {"m1": m1, "x1": x1, "m0": m0, "x0": x0, "n": n, "k": k}
     for name, value in values.items():
         if (
@@ -133,6 +381,8 @@ class JudgeData:
         Whether the judge output is a binary verdict or a score in [0, 1].
     cal_stratum, test_stratum : ndarray of str or None
         Optional stratum of each item.
+    origin : InputReport or None
+        What was read and how (file, format, column mapping, label join, threshold, epochs).
     """
 
     cal_label: np.ndarray
@@ -141,28 +391,73 @@ class JudgeData:
     kind: Literal["verdict", "score"]
     cal_stratum: np.ndarray | None = None
     test_stratum: np.ndarray | None = None
+    origin: InputReport | None = None
 
     COLUMNS = ("label", "verdict", "score", "stratum")
 
     # ---- constructors
     @classmethod
-    def from_frame(cls, frame: pd.DataFrame, *, strict: bool = False) -> JudgeData:
-        """Validate a table with columns ``label``, ``verdict`` or ``score``, optional ``stratum``.
+    def from_frame(
+        cls,
+        frame: JudgeSource,
+        *,
+        strict: bool = False,
+        format: InputFormat = "auto",
+        columns: Mapping[str, str] | None = None,
+        positive: Sequence[str] = (),
+        negative: Sequence[str] = (),
+        threshold: float | None = None,
+        labels: LabelSource | None = None,
+        label_columns: Mapping[str, str] | None = None,
+        epochs: EpochRule | None = None,
+    ) -> JudgeData:
+        """Validate judge data: columns ``label``, ``verdict`` or ``score``, optional ``stratum``.
 
         Parameters
         ----------
-        frame : DataFrame
-            One row per item. ``label`` is the gold label (binary; blank/NaN marks an
-            unlabelled test item). ``verdict`` is the judge's binary verdict, or ``score`` its
-            score in [0, 1] (exactly one of the two). ``stratum`` is an optional group label.
+        frame : DataFrame, path, ``"-"``, binary file or EvalLog
+            One row per item. ``label`` is the gold label (PASS/FAIL; missing marks an
+            unlabelled test item, see the module's missing-label rule). ``verdict`` is the
+            judge's PASS/FAIL verdict, or ``score`` its score in [0, 1] (exactly one of the
+            two). ``stratum`` is an optional group label, ``item`` an optional id. A path is
+            read as CSV, TSV, JSON Lines or Parquet (:func:`bayesjudge.io.read_table`) or, when
+            it is an evaluation tool's log, by :func:`bayesjudge.io.logs.read_eval_log`; an
+            :class:`~bayesjudge.io.logs.EvalLog` is used as it is (one system, one judge).
         strict : bool
-            If true, any other column is an error.
+            If true, a column that none of these names reads is an error.
+        format : {"auto", "csv", "tsv", "jsonl", "parquet", "inspect", "promptfoo", "lm_eval", \
+"openai_evals"}
+            The format of a path; ``"auto"`` recognises eval logs by their content and tables
+            by extension, then content.
+        columns : mapping, optional
+            ``{name: column of the table}`` for columns named otherwise, e.g.
+            ``{"label": "human_label", "verdict": "judge_verdict", "item": "id"}``.
+        positive, negative : sequence of str
+            Extra PASS and FAIL spellings (``1/0``, ``true/false``, ``yes/no``, ``pass/fail``,
+            ``correct/incorrect`` and others are built in; see :class:`bayesjudge.io.Spellings`).
+        threshold : float, optional
+            Turns a ``score`` column into verdicts: ``score >= threshold`` is PASS (a score
+            equal to the threshold passes). An error with a ``verdict`` column.
+        labels : DataFrame or path, optional
+            Gold labels kept in a separate table (``item``, ``label``), joined by the data's
+            ``item`` column: ids compared exactly, as text (``"007"`` is not ``"7"``). Required
+            for an eval log, which holds no gold labels. Every label id must be among the
+            data's ids; the data's own ``label`` column must then be empty.
+        label_columns : mapping, optional
+            Column mapping of the labels table, e.g. ``{"item": "sample_id", "label": "gold"}``.
+        epochs : {"first", "majority", "any", "all"}, optional
+            How several rows (epochs, repeated rulings) of one item become one verdict, when
+            labels are joined by id or read from an eval log: the first row's verdict; PASS when
+            more than half passed (a tie fails), when any passed, or when all passed. Required
+            when an item has several rows; ``"first"`` only for scores without a threshold.
 
         Raises
         ------
         DataError
-            On a missing or unknown column, a non-binary value, a score outside [0, 1], a
-            missing judge output, no unlabelled rows, or a calibration class with no items.
+            Listing every problem of the input at once: missing or badly mapped columns (with
+            suggestions), values that are not PASS/FAIL or not scores in [0, 1] (with their file
+            lines), a blank verdict, score or stratum; then a label join that does not match, a
+            calibration class with no items, or no unlabelled rows.
 
         Examples
         --------
@@ -170,47 +465,60 @@ class JudgeData:
         >>> frame = pd.DataFrame({"label": [1, 0, None, None], "verdict": ["pass", "fail", 1, 0]})
         >>> JudgeData.from_frame(frame).counts
         JudgeCounts(m1=1, x1=1, m0=1, x0=0, n=2, k=1)
+        >>> export = pd.DataFrame({"human_label": ["correct", "incorrect", "NA", ""],
+        ...                        "judge_score": [0.9, 0.4, 0.7, 0.2]})
+        >>> data = JudgeData.from_frame(
+        ...     export, columns={"label": "human_label", "score": "judge_score"}, threshold=0.5
+        ... )
+        >>> data.counts
+        JudgeCounts(m1=1, x1=1, m0=1, x0=0, n=2, k=1)
         """
-        frame = read_table(frame)
-        has_verdict, has_score = "verdict" in frame.columns, "score" in frame.columns
-        if has_verdict == has_score:
-            raise DataError(
-                "judge data need exactly one of the columns 'verdict' (binary) or 'score' "
-                f"(in [0, 1]); the table has {list(frame.columns)}"
-            )
-        judge_column = "verdict" if has_verdict else "score"
-        check_columns(
+        return _read_judge(
             frame,
-            required=["label", judge_column],
-            optional=["stratum"],
             strict=strict,
-            argument="judge data",
+            format=format,
+            columns=columns,
+            positive=positive,
+            negative=negative,
+            threshold=threshold,
+            labels=labels,
+            label_columns=label_columns,
+            epochs=epochs,
         )
-        label = parse_binary(frame["label"], column="label", allow_missing=True, frame=frame)
-        if has_verdict:
-            judge = parse_binary(frame["verdict"], column="verdict", frame=frame)
-        else:
-            judge = parse_unit_interval(frame["score"], column="score", frame=frame)
-        stratum = None
-        if "stratum" in frame.columns:
-            check_no_missing(frame, "stratum")
-            stratum = frame["stratum"].astype(str).str.strip().to_numpy()
-        labelled = ~np.isnan(label)
-        data = cls(
-            cal_label=label[labelled],
-            cal_judge=judge[labelled],
-            test_judge=judge[~labelled],
-            kind="verdict" if has_verdict else "score",
-            cal_stratum=None if stratum is None else stratum[labelled],
-            test_stratum=None if stratum is None else stratum[~labelled],
-        )
-        data._check_classes()
-        return data
 
     @classmethod
-    def from_csv(cls, path: str | os.PathLike[str], *, strict: bool = False) -> JudgeData:
-        """Read and validate a CSV file; see :meth:`from_frame` for the columns."""
-        return cls.from_frame(read_table(path), strict=strict)
+    def from_csv(
+        cls,
+        path: str | os.PathLike[str] | IO[bytes],
+        *,
+        strict: bool = False,
+        format: InputFormat = "auto",
+        columns: Mapping[str, str] | None = None,
+        positive: Sequence[str] = (),
+        negative: Sequence[str] = (),
+        threshold: float | None = None,
+        labels: LabelSource | None = None,
+        label_columns: Mapping[str, str] | None = None,
+        epochs: EpochRule | None = None,
+    ) -> JudgeData:
+        """Read and validate a file (CSV, or any format :meth:`from_frame` reads); ``"-"`` is stdin.
+
+        The options are those of :meth:`from_frame`.
+        """
+        if isinstance(path, pd.DataFrame):
+            raise DataError("from_csv reads a file; pass a DataFrame to JudgeData.from_frame")
+        return _read_judge(
+            path,
+            strict=strict,
+            format=format,
+            columns=columns,
+            positive=positive,
+            negative=negative,
+            threshold=threshold,
+            labels=labels,
+            label_columns=label_columns,
+            epochs=epochs,
+        )
 
     @classmethod
     def from_counts(cls, m1: int, x1: int, m0: int, x0: int, n: int, k: int) -> JudgeData:
@@ -242,23 +550,59 @@ class JudgeData:
         return cls(cal_label=cal_label, cal_judge=cal_judge, test_judge=test_judge, kind="verdict")
 
     @classmethod
-    def coerce(cls, data: JudgeData | TableLike, *, strict: bool = False) -> JudgeData:
-        """Return ``data`` if it is already validated, else validate it as a table or CSV path."""
+    def coerce(cls, data: JudgeData | JudgeSource, *, strict: bool = False) -> JudgeData:
+        """Return ``data`` if it is already validated, else validate it with :meth:`from_frame`."""
         if isinstance(data, JudgeData):
             return data
-        return cls.from_frame(read_table(data), strict=strict)
+        return cls.from_frame(data, strict=strict)
+
+    def thresholded(self, threshold: float) -> JudgeData:
+        """Return score data as verdict data: ``score >= threshold`` is PASS.
+
+        The threshold is recorded in :attr:`origin`.
+
+        Raises
+        ------
+        DataError
+            If the data already hold binary verdicts.
+        ValueError
+            If ``threshold`` is not a number in [0, 1].
+
+        Examples
+        --------
+        >>> frame = pd.DataFrame({"label": [1, 0, None], "score": [0.8, 0.3, 0.6]})
+        >>> JudgeData.from_frame(frame).thresholded(0.5).counts
+        JudgeCounts(m1=1, x1=1, m0=1, x0=0, n=1, k=1)
+        """
+        cut = check_threshold(threshold)
+        if self.kind != "score":
+            raise DataError(
+                "threshold: these judge data hold binary verdicts already; a threshold turns "
+                "scores into verdicts"
+            )
+        origin = self.origin
+        if origin is not None:
+            origin = replace(origin, threshold=cut)
+        return replace(
+            self,
+            cal_judge=verdicts_from_scores(self.cal_judge, threshold=cut),
+            test_judge=verdicts_from_scores(self.test_judge, threshold=cut),
+            kind="verdict",
+            origin=origin,
+        )
 
     def _check_classes(self) -> None:
+        where = "" if self.origin is None else f"{self.origin.source}: "
         if self.n == 0:
             raise DataError(
-                "column 'label': every row is labelled, so there are no unlabelled test items; "
-                "leave 'label' blank for the items whose success rate is to be estimated"
+                f"{where}column 'label': every row is labelled, so there are no unlabelled test "
+                "items; leave 'label' blank for the items whose success rate is to be estimated"
             )
         if self.m1 == 0 or self.m0 == 0:
             missing = "PASS (1)" if self.m1 == 0 else "FAIL (0)"
             raise DataError(
-                f"column 'label': the calibration set has no gold-{missing} items, so the judge's "
-                f"{'sensitivity' if self.m1 == 0 else 'specificity'} cannot be estimated"
+                f"{where}column 'label': the calibration set has no gold-{missing} items, so the "
+                f"judge's {'sensitivity' if self.m1 == 0 else 'specificity'} cannot be estimated"
             )
 
     # ---- views
@@ -364,6 +708,7 @@ class JudgeData:
             kind=self.kind,
             cal_stratum=self.cal_stratum,
             test_stratum=self.test_stratum,
+            origin=self.origin,
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -385,3 +730,213 @@ class JudgeData:
     def __repr__(self) -> str:
         strata = f", strata={len(self.strata)}" if self.strata else ""
         return f"JudgeData(kind={self.kind!r}, m1={self.m1}, m0={self.m0}, n={self.n}{strata})"
+
+
+# --------------------------------------------------------------------------- reading
+def _read_judge(
+    source: JudgeSource,
+    *,
+    strict: bool,
+    format: InputFormat,
+    columns: Mapping[str, str] | None,
+    positive: Sequence[str],
+    negative: Sequence[str],
+    threshold: float | None,
+    labels: LabelSource | None,
+    label_columns: Mapping[str, str] | None,
+    epochs: EpochRule | None,
+) -> JudgeData:
+    check_format(format)
+    if epochs is not None:
+        check_choice(epochs, name="epochs", allowed=EPOCH_RULES)
+    cut = None if threshold is None else check_threshold(threshold)
+    if isinstance(source, pd.DataFrame) and format not in ("auto", *TABLE_FORMATS):
+        raise ValueError(f"format={format!r} reads an eval log from a path, not a DataFrame")
+    if _many_files(source):
+        raise DataError(
+            f"data: {os.fspath(source)!r} stands for several files (a folder or a glob); "  # type: ignore[arg-type]
+            "several files are reduced to counts with JudgeCounts.from_file, which needs "
+            "binary verdicts or a threshold"
+        )
+    tool = log_tool(source, format=format)
+    if tool is None:
+        parsed, origin = _read_table(
+            source,  # type: ignore[arg-type]
+            strict=strict,
+            format=format,
+            columns=columns,
+            positive=positive,
+            negative=negative,
+            threshold=cut,
+            labels=labels,
+            label_columns=label_columns,
+            epochs=epochs,
+        )
+    else:
+        parsed, origin = _read_log(
+            source,
+            tool=tool,
+            columns=columns,
+            positive=positive,
+            negative=negative,
+            threshold=cut,
+            labels=labels,
+            label_columns=label_columns,
+            epochs=epochs,
+        )
+    label = parsed["label"].to_numpy(dtype=float)
+    kind: Literal["verdict", "score"] = "verdict" if "verdict" in parsed.columns else "score"
+    judge = parsed[kind].to_numpy(dtype=float)
+    stratum = None
+    if "stratum" in parsed.columns:
+        stratum = parsed["stratum"].to_numpy(dtype=object).astype(str)
+    labelled = ~np.isnan(label)
+    data = JudgeData(
+        cal_label=label[labelled],
+        cal_judge=judge[labelled],
+        test_judge=judge[~labelled],
+        kind=kind,
+        cal_stratum=None if stratum is None else stratum[labelled],
+        test_stratum=None if stratum is None else stratum[~labelled],
+        origin=origin,
+    )
+    data._check_classes()
+    return data
+
+
+def _read_table(
+    source: TableLike,
+    *,
+    strict: bool,
+    format: InputFormat,
+    columns: Mapping[str, str] | None,
+    positive: Sequence[str],
+    negative: Sequence[str],
+    threshold: float | None,
+    labels: LabelSource | None,
+    label_columns: Mapping[str, str] | None,
+    epochs: EpochRule | None,
+) -> tuple[pd.DataFrame, InputReport]:
+    """Read, map and parse a judge table (and join labels kept apart); report all problems."""
+    table = read_table(source, format=format, argument="data")  # type: ignore[arg-type]
+    name = str(table.attrs.get("source", "data"))
+    problems = Problems(name)
+    apart = labels is not None
+    parsed = conform(
+        table,
+        JUDGE_FIELDS_LABELS_APART if apart else JUDGE_FIELDS,
+        columns=columns,
+        positive=positive,
+        negative=negative,
+        strict=strict,
+        problems=problems,
+    )
+    mapping = dict(parsed.attrs.get("columns", {}))
+    if threshold is not None and "verdict" in mapping:
+        problems.add(
+            "a threshold turns a 'score' column into verdicts, but these data have a 'verdict' "
+            "column; drop the threshold"
+        )
+    if epochs is not None and not apart:
+        problems.add(
+            f"epochs={epochs!r} combines the rows of one item when gold labels are joined by id "
+            "(labels=); these data carry their own 'label' column, one row per item"
+        )
+    elif epochs not in (None, "first") and "score" in mapping and threshold is None:
+        problems.add(
+            f"epochs={epochs!r} combines pass/fail verdicts, but the judge output is a 'score' "
+            "column: give a threshold (score >= threshold is PASS), or epochs='first'"
+        )
+    problems.raise_if_any()
+    if threshold is not None:
+        scores = parsed.pop("score").to_numpy(dtype=float)
+        parsed["verdict"] = verdicts_from_scores(scores, threshold=threshold)
+    join = None
+    label_name = None
+    if apart:
+        gold = read_labels(labels, columns=label_columns, positive=positive, negative=negative)  # type: ignore[arg-type]
+        label_name = str(gold.attrs.get("source", "labels"))
+        parsed, join = join_labels(parsed, gold, repeats=epochs or "error", option="epochs")
+    origin = InputReport(
+        source=name,
+        format=str(table.attrs.get("format", format)),
+        rows=len(table),
+        items=len(parsed),
+        columns=mapping,
+        labels=label_name,
+        join=join,
+        threshold=threshold,
+        epochs=epochs,
+    )
+    return parsed, origin
+
+
+def _read_log(
+    source: JudgeSource,
+    *,
+    tool: str,
+    columns: Mapping[str, str] | None,
+    positive: Sequence[str],
+    negative: Sequence[str],
+    threshold: float | None,
+    labels: LabelSource | None,
+    label_columns: Mapping[str, str] | None,
+    epochs: EpochRule | None,
+) -> tuple[pd.DataFrame, InputReport]:
+    """Reduce an eval log to one verdict (or score) per item and join the gold labels."""
+    from bayesjudge.io.logs import EvalLog, item_scores, item_verdicts, read_eval_log
+
+    log = source if isinstance(source, EvalLog) else read_eval_log(source, tool=tool)  # type: ignore[arg-type]
+    log = log.select()
+    if columns:
+        raise DataError(
+            f"{log.path}: columns= (--map) maps the columns of a table; an eval log is read by "
+            "its tool's own fields (choose the id with item_field, the judge with judge=)"
+        )
+    if labels is None:
+        raise DataError(
+            f"{log.path}: an eval log holds no gold labels; give the gold labels of some items "
+            "in a separate table joined by id (labels=, on the command line --labels FILE)"
+        )
+    kind = log.kind
+    if threshold is not None:
+        if kind == "verdict":
+            raise DataError(
+                f"{log.path}: judge {log.judges[0]!r} gives pass/fail verdicts; a threshold turns "
+                "scores into verdicts: drop the threshold"
+            )
+        log = log.thresholded(threshold)
+        kind = log.kind
+    if kind == "none":
+        raise DataError(
+            f"{log.path}: judge {log.judges[0]!r} gives no verdict or score on any item "
+            f"(statuses: {dict(log.counts)})"
+        )
+    if kind == "verdict":
+        results = item_verdicts(log, epochs=epochs)[["item", "verdict"]]
+    else:
+        if epochs not in (None, "first"):
+            raise DataError(
+                f"{log.path}: epochs={epochs!r} combines pass/fail verdicts, but judge "
+                f"{log.judges[0]!r} gives scores: give a threshold (score >= threshold is PASS), "
+                "or epochs='first'"
+            )
+        results = item_scores(log, epochs=epochs)[["item", "score"]]
+    gold = read_labels(labels, columns=label_columns, positive=positive, negative=negative)
+    joined, join = join_labels(results, gold, option="epochs")
+    judged = joined[kind].notna().to_numpy()
+    origin = InputReport(
+        source=log.path,
+        format=log.tool,
+        rows=len(log.frame),
+        items=int(judged.sum()),
+        labels=str(gold.attrs.get("source", "labels")),
+        join=join,
+        threshold=threshold,
+        epochs=epochs,
+        tool_version=log.version or None,
+        system=log.systems[0] if log.systems else None,
+        judge=log.judges[0] if log.judges else None,
+        without_verdict=int((~judged).sum()),
+    )
+    return joined[judged], origin

@@ -97,7 +97,7 @@ from scipy.interpolate import CubicHermiteSpline
 from scipy.optimize import minimize_scalar
 
 from bayesjudge.errors import DataError
-from bayesjudge.io.columns import TableLike
+from bayesjudge.io.tables import TableLike
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
 from bayesjudge.priors import PrevalencePriors
 from bayesjudge.results import Estimate, Interval, PosteriorSummary
@@ -650,7 +650,7 @@ def exact_posterior(
 
     Parameters
     ----------
-    data : JudgeData, JudgeCounts, DataFrame or CSV path
+    data : JudgeData, JudgeCounts, DataFrame or path
         Binary judge verdicts with a gold-labelled calibration subset, or the six counts.
     priors : PrevalencePriors, optional
         Beta priors on :math:`\pi, S_e, S_p`; Jeffreys Beta(1/2, 1/2) on each by default.

@@ -122,7 +122,14 @@ def _run(
             _model_data(counts),
             priors,
         )
-    scalar = JudgeCounts(**{k: int(v) for k, v in counts.items()})
+    scalar = JudgeCounts(
+        m1=int(counts["m1"]),
+        x1=int(counts["x1"]),
+        m0=int(counts["m0"]),
+        x0=int(counts["x0"]),
+        n=int(counts["n"]),
+        k=int(counts["k"]),
+    )
     return ModelRun(
         PREVALENCE,
         (PREVALENCE, bool(restrict_j), priors),

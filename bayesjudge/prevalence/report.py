@@ -1,14 +1,17 @@
 """Reports of a prevalence fit: self-contained HTML, a Markdown summary and the posterior.
 
-:func:`write_report` writes into a staging folder and renames it into place only when every
-file is written, so a failed run leaves no half-written report. The HTML embeds its figures as
-PNG data URIs and needs no network to view.
+:func:`write_report` writes through :func:`bayesjudge.reporting.output.output_folder`: it
+refuses a folder it did not write, stages the report beside the destination and switches it
+into place only when every file (and the manifest) is written, so the destination holds the
+complete old or the complete new report at every instant. The HTML embeds its figures as PNG
+data URIs and needs no network to view.
 """
 
 from __future__ import annotations
 
 import html
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,18 +22,17 @@ import xarray as xr
 
 from bayesjudge._version import __version__
 from bayesjudge.inference.summary import group
-from bayesjudge.reporting.files import atomic_directory
 from bayesjudge.reporting.html import (
     arviz_figure,
     diagnostics_html,
     figures_html,
     html_page,
     markdown_table,
-    markdown_text,
     png,
     table_html,
 )
 from bayesjudge.reporting.netcdf import write_posterior
+from bayesjudge.reporting.output import escape_markdown, output_folder
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -69,7 +71,7 @@ def plain_reading(analysis: PrevalenceAnalysis) -> str:
     data, prob = analysis.data, analysis.prob
     pi = analysis.summaries["pi"]
     j = analysis.summaries.get("j")
-    judged = float(np.mean(data.test_judge))
+    judged = analysis.counts.p_hat
     gap = 100.0 * (judged - pi.mean)
     direction = "inflates" if gap > 0 else "deflates"
     mass = f"{100 * prob:g}%"
@@ -176,22 +178,45 @@ def write_report(
     analysis: PrevalenceAnalysis,
     *,
     source: str = "bundled example",
+    inputs: Iterable[str | os.PathLike[str]] = (),
 ) -> ReportFiles:
     """Write a report folder: ``report.html``, ``summary.md``, ``posterior.nc`` and tables.
 
     Parameters
     ----------
     out : path
-        The report folder; replaced as a whole, and only once every file is written.
+        The report folder: a new or empty folder, or a report bayesjudge wrote there with
+        nothing changed since (see :func:`bayesjudge.reporting.output.check_output_folder`).
+        It is replaced as a whole, and only once every file is written.
     analysis : PrevalenceAnalysis
         What :func:`bayesjudge.analyze_prevalence` returned (with a NUTS posterior).
     source : str
         Where the data came from, shown in the report.
+    inputs : iterable of paths
+        The files the analysis read: a folder holding one of them is refused.
 
     Returns
     -------
     ReportFiles
         The paths written. ``posterior.nc`` opens with ``xarray.open_datatree``.
+
+    Raises
+    ------
+    OutputError
+        When ``out`` is refused, another run is writing it, or a file cannot be written (the
+        destination is then untouched).
+    ValueError
+        When the analysis has no NUTS posterior.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import bayesjudge as bj
+    >>> data = bj.JudgeData.from_frame(bj.load_example("judge"))
+    >>> analysis = bj.analyze_prevalence(data, progressbar=False)  # doctest: +SKIP
+    >>> files = write_report(tempfile.mkdtemp(), analysis)  # doctest: +SKIP
+    >>> files.markdown.name  # doctest: +SKIP
+    'summary.md'
     """
     posterior, data, prob = analysis.posterior, analysis.data, analysis.prob
     if posterior is None or analysis.diagnostics is None:
@@ -201,9 +226,8 @@ def write_report(
     figures = _figures(posterior, comparison, prob=prob)
     diag_frame = analysis.diagnostics.to_frame()
     status = "passed" if analysis.passed else "FAILED"
-    target = Path(out)
     title = f"bayesjudge report: {source}"
-    with atomic_directory(target) as staging:
+    with output_folder(out, inputs=inputs, kind="report") as staging:
         write_posterior(posterior, staging / "posterior.nc")
         comparison.to_csv(staging / "comparison.csv", index=False)
         diag_frame.to_csv(staging / "diagnostics.csv", index=False)
@@ -224,7 +248,7 @@ def write_report(
         (staging / "report.html").write_text(page, encoding="utf-8")
         markdown = "\n\n".join(
             [
-                f"# {markdown_text(title)}",
+                f"# {escape_markdown(title)}",
                 reading,
                 f"## Estimates of the true success rate ({100 * prob:g}% intervals)",
                 markdown_table(comparison),
@@ -235,7 +259,7 @@ def write_report(
             ]
         )
         (staging / "summary.md").write_text(markdown + "\n", encoding="utf-8")
-    folder = target.resolve()
+    folder = Path(os.path.abspath(out))
     return ReportFiles(
         folder=folder,
         html=folder / "report.html",

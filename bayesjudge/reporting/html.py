@@ -1,8 +1,8 @@
 """HTML and Markdown building blocks shared by every report: page, tables, figures.
 
 Reports are self-contained: figures are embedded as PNG data URIs, so a report needs no network
-to view. User-controlled text is escaped (``html.escape`` in HTML, :func:`markdown_text` in
-Markdown).
+to view. User-controlled text is escaped (``html.escape`` in HTML,
+:func:`~bayesjudge.reporting.output.escape_markdown` in Markdown).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from bayesjudge.reporting.output import escape_markdown
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -24,7 +26,6 @@ __all__ = [
     "figures_html",
     "html_page",
     "markdown_table",
-    "markdown_text",
     "png",
     "table_html",
 ]
@@ -77,28 +78,30 @@ def table_html(frame: pd.DataFrame) -> str:
     )
 
 
-def markdown_text(value: object) -> str:
-    r"""Return user-controlled text safe inside Markdown: HTML escaped, pipes and backticks too.
+def markdown_table(frame: pd.DataFrame) -> str:
+    r"""Return a DataFrame as a Markdown table, floats to 4 places, text escaped.
+
+    Every text cell and column name goes through
+    :func:`~bayesjudge.reporting.output.escape_markdown`, so a slice or file name cannot break
+    the table or inject HTML.
 
     Examples
     --------
-    >>> markdown_text("<script>a|b</script>")
-    '&lt;script&gt;a\\|b&lt;/script&gt;'
+    >>> print(markdown_table(pd.DataFrame({"slice": ["a|b", "<script>"], "n": [1.0, 2.5]})))
+    | slice | n |
+    |---|---|
+    | a\|b | 1.0000 |
+    | &lt;script&gt; | 2.5000 |
     """
-    return html.escape(str(value)).replace("|", "\\|").replace("`", "\\`")
-
-
-def markdown_table(frame: pd.DataFrame) -> str:
-    """Return a DataFrame as a Markdown table, floats to 4 places, text escaped."""
 
     def cell(value: Any) -> str:
         if value is None or (isinstance(value, float) and np.isnan(value)):
             return ""
         if isinstance(value, float):
             return f"{value:.4f}"
-        return markdown_text(value)
+        return escape_markdown(value)
 
-    header = "| " + " | ".join(map(str, frame.columns)) + " |"
+    header = "| " + " | ".join(escape_markdown(c) for c in frame.columns) + " |"
     rule = "|" + "---|" * len(frame.columns)
     body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
     return "\n".join([header, rule, *body])

@@ -5,6 +5,11 @@ Every command that writes uses this module:
 - :func:`check_output_folder` runs before any work and refuses a destination that is a file,
   the current folder or one of its ancestors, a folder holding an input, a non-empty folder
   bayesjudge did not write, or a place where nothing can be created.
+- :func:`claim_output_folder` checks a destination before any work and holds its lock until
+  the work is done, so a second run into the same folder is refused at once, not after its
+  computation.
+- :func:`check_output_files` does the same check for a shared folder that receives named files
+  (``bayesjudge study --figures``).
 - :func:`output_folder` writes a report folder: it holds a lock beside the destination, stages
   the report in a hidden sibling folder, writes the manifest last and then switches the
   staging folder into place. On Linux the switch is one ``renameat2(RENAME_EXCHANGE)`` system
@@ -60,7 +65,9 @@ __all__ = [
     "Manifest",
     "OutputError",
     "OutputKind",
+    "check_output_files",
     "check_output_folder",
+    "claim_output_folder",
     "end_with_parent",
     "escape_markdown",
     "lock_output_folder",
@@ -324,6 +331,80 @@ def check_output_folder(
     return target
 
 
+def check_output_files(
+    path: str | os.PathLike[str],
+    *,
+    names: Iterable[str] = (),
+    inputs: Iterable[str | os.PathLike[str]] = (),
+) -> Path:
+    """Refuse a folder that is to receive files, before any work.
+
+    Unlike a report folder, such a folder is shared (``bayesjudge study --figures
+    docs/_static``): each file is written on its own (:func:`write_file_atomically`), the
+    files named ``names`` are replaced, and nothing else in the folder is touched. Nothing is
+    created or changed by the check.
+
+    Parameters
+    ----------
+    path : path
+        The folder; missing folders are created when the files are written.
+    names : iterable of str
+        The files that will be written into it, when known.
+    inputs : iterable of paths
+        The files the command reads; ``"-"`` (standard input) is ignored.
+
+    Returns
+    -------
+    Path
+        The folder as an absolute path.
+
+    Raises
+    ------
+    OutputError
+        When ``path`` is a file (or anything but a folder), lies under a file, is not
+        writable, or when one of ``names`` is a folder (or anything but a regular file) or an
+        input.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     check_output_files(tmp, names=["figure.png"]).is_dir()
+    True
+    """
+    target = _absolute(path)
+    shown = f"cannot write files into {target}:"
+    try:
+        info: os.stat_result | None = os.stat(target)  # a link to a folder is that folder
+    except (FileNotFoundError, NotADirectoryError):
+        info = None
+    except OSError as exc:
+        raise OutputError(f"{shown} {_reason(exc)}") from None
+    if info is not None and not stat.S_ISDIR(info.st_mode):
+        raise OutputError(f"{shown} it is {_file_type(info)}, not a folder")
+    if info is None:
+        _check_creatable(target, shown)
+    elif not os.access(target, os.W_OK | os.X_OK):
+        raise OutputError(f"{shown} it is not writable")
+    sources = set()
+    for source in inputs:
+        if os.fspath(source) != "-":
+            sources |= {_absolute(source), Path(os.path.realpath(source))}
+    for name in names:
+        file = target / name
+        if file in sources or Path(os.path.realpath(file)) in sources:
+            raise OutputError(f"{shown} {file} is an input; choose another folder")
+        try:
+            existing = os.stat(file)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise OutputError(f"{shown} {file}: {_reason(exc)}") from None
+        if not stat.S_ISREG(existing.st_mode):
+            raise OutputError(f"{shown} {file} is {_file_type(existing)}, not a file")
+    return target
+
+
 def _check_creatable(target: Path, shown: str) -> None:
     ancestor = target.parent
     while not os.path.lexists(ancestor):
@@ -390,6 +471,8 @@ def _file_type(info: os.stat_result) -> str:
     mode = info.st_mode
     if stat.S_ISREG(mode):
         return "a regular file"
+    if stat.S_ISDIR(mode):
+        return "a folder"
     if stat.S_ISFIFO(mode):
         return "a named pipe"
     if stat.S_ISSOCK(mode):
@@ -441,13 +524,21 @@ def _leftovers(target: Path) -> list[Path]:
 
 
 # --------------------------------------------------------------------------- the lock
+# The output folders whose lock this process holds: (folder, pid, thread) -> depth. A thread
+# that holds a folder's lock may take it again (a command claims its --out before the fit and
+# then writes the report); another thread, or a forked child, is refused like another run.
+_HELD: dict[tuple[Path, int, int], int] = {}
+_HELD_GUARD = threading.Lock()
+
+
 @contextmanager
 def lock_output_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Hold the exclusive writer's lock of an output folder, or refuse at once.
 
     The lock is ``fcntl.flock`` on the hidden file ``.<name>.bayesjudge-lock`` beside the
     folder; the kernel releases it when its holder ends, however it ends, so a crash leaves no
-    stale lock. The lock file is removed on release.
+    stale lock. The lock file is removed on release. The thread holding the lock may take it
+    again (the inner release keeps it); any other thread or process is refused.
 
     Parameters
     ----------
@@ -462,7 +553,7 @@ def lock_output_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
     Raises
     ------
     OutputError
-        When another process holds the lock.
+        When another process (or another thread of this one) holds the lock.
 
     Examples
     --------
@@ -471,9 +562,35 @@ def lock_output_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
     ...     folder.name
     'r'
     """
+    target = _absolute(path)
+    key = (Path(os.path.realpath(target.parent)) / target.name, os.getpid(), threading.get_ident())
+    with _HELD_GUARD:
+        again = key in _HELD
+        if again:
+            _HELD[key] += 1
+    if again:
+        try:
+            yield target
+        finally:
+            with _HELD_GUARD:
+                _HELD[key] -= 1
+        return
+    descriptor, lock = _take_lock(target)
+    with _HELD_GUARD:
+        _HELD[key] = 1
+    try:
+        yield target
+    finally:
+        with _HELD_GUARD:
+            del _HELD[key]
+        with suppress(OSError):
+            os.unlink(lock)
+        os.close(descriptor)
+
+
+def _take_lock(target: Path) -> tuple[int, Path]:
     import fcntl
 
-    target = _absolute(path)
     lock = _sibling(target, "lock")
     while True:
         try:
@@ -497,14 +614,66 @@ def lock_output_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
         except FileNotFoundError:
             current = None
         if current is not None and (held.st_dev, held.st_ino) == (current.st_dev, current.st_ino):
-            break
+            return descriptor, lock
         os.close(descriptor)  # the holder before us removed this lock file: take the new one
+
+
+@contextmanager
+def claim_output_folder(
+    path: str | os.PathLike[str],
+    *,
+    inputs: Iterable[str | os.PathLike[str]] = (),
+    kind: OutputKind = "report",
+) -> Iterator[Path]:
+    r"""Check an output folder before any work and hold its lock until the work is done.
+
+    For a command that computes for a while and then writes (a fit, then its report; a
+    study): :func:`check_output_folder` refuses a destination before any work, missing
+    parent folders are created, and the folder's lock (:func:`lock_output_folder`) is held
+    for the whole block, so a second run into the same folder is refused at once rather than
+    after its computation. :func:`output_folder` (or a study's writes) inside the block take
+    the same lock again. Parent folders this call created are removed at the end if they are
+    still empty.
+
+    Parameters
+    ----------
+    path : path
+        The destination folder.
+    inputs : iterable of paths
+        The files the command reads (see :func:`check_output_folder`).
+    kind : {"report", "study"}
+        What will be written there.
+
+    Yields
+    ------
+    Path
+        The destination as an absolute path.
+
+    Raises
+    ------
+    OutputError
+        When :func:`check_output_folder` refuses, a parent folder cannot be created, or
+        another run holds the lock.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     with claim_output_folder(Path(tmp) / "runs" / "report") as target:
+    ...         with output_folder(target) as staging:
+    ...             _ = (staging / "summary.md").write_text("# Report\n")
+    ...     sorted(p.name for p in target.iterdir())
+    ['.bayesjudge-manifest.json', 'summary.md']
+    """
+    _check_kind(kind)
+    target = check_output_folder(path, inputs=inputs, kind=kind)
+    made = _make_parents(target)
     try:
-        yield target
+        with lock_output_folder(target):
+            check_output_folder(target, inputs=inputs, kind=kind)  # as it is now, under the lock
+            yield target
     finally:
-        with suppress(OSError):
-            os.unlink(lock)
-        os.close(descriptor)
+        _remove_empty(made)
 
 
 # --------------------------------------------------------------------------- the writer
@@ -554,8 +723,10 @@ def output_folder(
     Raises
     ------
     OutputError
-        When :func:`check_output_folder` refuses, another run holds the lock, or a folder
-        cannot be created or renamed.
+        When :func:`check_output_folder` refuses, another run holds the lock, a folder
+        cannot be created or renamed, or writing fails (an ``OSError`` in the block or while
+        sealing, such as a full disk, becomes an ``OutputError`` naming the destination and
+        the file being written; the destination is untouched).
 
     Examples
     --------
@@ -582,17 +753,34 @@ def output_folder(
                 _seal(staging, kind=kind)
                 _pause("complete")
                 _switch(staging, target)
-            except BaseException:
+            except BaseException as exc:
                 with suppress(OSError):  # never hide the error that got us here
                     _remove_written(staging)
+                if isinstance(exc, OSError):
+                    raise _write_failed(target, staging, exc) from exc
                 raise
     except BaseException:
-        for folder in made:  # only folders this call created, and only while still empty
-            try:
-                folder.rmdir()
-            except OSError:
-                break
+        _remove_empty(made)
         raise
+
+
+def _write_failed(target: Path, staging: Path, exc: OSError) -> OutputError:
+    """Say which destination (not which hidden staging folder) could not be written, and why."""
+    where = ""
+    if exc.filename is not None:
+        written = Path(os.path.abspath(os.fsdecode(exc.filename)))
+        if written.is_relative_to(staging) and written != staging:
+            where = f" (writing {written.relative_to(staging).as_posix()})"
+    return OutputError(f"cannot write output folder {target}: {_reason(exc)}{where}")
+
+
+def _remove_empty(made: list[Path]) -> None:
+    """Remove the folders a call created (deepest first), as long as they are empty."""
+    for folder in made:
+        try:
+            folder.rmdir()
+        except OSError:
+            break
 
 
 def _make_parents(target: Path) -> list[Path]:
@@ -878,6 +1066,9 @@ def write_file_atomically(path: str | os.PathLike[str], writer: Callable[[Path],
     ------
     OutputError
         When ``path`` is a folder or its folder cannot be created.
+    OSError
+        When writing fails (a full disk, ...): the error names ``path``, not the temporary
+        file, and ``path`` is untouched.
 
     Examples
     --------
@@ -904,12 +1095,23 @@ def write_file_atomically(path: str | os.PathLike[str], writer: Callable[[Path],
         _pause("file-written")
         _fsync_path(temporary)
         os.replace(temporary, target)
-    except BaseException:
+    except BaseException as exc:
         with suppress(FileNotFoundError):
             os.unlink(temporary)
+        if isinstance(exc, OSError):
+            raise _naming(exc, temporary, target) from exc
         raise
     _fsync_path(target.parent)
     return target
+
+
+def _naming(exc: OSError, temporary: Path, target: Path) -> OSError:
+    """Return the error as one about ``target``, not about its hidden temporary file."""
+    if exc.errno is None or (
+        exc.filename is not None and os.fsdecode(exc.filename) != os.fspath(temporary)
+    ):
+        return exc  # a message of its own, or about another file
+    return OSError(exc.errno, _reason(exc), os.fspath(target))  # FileNotFoundError, ...
 
 
 def write_text_atomically(

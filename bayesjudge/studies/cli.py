@@ -5,21 +5,22 @@
 file with the keys of :meth:`bayesjudge.studies.runner.StudySpec.from_dict`. Exit codes: 0 success
 (MCMC replicates that failed their diagnostics are a finding of the study: they are counted in
 the table and the JSON, not an error); 2 bad input (unknown spec, invalid TOML, an output folder
-holding another study, dask missing for ``--scheduler``).
+holding another study or refused, dask missing for ``--scheduler``, a scheduler that does not
+answer); 130 interrupted (finished chunks are kept: ``--resume`` continues).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
 from bayesjudge.cli.common import (
-    EXIT_BAD_INPUT,
     EXIT_OK,
+    UserError,
     bounded_int,
     emit_json,
+    named_paths,
 )
 
 __all__ = ["register"]
@@ -58,8 +59,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
     try:
         spec = _load_spec(args.spec, quick=args.quick)
     except ValueError as exc:
-        print(f"bayesjudge study: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        raise UserError(str(exc)) from None
     out = args.out if args.out is not None else f"bayesjudge-study-{spec.name}"
     try:
         results = run_study(
@@ -71,15 +71,16 @@ def _cmd_study(args: argparse.Namespace) -> int:
             progressbar=False if args.no_progress else None,
         )
     except (ValueError, ImportError) as exc:
-        print(f"bayesjudge study: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        raise UserError(str(exc)) from None
     summary = summarize(results)
     figures: list[str] = []
     if args.figures is not None:
         from bayesjudge.studies.plots import save_study_figures
 
         name = spec.name.replace("-quick", "") if args.quick else spec.name
-        figures = [str(p) for p in save_study_figures(summary, args.figures, name=name)]
+        inputs = named_paths(args, skip=["out", "figures"])
+        paths = save_study_figures(summary, args.figures, name=name, inputs=inputs)
+        figures = [str(p) for p in paths]
     check = None
     if {"bayes_nuts", "bayes_exact"} <= set(spec.estimators):
         table = exact_check(results)
@@ -123,7 +124,13 @@ def register(commands: Any) -> None:
         "error), mean width, MAE and bias.",
     )
     sub.add_argument("spec", metavar="SPEC", help="built-in study name or SPEC.toml")
-    sub.add_argument("--out", metavar="DIR", default=None, help="output folder")
+    sub.add_argument(
+        "--out",
+        metavar="DIR",
+        default=None,
+        help="study folder (default bayesjudge-study-NAME): a new or empty folder, or with "
+        "--resume a study folder bayesjudge wrote",
+    )
     sub.add_argument("--scheduler", metavar="ADDRESS", default=None, help="Dask scheduler address")
     sub.add_argument(
         "--workers",
@@ -137,8 +144,9 @@ def register(commands: Any) -> None:
         "--figures",
         metavar="DIR",
         default=None,
-        help="also write the coverage, width and MAE figures as PNG files into DIR",
+        help="also write the coverage, width and MAE figures as PNG files into DIR (files of "
+        "the same names are replaced, nothing else in DIR is touched)",
     )
     sub.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     sub.add_argument("--json", action="store_true", help="print one JSON object")
-    sub.set_defaults(handler=_cmd_study)
+    sub.set_defaults(handler=_cmd_study, outputs={"out": "study", "figures": "files"})

@@ -7,12 +7,15 @@ built without pyplot (no global figure state).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+
+from bayesjudge.reporting.output import check_output_files, write_file_atomically
 
 __all__ = ["plot_coverage", "plot_mae", "plot_width_vs_j", "save_study_figures"]
 
@@ -150,7 +153,12 @@ def plot_mae(summary: pd.DataFrame, *, estimators: Sequence[str] | None = None) 
 
 
 def save_study_figures(
-    summary: pd.DataFrame, folder: str | os.PathLike[str], *, name: str, dpi: int = 110
+    summary: pd.DataFrame,
+    folder: str | os.PathLike[str],
+    *,
+    name: str,
+    dpi: int = 110,
+    inputs: Iterable[str | os.PathLike[str]] = (),
 ) -> list[Path]:
     """Write a study's figures as PNG files into ``folder``; return their paths.
 
@@ -161,6 +169,17 @@ def save_study_figures(
     summary has a ``j`` column or ``q0`` and ``q1``) and ``study_<name>_mae.png``
     (:func:`plot_mae`). Used by ``bayesjudge study ... --figures DIR``.
 
+    ``folder`` may hold other files (``docs/_static``): it is checked first
+    (:func:`bayesjudge.reporting.output.check_output_files`), then each figure is written
+    atomically (:func:`bayesjudge.reporting.output.write_file_atomically`), replacing a file
+    of the same name and nothing else. Missing folders are created; files follow the umask.
+
+    Raises
+    ------
+    OutputError
+        When ``folder`` is a file, lies under one or is not writable, or a figure's name is
+        taken by a folder or an input.
+
     Examples
     --------
     >>> import tempfile
@@ -170,20 +189,21 @@ def save_study_figures(
     >>> [p.name for p in save_study_figures(table, tempfile.mkdtemp(), name="demo")]
     ['study_demo_coverage.png', 'study_demo_width.png', 'study_demo_mae.png']
     """
-    target = Path(folder)
-    target.mkdir(parents=True, exist_ok=True)
-    x = "theta" if "theta" in summary.columns else None
-    figures: list[tuple[str, Figure]] = []
-    if x is not None:
+    figures: dict[str, Callable[[], Figure]] = {}
+    if "theta" in summary.columns:
         runs = summary.groupby("estimator", sort=False)["n"].median()
         common = [str(e) for e, n in runs.items() if n >= 0.5 * runs.max()]
-        figures.append(("coverage", plot_coverage(summary, x=x, estimators=common)))
+        figures["coverage"] = partial(plot_coverage, summary, x="theta", estimators=common)
     if "j" in summary.columns or {"q0", "q1"} <= set(summary.columns):
-        figures.append(("width", plot_width_vs_j(summary)))
-    figures.append(("mae", plot_mae(summary)))
-    paths = []
-    for kind, fig in figures:
-        path = target / f"study_{name}_{kind}.png"
-        fig.savefig(path, dpi=dpi)
-        paths.append(path)
-    return paths
+        figures["width"] = partial(plot_width_vs_j, summary)
+    figures["mae"] = partial(plot_mae, summary)
+    names = {kind: f"study_{name}_{kind}.png" for kind in figures}
+    target = check_output_files(folder, names=names.values(), inputs=inputs)  # before drawing
+    return [
+        write_file_atomically(target / names[kind], partial(_save_png, draw(), dpi=dpi))
+        for kind, draw in figures.items()
+    ]
+
+
+def _save_png(fig: Figure, path: Path, *, dpi: int) -> None:
+    fig.savefig(path, dpi=dpi, format="png")

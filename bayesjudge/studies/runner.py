@@ -13,9 +13,11 @@ depend on how replicates are grouped into chunks, on the number of workers, or o
 study ran locally or on a Dask cluster.
 
 **Chunked and resumable.** Work is cut into chunks (one scenario x a block of replicates).
-With an output folder, each finished chunk is written to its own NetCDF file through a
-temporary file and a rename, so an interrupted study leaves only whole chunks behind; run it
-again with ``resume=True`` and only the missing chunks are computed.
+With an output folder (checked and locked before any work, marked with bayesjudge's manifest),
+each finished chunk is written to its own NetCDF file through a temporary file and a rename,
+so an interrupted study leaves only whole chunks behind; run it again with ``resume=True`` and
+only the missing chunks are computed. Worker processes end with the main process, even when
+it is killed.
 
 **Batched Bayesian fitting.** The prevalence model (``bayes_nuts``) is sampled through the
 model cache of :func:`bayesjudge.fitting.fit_prevalence`: its compiled nutpie model is built
@@ -60,7 +62,8 @@ import sys
 import time
 import tomllib
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -71,7 +74,15 @@ import xarray as xr
 
 from bayesjudge._version import __version__
 from bayesjudge.inference.diagnostics import batched_convergence
-from bayesjudge.reporting.files import atomic_write_text, atomic_write_with
+from bayesjudge.reporting.netcdf import write_netcdf
+from bayesjudge.reporting.output import (
+    MANIFEST_NAME,
+    claim_output_folder,
+    end_with_parent,
+    read_manifest,
+    write_manifest,
+    write_text_atomically,
+)
 
 __all__ = [
     "BUILTIN_STUDIES",
@@ -235,6 +246,11 @@ class StudySpec:
         if not isinstance(fixed, Mapping):
             raise ValueError(f"'fixed' must be a table of name = value; got {fixed!r}")
         mcmc = spec.get("mcmc", {})
+        if not isinstance(mcmc, Mapping | McmcSettings):
+            raise ValueError(
+                f"'mcmc' must be a table of NUTS settings ([mcmc] with draws, tune, chains, "
+                f"target_accept); got {mcmc!r}"
+            )
         if isinstance(mcmc, Mapping):
             bad = sorted(set(mcmc) - set(McmcSettings.__dataclass_fields__))
             if bad:
@@ -773,14 +789,41 @@ def _chunk_path(folder: Path, chunk: tuple[int, int, int]) -> Path:
     return folder / "chunks" / f"s{scenario:05d}_r{start:07d}-{stop:07d}.nc"
 
 
-def _write_netcdf(dataset: xr.Dataset, path: Path) -> None:
-    """Write a NetCDF file atomically: a temporary file in the same folder, then a rename."""
-    atomic_write_with(path, lambda temporary: dataset.to_netcdf(temporary, engine="h5netcdf"))
+def _read_chunk(path: Path, spec: StudySpec, chunk: tuple[int, int, int]) -> xr.Dataset | None:
+    """Return a finished chunk, or None (with a warning) when its file cannot be used.
 
-
-def _read_chunk(path: Path) -> xr.Dataset:
-    with xr.open_dataset(path, engine="h5netcdf") as handle:
-        return handle.load()
+    Chunks are written atomically, so a damaged file (truncated by a full disk or a copy,
+    unreadable, or not holding the chunk's replicates) is not this study's doing; the study's
+    results do not depend on when a chunk is computed, so it is computed again.
+    """
+    try:
+        with xr.open_dataset(path, engine="h5netcdf") as handle:
+            ds = handle.load()
+    except (OSError, ValueError, RuntimeError, KeyError) as exc:
+        warnings.warn(
+            f"chunk file {path} cannot be read ({exc}); it is computed again",
+            UserWarning,
+            stacklevel=3,
+        )
+        return None
+    if ds.attrs.get("fingerprint") != spec.fingerprint():
+        raise ValueError(f"chunk file {path} belongs to a different study")
+    _, start, stop = chunk
+    complete = (
+        {*_VARIABLES, "truth"} <= set(ds.data_vars)
+        and ds.sizes.get("replicate") == stop - start
+        and np.array_equal(ds["replicate"].to_numpy(), np.arange(start, stop))
+        and ds["estimator"].to_numpy().tolist() == list(spec.estimators)
+    )
+    if not complete:
+        warnings.warn(
+            f"chunk file {path} does not hold replicates {start} to {stop - 1} of every "
+            "estimator; it is computed again",
+            UserWarning,
+            stacklevel=3,
+        )
+        return None
+    return ds
 
 
 # --------------------------------------------------------------------------- assembling
@@ -858,7 +901,16 @@ def _progress(enabled: bool | None, total: int, name: str) -> Any:
     return tqdm(total=total, desc=f"study {name}", unit="chunk", file=sys.stderr, disable=not show)
 
 
-def _dask_client(scheduler: Any) -> Any:
+#: Seconds to wait for a Dask scheduler to answer before giving up.
+_CONNECT_TIMEOUT = 5.0
+
+
+@contextmanager
+def _connected(scheduler: Any) -> Iterator[Any]:
+    """Yield a Dask client for ``scheduler`` (None without one), closed at the end if opened."""
+    if scheduler is None:
+        yield None
+        return
     try:
         from dask.distributed import Client
     except ImportError:
@@ -867,8 +919,19 @@ def _dask_client(scheduler: Any) -> Any:
             "not installed; install it with `pip install bayesjudge[studies]`"
         ) from None
     if isinstance(scheduler, Client):
-        return scheduler, False
-    return Client(scheduler), True
+        yield scheduler
+        return
+    try:
+        client = Client(scheduler, timeout=_CONNECT_TIMEOUT)
+    except (OSError, ValueError, TypeError) as exc:
+        raise ValueError(
+            f"scheduler {scheduler!r}: cannot connect to a Dask scheduler there within "
+            f"{_CONNECT_TIMEOUT:g} s ({exc}); check the address and that the scheduler is running"
+        ) from None
+    try:
+        yield client
+    finally:
+        client.close()
 
 
 def _execute(
@@ -876,25 +939,18 @@ def _execute(
     pending: Sequence[tuple[int, int, int]],
     *,
     workers: int,
-    scheduler: Any,
+    client: Any,
     on_done: Callable[[tuple[int, int, int], xr.Dataset], None],
 ) -> None:
-    if scheduler is not None:
-        client, owned = _dask_client(scheduler)
-        try:
-            from dask.distributed import as_completed
+    if client is not None:
+        from dask.distributed import as_completed
 
-            futures = {
-                client.submit(_run_chunk, spec, *chunk, pure=False): chunk for chunk in pending
-            }
-            try:
-                for future in as_completed(futures):
-                    on_done(futures[future], future.result())
-            finally:
-                client.cancel(list(futures))
+        futures = {client.submit(_run_chunk, spec, *chunk, pure=False): chunk for chunk in pending}
+        try:
+            for future in as_completed(futures):
+                on_done(futures[future], future.result())
         finally:
-            if owned:
-                client.close()
+            client.cancel(list(futures))
         return
     if workers == 1 or len(pending) <= 1:
         for chunk in pending:
@@ -904,16 +960,62 @@ def _execute(
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     context = multiprocessing.get_context("spawn")  # fork is unsafe with sampler threads
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        running = {pool.submit(_run_chunk, spec, *chunk): chunk for chunk in pending}
-        try:
-            while running:
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
-                for future in done:
-                    on_done(running.pop(future), future.result())
-        finally:
-            for future in running:
-                future.cancel()
+    before = set(multiprocessing.active_children())
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=_start_worker,
+        initargs=(os.getpid(),),
+    )
+    running: dict[Any, tuple[int, int, int]] = {}
+    try:
+        with _workers_ignore_ctrl_c():  # the workers start during the first submits
+            for chunk in pending:
+                running[pool.submit(_run_chunk, spec, *chunk)] = chunk
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                on_done(running.pop(future), future.result())
+    except BaseException:
+        # Interrupted or failed: end the workers now rather than wait for their chunks.
+        for future in running:
+            future.cancel()
+        for worker in set(multiprocessing.active_children()) - before:
+            worker.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+@contextmanager
+def _workers_ignore_ctrl_c() -> Iterator[None]:
+    """Start worker processes with Ctrl-C ignored from their first instruction.
+
+    A terminal's Ctrl-C reaches every process of the command; the main process handles it
+    (and ends the workers), so the workers ignore it rather than print a traceback each, even
+    while they are still importing. An ignored signal stays ignored across ``exec``, so it is
+    ignored here while the workers are started (a few milliseconds), then restored.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be changed in the main thread
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        if previous is not None:  # None: a handler installed outside Python, left alone
+            signal.signal(signal.SIGINT, previous)
+
+
+def _start_worker(parent_pid: int) -> None:
+    """Initialise a study worker: it ends with the main process and leaves Ctrl-C to it."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    end_with_parent(parent_pid)
 
 
 def run_study(
@@ -936,7 +1038,11 @@ def run_study(
     spec : StudySpec
         The study.
     out : path, optional
-        Output folder. Each finished chunk is written atomically to
+        Output folder: a new or empty folder, or (with ``resume``) a study folder bayesjudge
+        wrote. It is checked and locked before any work
+        (:func:`bayesjudge.reporting.output.claim_output_folder`), so a second run into it is
+        refused while this one runs, and it carries bayesjudge's manifest (kind ``"study"``).
+        Each finished chunk is written atomically to
         ``out/chunks/s<scenario>_r<first>-<stop>.nc``; at the end the whole study goes to
         ``out/results.nc`` and its summary to ``out/summary.csv``; ``out/spec.json`` records
         the spec. Without ``out`` nothing is written.
@@ -948,7 +1054,8 @@ def run_study(
         Needs the ``studies`` extra (``dask[distributed]``).
     resume : bool, default False
         Continue a study already started in ``out``: chunks whose files exist are read, not
-        recomputed. Without it an ``out`` folder holding a study is an error.
+        recomputed; a chunk file that cannot be read (truncated, damaged) is computed again,
+        with a warning naming it. Without it an ``out`` folder holding a study is an error.
     progressbar : bool, optional
         Show a progress bar with ETA on stderr; by default only when stderr is a terminal.
 
@@ -964,8 +1071,12 @@ def run_study(
 
     Raises
     ------
+    OutputError
+        If ``out`` is refused (a file, the current folder, a folder bayesjudge did not write,
+        a report, a place where nothing can be created) or another run is using it.
     ValueError
-        If ``out`` holds a different study, or holds one and ``resume`` is false.
+        If ``out`` holds a different study, or holds one and ``resume`` is false; or if the
+        ``scheduler`` cannot be reached within a few seconds.
     ImportError
         If ``scheduler`` is given and dask.distributed is not installed.
 
@@ -983,45 +1094,68 @@ def run_study(
     if not isinstance(spec, StudySpec):
         raise TypeError(f"spec must be a StudySpec; got {type(spec).__name__}")
     _whole("workers", workers, 1)
+    with ExitStack() as stack:
+        # the folder is checked and locked first, then the scheduler reached: both before
+        # anything is written or computed
+        folder = None
+        if out is not None:
+            folder = stack.enter_context(claim_output_folder(out, kind="study"))
+        client = stack.enter_context(_connected(scheduler))
+        if folder is not None:
+            _prepare_folder(folder, spec, resume=resume)
+        return _run(spec, folder, workers=workers, client=client, progressbar=progressbar)
+
+
+def _run(
+    spec: StudySpec,
+    folder: Path | None,
+    *,
+    workers: int,
+    client: Any,
+    progressbar: bool | None,
+) -> xr.Dataset:
     chunks = study_chunks(spec)
-    folder = None if out is None else Path(out)
     done: dict[tuple[int, int, int], xr.Dataset] = {}
     if folder is not None:
-        _prepare_folder(folder, spec, resume=resume)
         for chunk in chunks:
             path = _chunk_path(folder, chunk)
             if path.exists():
-                ds = _read_chunk(path)
-                if ds.attrs.get("fingerprint") != spec.fingerprint():
-                    raise ValueError(f"chunk file {path} belongs to a different study")
-                done[chunk] = ds
+                ds = _read_chunk(path, spec, chunk)
+                if ds is not None:
+                    done[chunk] = ds
     pending = [chunk for chunk in chunks if chunk not in done]
     bar = _progress(progressbar, len(chunks), spec.name)
     bar.update(len(done))
 
     def on_done(chunk: tuple[int, int, int], ds: xr.Dataset) -> None:
         if folder is not None:
-            _write_netcdf(ds, _chunk_path(folder, chunk))
+            write_netcdf(ds, _chunk_path(folder, chunk))
         done[chunk] = ds
         bar.update(1)
 
     try:
-        _execute(spec, pending, workers=workers, scheduler=scheduler, on_done=on_done)
+        _execute(spec, pending, workers=workers, client=client, on_done=on_done)
     finally:
         bar.close()
     result = _assemble(spec, done)
     if folder is not None:
-        _write_netcdf(result, folder / "results.nc")
-
-        atomic_write_text(folder / "summary.csv", summarize(result).to_csv(index=False))
+        write_netcdf(result, folder / "results.nc")
+        write_text_atomically(folder / "summary.csv", summarize(result).to_csv(index=False))
+        write_manifest(folder, kind="study")
     return result
 
 
 def _prepare_folder(folder: Path, spec: StudySpec, *, resume: bool) -> None:
-
+    """Start or continue a study in ``folder``, whose lock the caller holds."""
     record = folder / "spec.json"
     if record.exists():
-        existing = json.loads(record.read_text(encoding="utf-8"))
+        try:
+            existing = json.loads(record.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValueError(
+                f"{record} cannot be read ({exc}); the folder cannot be resumed, choose another "
+                "output folder"
+            ) from None
         if existing.get("fingerprint") != spec.fingerprint():
             raise ValueError(
                 f"{folder} holds a different study ({existing.get('name')!r}); choose another "
@@ -1037,12 +1171,14 @@ def _prepare_folder(folder: Path, spec: StudySpec, *, resume: bool) -> None:
                 f"{folder} already holds study {existing.get('name')!r}; pass resume=True "
                 "(--resume) to continue it or choose another output folder"
             )
-    elif folder.exists() and any(folder.iterdir()):
-        raise ValueError(f"output folder {folder} exists and is not a study folder")
-    folder.mkdir(parents=True, exist_ok=True)
-    for stale in (folder / "chunks").glob(".*.tmp") if (folder / "chunks").exists() else ():
-        stale.unlink(missing_ok=True)  # a temporary file left by an interrupted write
-    atomic_write_text(
+    elif folder.exists() and any(p.name != MANIFEST_NAME for p in folder.iterdir()):
+        raise ValueError(f"output folder {folder} holds a study without its spec.json")
+    folder.mkdir(exist_ok=True)
+    if read_manifest(folder) is None:
+        write_manifest(folder, kind="study", files=())  # marks the folder before anything else
+    for stale in [*folder.glob(".*.bayesjudge-tmp-*"), *folder.glob("chunks/.*.bayesjudge-tmp-*")]:
+        stale.unlink(missing_ok=True)  # left by a killed run: this run holds the lock
+    write_text_atomically(
         record, json.dumps({**spec.to_dict(), "fingerprint": spec.fingerprint()}, indent=2)
     )
 

@@ -60,7 +60,15 @@ def test_json_schema_of_a_stack(stack_csv, capsys):
     code, out, _ = _run([stack_csv, "--json", "--random-seed", "1", "--prob", "0.9"], capsys)
     assert code == EXIT_OK
     payload = json.loads(out)
-    assert set(payload) == {"steps", "composition", "by_slice", "mixture_prediction", "diagnostics"}
+    assert set(payload) == {
+        "steps",
+        "composition",
+        "by_slice",
+        "mixture_prediction",
+        "diagnostics",
+        "input",
+    }
+    assert payload["input"]["items"] == payload["steps"][0]["n"]
     assert [(s["from"], s["to"]) for s in payload["steps"]] == [("e0", "e1"), ("e1", "e2")]
     for step in payload["steps"]:
         assert set(step) == STEP_KEYS

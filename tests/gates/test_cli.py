@@ -11,6 +11,7 @@ import xarray as xr
 from bayesjudge.cli.app import main
 from bayesjudge.cli.common import EXIT_BAD_INPUT, EXIT_DIAGNOSTICS, EXIT_OK
 from bayesjudge.gates.simulate import TABLE4, rejudgment_gate, revise_loop, table4_gate
+from bayesjudge.reporting.output import MANIFEST_NAME
 
 S_KEYS = {"mean", "sd", "low", "high", "prob"}
 
@@ -75,6 +76,7 @@ def test_json_schema_is_exactly_as_specified(json_run):
         "estimates",
         "independence_check",
         "calibration",
+        "input",
         "provenance",
     }
     post = payload["posterior"]
@@ -130,6 +132,7 @@ def test_report_folder(json_run):
     _, payload, out = json_run
     names = {p.name for p in out.iterdir()}
     assert names == {
+        MANIFEST_NAME,
         "report.html",
         "summary.md",
         "posterior.nc",
@@ -146,6 +149,21 @@ def test_report_folder(json_run):
     )
     curve = pd.read_csv(out / "curve.csv")
     assert curve["cap"].tolist() == [1, 2, 3, 4, 5]
+
+
+def test_report_escapes_the_file_name_and_replaces_its_report(files, tmp_path, capsys):
+    _, rulings, _ = files
+    hostile = tmp_path / "a|b <i>x.csv"
+    hostile.write_bytes(rulings.read_bytes())
+    out = tmp_path / "report"
+    tiny = ["--draws", "50", "--tune", "50", "--chains", "2", "--no-progress", "--json"]
+    for source in (rulings, hostile):  # the second run replaces the first's report
+        assert _run(["gate", str(source), "--out", str(out), *tiny]) in (EXIT_OK, EXIT_DIAGNOSTICS)
+    capsys.readouterr()
+    summary = (out / "summary.md").read_text()
+    assert "<i>" not in summary  # neither in the title nor in the recorded command
+    assert summary.count(r"a\|b &lt;i&gt;x.csv") == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([hostile.name, "report"])
 
 
 def test_loop_only_json(files, capsys):
@@ -170,7 +188,7 @@ def test_loop_text_output(files, capsys):
 def test_error_paths(files, tmp_path, capsys):
     _folder, rulings, _ = files
     assert _run(["gate"]) == EXIT_BAD_INPUT
-    assert "gate needs RULINGS.csv" in capsys.readouterr().err
+    assert "gate needs RULINGS, --loop LOGS, or both" in capsys.readouterr().err
     assert _run(["gate", str(tmp_path / "missing.csv")]) == EXIT_BAD_INPUT
     assert "no such file" in capsys.readouterr().err
     bad = pd.read_csv(rulings)
@@ -188,6 +206,15 @@ def test_error_paths(files, tmp_path, capsys):
         _run(["gate", str(rulings), "--k", "0"])
     assert exc.value.code == EXIT_BAD_INPUT
     assert "must be a whole number from 1 to 1,000,000,000" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        _run(["gate", str(rulings), "--k", "1", "10000000000"])
+    assert exc.value.code == EXIT_BAD_INPUT
+    assert "argument --k: must be a whole number from 1 to 1,000,000,000; got '10000000000'" in (
+        capsys.readouterr().err
+    )
+    # more caps than the bound: refused before any work, not after exhausting memory
+    assert _run(["gate", str(rulings), "--k", *map(str, range(1, 1003))]) == EXIT_BAD_INPUT
+    assert "at most 1000 caps at once" in capsys.readouterr().err
 
 
 def test_failing_diagnostics_exit_3(files, capsys):

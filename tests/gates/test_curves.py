@@ -364,7 +364,7 @@ def test_transfer_check_verdicts():
 
 def test_independence_check_accepts_independent_rulings():
     gate = rejudgment_gate(COMPLIANT, VIOLATION, pi=0.5, n_items=3000, rulings=6, random_seed=13)
-    check = independence_check_table(gate.table, random_seed=0, n_permutations=200)
+    check = independence_check_table(gate.table, random_seed=0)
     # the exact expectation given the counts: the difference is pure noise, ~1/sqrt(pairs)
     assert abs(check.difference) < 4 / np.sqrt(check.n_pairs)
     assert check.consistent
@@ -381,15 +381,58 @@ def test_independence_check_detects_sticky_rulings():
         keep = rng.random(n) < 0.8
         verdicts[:, j] = np.where(keep, verdicts[:, j - 1], rng.random(n) < 0.5)
     items = np.repeat(np.arange(n), r)
-    check = independence_check(items, verdicts.reshape(-1), random_seed=1, n_permutations=200)
+    check = independence_check(
+        items, verdicts.reshape(-1), method="permutation", random_seed=1, n_permutations=200
+    )
     assert check.difference > 0.05
     assert not check.consistent
     assert check.p_value == pytest.approx(1 / 201)
+    moments = independence_check(items, verdicts.reshape(-1))
+    assert moments.p_value < 1e-10
+    assert not moments.consistent
+
+
+def test_independence_moments_are_the_exact_permutation_moments():
+    # one item with r rulings and k passes: enumerate every arrangement (equally likely under
+    # exchangeability) and compare the mean and variance of the agreeing pairs with the formulas
+    import itertools
+
+    from bayesjudge.gates.checks import independence_check as check
+
+    for r, k in ((4, 1), (5, 2), (6, 3), (7, 2)):
+        counts = []
+        for ones in itertools.combinations(range(r), k):
+            seq = np.zeros(r)
+            seq[list(ones)] = 1
+            counts.append(float(np.sum(seq[1:] == seq[:-1])))
+        mean, var = np.mean(counts), np.var(counts)
+        mixed = 2.0 * k * (r - k)
+        assert var == pytest.approx(mixed * (mixed - r) / (r**2 * (r - 1)), rel=1e-12)
+        result = check(["a"] * r, [1] * k + [0] * (r - k))
+        assert result.expected * (r - 1) == pytest.approx(mean, rel=1e-12)
+
+
+def test_independence_moments_agree_with_the_permutation_test():
+    # a mild stickiness: both p-values small but not extreme; they agree within Monte Carlo error
+    rng = np.random.default_rng(15)
+    n, r = 400, 6
+    verdicts = np.empty((n, r), dtype=int)
+    verdicts[:, 0] = rng.random(n) < 0.5
+    for j in range(1, r):
+        keep = rng.random(n) < 0.08
+        verdicts[:, j] = np.where(keep, verdicts[:, j - 1], rng.random(n) < 0.5)
+    items = np.repeat(np.arange(n), r)
+    moments = independence_check(items, verdicts.reshape(-1))
+    permutation = independence_check(
+        items, verdicts.reshape(-1), method="permutation", n_permutations=4000, random_seed=2
+    )
+    se = np.sqrt(permutation.p_value * (1 - permutation.p_value) / 4000)
+    assert abs(moments.p_value - permutation.p_value) < 4 * se + 0.01
 
 
 def test_independence_expectation_corrects_the_plug_in_bias():
     # one item, rulings 1,0,1,0: plug-in p^2 + (1-p)^2 = 0.5; exact given counts = 1/3
-    check = independence_check(["a"] * 4, [1, 0, 1, 0], random_seed=0, n_permutations=50)
+    check = independence_check(["a"] * 4, [1, 0, 1, 0])
     assert check.expected == pytest.approx(1 / 3)
     assert check.observed == 0.0
 
@@ -397,7 +440,9 @@ def test_independence_expectation_corrects_the_plug_in_bias():
 def test_independence_check_errors_and_ordering():
     with pytest.raises(DataError, match="at least two rulings"):
         independence_check(["a", "b"], [1, 0])
-    with pytest.raises(DataError, match="missing required column 'verdict'"):
+    with pytest.raises(ValueError, match=r"method must be one of \['moments', 'permutation'\]"):
+        independence_check(["a", "a"], [1, 0], method="exact")  # type: ignore[arg-type]
+    with pytest.raises(DataError, match="rulings: no 'verdict' column"):
         independence_check_table(pd.DataFrame({"item": [1, 1]}))
     ordered = pd.DataFrame({"item": ["a"] * 4, "ruling": [4, 3, 2, 1], "verdict": [1, 1, 0, 0]})
     assert independence_check_table(ordered, random_seed=0).observed == pytest.approx(2 / 3)

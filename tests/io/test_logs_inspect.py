@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,100 +15,20 @@ from bayesjudge.io.logs import item_verdicts, read_eval_log, read_inspect_log, r
 
 pytest.importorskip("inspect_ai")
 
-# The grade the `grade` scorer gives each (sample id, epoch); None is Score.unscored().
-# The sample "err" raises in the solver, so Inspect logs it with an error and no scores.
-GRADES: dict[tuple[str, int], str | None] = {
-    ("007", 1): "C",
-    ("007", 2): "C",
-    ("7", 1): "I",
-    ("7", 2): "C",
-    ("a", 1): "P",
-    ("a", 2): "I",
-    ("b", 1): "C",
-    ("b", 2): None,
-}
-IDS = ["007", "7", "a", "b", "err"]
-EPOCHS = 2
-BINARY = {"007": 1, "7": 0, "a": 1, "b": 0}  # what the numeric 0/1 scorer `binary` returns
-
-
-def _write_log(log_dir: Path) -> Path:
-    """Run a tiny task through Inspect with its mockllm provider; return the .eval log."""
-    from inspect_ai import Task
-    from inspect_ai import eval as inspect_eval
-    from inspect_ai.dataset import MemoryDataset, Sample
-    from inspect_ai.model import ModelOutput, ModelUsage, get_model
-    from inspect_ai.scorer import Score, Target, accuracy, mean, scorer
-    from inspect_ai.solver import Generate, TaskState, solver
-
-    @solver
-    def fail_on_err():  # type: ignore[no-untyped-def]
-        async def solve(state: TaskState, generate: Generate) -> TaskState:
-            if state.sample_id == "err":
-                raise RuntimeError("solver crashed on purpose")
-            return await generate(state)
-
-        return solve
-
-    @scorer(metrics=[accuracy()])
-    def grade():  # type: ignore[no-untyped-def]
-        async def score(state: TaskState, target: Target) -> Score:
-            value = GRADES[(str(state.sample_id), state.epoch)]
-            return Score.unscored(reason="grader_failed") if value is None else Score(value=value)
-
-        return score
-
-    @scorer(metrics=[mean()])
-    def length():  # type: ignore[no-untyped-def]
-        async def score(state: TaskState, target: Target) -> Score:
-            return Score(value=0.25 * state.epoch)
-
-        return score
-
-    @scorer(metrics=[mean()])
-    def binary():  # type: ignore[no-untyped-def]
-        async def score(state: TaskState, target: Target) -> Score:
-            return Score(value=BINARY[str(state.sample_id)])
-
-        return score
-
-    def canned(*_: object) -> ModelOutput:
-        # A usage given up front keeps mockllm from counting tokens (which downloads a tokenizer).
-        output = ModelOutput.from_content(model="mockllm/model", content="an answer")
-        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
-        return output
-
-    task = Task(
-        dataset=MemoryDataset([Sample(id=i, input=f"question {i}", target="x") for i in IDS]),
-        solver=[fail_on_err()],
-        scorer=[grade(), length(), binary()],
-        epochs=EPOCHS,
-    )
-    [log] = inspect_eval(
-        task,
-        model=get_model("mockllm/model", custom_outputs=canned),
-        log_dir=str(log_dir),
-        log_format="eval",
-        display="none",
-        fail_on_error=False,
-    )
-    return Path(log.location)
+# The task the live run of tests/conftest.py (fixture inspect_run) gives Inspect.
+_SPEC = json.loads(
+    (Path(__file__).parents[1] / "data" / "logs" / "inspect_task.json").read_text("utf-8")
+)
+GRADES: dict[tuple[str, int], str | None] = {(i, e): g for i, e, g in _SPEC["grades"]}
+IDS: list[str] = _SPEC["ids"]
+EPOCHS: int = _SPEC["epochs"]
+BINARY: dict[str, int] = _SPEC["binary"]
 
 
 @pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The same run as an .eval log (from eval) and a .json log (Inspect's write_eval_log)."""
-    from inspect_ai.log import read_eval_log as inspect_read
-    from inspect_ai.log import write_eval_log
-
-    folder = tmp_path_factory.mktemp("inspect")
-    with pytest.MonkeyPatch.context() as patch:  # Inspect's traces and caches go here, not ~
-        patch.setenv("XDG_DATA_HOME", str(folder / "data"))
-        patch.setenv("XDG_CACHE_HOME", str(folder / "cache"))
-        eval_path = _write_log(folder / "logs")
-    json_path = folder / "run.json"
-    write_eval_log(inspect_read(str(eval_path)), str(json_path), format="json")
-    return {"eval": eval_path, "json": json_path}
+def logs(inspect_run: Any) -> dict[str, Path]:
+    """The same run as an .eval log and a .json log (tests/conftest.py, inspect_run)."""
+    return {"eval": inspect_run.eval, "json": inspect_run.json}
 
 
 def _expected_verdict(grade: str | None, partial: str) -> float:

@@ -71,3 +71,36 @@ def test_errors(fit):
     stratified = xr.Dataset({"pi_s": (("chain", "draw", "stratum"), np.zeros((2, 3, 2)))})
     with pytest.raises(ValueError, match="besides chain and draw"):
         posterior_summary(stratified, "pi_s")
+
+
+def test_random_sample_baselines_are_flagged_under_a_by_class_gold_set():
+    import bayesjudge as bj
+    from bayesjudge.prevalence.analysis import calibration_check, flag_random_sample_estimators
+    from bayesjudge.prevalence.baselines import baseline_estimates
+
+    # the bundled example: 150 + 150 gold items, while the judge passes about 67% of test items
+    data = bj.JudgeData.from_frame(bj.load_example("judge"))
+    check = calibration_check(data)
+    assert not check.consistent
+    assert check.labelled_rate == pytest.approx(float(data.cal_judge.mean()))
+    assert check.unlabelled_rate == pytest.approx(float(data.test_judge.mean()))
+    rows = {e.method: e for e in flag_random_sample_estimators(baseline_estimates(data), check)}
+    for method in ("calibration_only", "ppi", "ppi_plus_plus"):
+        assert "biased under this design" in rows[method].to_row()["note"], method
+    for method in ("naive", "rogan_gladen_delta", "rogan_gladen_lang_reiczigel"):
+        assert "biased under this design" not in (rows[method].to_row()["note"] or ""), method
+
+
+def test_random_sample_baselines_are_not_flagged_under_a_random_gold_set():
+    import pandas as pd
+
+    from bayesjudge.prevalence.analysis import calibration_check
+    from bayesjudge.prevalence.data import JudgeData
+
+    # the first 300 of 3000 items from one population keep their gold label: a random gold set
+    rng = np.random.default_rng(5)
+    truth = (rng.random(3000) < 0.7).astype(int)
+    verdict = np.where(truth == 1, rng.random(3000) < 0.9, rng.random(3000) < 0.15).astype(int)
+    frame = pd.DataFrame({"label": pd.array(truth, dtype="Int64"), "verdict": verdict})
+    frame.loc[300:, "label"] = pd.NA
+    assert calibration_check(JudgeData.from_frame(frame)).consistent

@@ -741,3 +741,62 @@ def test_coverage_study(pi):
     coverage = _coverage(pi, 2000, seed=int(pi * 1000), m=150)
     for kind, value in coverage.items():
         assert 0.93 <= value <= 0.97, (kind, value)
+
+
+# =========================================================================== the counts path
+@settings(max_examples=40)
+@given(
+    counts=st.tuples(st.integers(1, 60), st.integers(1, 60), st.integers(1, 400)).flatmap(
+        lambda sizes: st.tuples(
+            st.just(sizes[0]),
+            st.integers(0, sizes[0]),
+            st.just(sizes[1]),
+            st.integers(0, sizes[1]),
+            st.just(sizes[2]),
+            st.integers(0, sizes[2]),
+        )
+    )
+)
+def test_the_counts_path_gives_the_array_results(counts: tuple[int, ...]) -> None:
+    # Every baseline of binary verdicts is a function of the six counts: from JudgeCounts
+    # (no arrays) the rows equal those from the arrays. Tolerance 1e-12: the counts forms of
+    # the PPI variance and covariance sum the same terms in another order.
+    data = JudgeData.from_counts(*counts)
+    from_arrays = baseline_estimates(data, random_seed=3, n_boot=200)
+    from_counts = baseline_estimates(JudgeCounts(*counts), random_seed=3, n_boot=200)
+    for a, b in zip(from_arrays, from_counts, strict=True):
+        assert a.method == b.method
+        assert a.notes == b.notes
+        for field in ("estimate", "se", "j", "unclipped"):
+            left, right = getattr(a, field), getattr(b, field)
+            assert (left is None) == (right is None)
+            if left is not None:
+                assert right == pytest.approx(left, abs=1e-12, nan_ok=True)
+        assert (a.interval is None) == (b.interval is None)
+        if a.interval is not None and b.interval is not None:
+            assert b.interval.low == pytest.approx(a.interval.low, abs=1e-12)
+            assert b.interval.high == pytest.approx(a.interval.high, abs=1e-12)
+
+
+def test_ppi_counts_functions_equal_the_array_ones() -> None:
+    from bayesjudge.estimators import ppi_lambda_counts, ppi_mean, ppi_mean_counts
+
+    data = JudgeData.from_counts(37, 30, 52, 9, 800, 430)
+    counts = data.counts.as_dict()
+    arrays = (data.cal_label, data.cal_judge, data.test_judge)
+    lam = ppi_lambda(*arrays)
+    assert ppi_lambda_counts(**counts) == pytest.approx(lam, abs=1e-14)
+    for weight in (0.0, lam, 1.0):
+        est, se = ppi_mean(*arrays, lam=weight)
+        est_c, se_c = ppi_mean_counts(**counts, lam=weight)
+        assert est_c == pytest.approx(est, abs=1e-14)
+        assert se_c == pytest.approx(se, abs=1e-14)
+    # predictions that never vary: the weight is 0, as in the array form
+    assert ppi_lambda_counts(m1=2, x1=2, m0=2, x0=2, n=3, k=3) == 0.0
+
+
+def test_counts_are_checked_and_stratified_ppi_needs_strata() -> None:
+    with pytest.raises(DataError, match=r"x1 must not exceed m1; got x1=4 > m1=3"):
+        naive(JudgeCounts(3, 4, 4, 1, 5, 3))
+    with pytest.raises(DataError, match=r"ppi: stratified=True needs judge data with a 'stratum'"):
+        ppi(JudgeCounts(3, 2, 4, 1, 5, 3), stratified=True)

@@ -16,6 +16,7 @@ import bayesjudge as bj
 from bayesjudge.cli.app import main
 from bayesjudge.cli.common import EXIT_BAD_INPUT, EXIT_DIAGNOSTICS, EXIT_OK
 from bayesjudge.prevalence.simulate import judge_table
+from bayesjudge.reporting.output import read_manifest, write_manifest
 
 BASELINE_METHODS = [
     "naive",
@@ -55,7 +56,9 @@ def test_baselines_json_schema(capsys, example_csv):
     code, out, err = run(capsys, "baselines", str(example_csv), "--json", "--random-seed", "1")
     assert code == EXIT_OK, err
     payload = json.loads(out)  # exactly one JSON object, nothing else on stdout
-    assert set(payload) == {"n_labelled", "n_unlabelled", "estimates"}
+    assert set(payload) == {"n_labelled", "n_unlabelled", "estimates", "input"}
+    assert payload["input"]["streamed"] is True  # binary verdicts in a file: reduced to counts
+    assert payload["input"]["rows"] == 2300
     assert payload["n_labelled"] == 300
     assert payload["n_unlabelled"] == 2000
     assert [row["method"] for row in payload["estimates"]] == BASELINE_METHODS
@@ -182,8 +185,7 @@ def test_bad_row_is_named(capsys, tmp_path):
     bad.write_text("label,verdict\n1,pass\n0,maybe\n,1\n")
     code, _, err = run(capsys, "baselines", str(bad))
     assert code == EXIT_BAD_INPUT
-    assert "row 1" in err
-    assert "'maybe'" in err
+    assert "line 3 has 'maybe'" in err  # the file's own line, header included
 
 
 def test_allocate_json(capsys):
@@ -222,8 +224,11 @@ def test_estimate_json_schema(capsys, small_csv):
         "diagnostics",
         "estimates",
         "calibration_check",
+        "counts",
+        "input",
         "provenance",
     }
+    assert payload["counts"] == bj.JudgeData.from_csv(small_csv).counts.as_dict()
     assert set(payload["posterior"]) == {"pi", "se", "sp", "j"}
     for summary in payload["posterior"].values():
         assert set(summary) == {"mean", "sd", "low", "high", "prob"}
@@ -282,10 +287,30 @@ def test_report_writes_self_contained_files(capsys, small_csv, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 
+def test_report_replaces_its_own_report_and_escapes_the_file_name(capsys, small_csv, tmp_path):
+    out_dir = tmp_path / "report"
+    hostile = tmp_path / "runs|<i>x.csv"
+    hostile.write_bytes(small_csv.read_bytes())
+    tiny = ["--draws", "50", "--tune", "50", "--chains", "2", "--no-progress"]
+    for source in (small_csv, hostile):  # the second run replaces the first's report
+        code, _out, err = run(capsys, "report", str(source), "--out", str(out_dir), *tiny)
+        assert code in (EXIT_OK, EXIT_DIAGNOSTICS), err
+    summary = (out_dir / "summary.md").read_text()
+    title = summary.splitlines()[0]
+    assert title.startswith("# bayesjudge report: ")
+    assert title.endswith(r"/runs\|&lt;i&gt;x.csv")
+    assert "<i>" not in summary
+    assert read_manifest(out_dir) is not None
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [hostile.name, "report", "small.csv"]
+    )
+
+
 def test_report_failure_leaves_previous_report_intact(monkeypatch, capsys, small_csv, tmp_path):
     out_dir = tmp_path / "report"
     out_dir.mkdir()
     (out_dir / "report.html").write_text("previous")
+    write_manifest(out_dir, kind="report")  # a report an earlier run wrote
 
     import bayesjudge.prevalence.report as report
 
@@ -297,3 +322,58 @@ def test_report_failure_leaves_previous_report_intact(monkeypatch, capsys, small
         main(["report", str(small_csv), "--out", str(out_dir), *FAST_FIT])
     assert (out_dir / "report.html").read_text() == "previous"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report", "small.csv"]
+
+
+def test_default_seed_makes_runs_byte_identical(capsys, small_csv):
+    from bayesjudge.validation import DEFAULT_SEED
+
+    argv = ("estimate", str(small_csv), "--json", "--prior", "pi=beta:1,1", *FAST_FIT)
+    first = run(capsys, *argv)
+    second = run(capsys, *argv)
+    assert first[0] == second[0] == EXIT_OK
+    assert first[1] == second[1]  # byte for byte, with no seed given
+    payload = json.loads(first[1])
+    provenance = payload["provenance"]
+    assert provenance["seed"] == DEFAULT_SEED
+    assert provenance["priors"]["pi"] == "Beta(1, 1)"
+    assert {"python", "bayesjudge", "numpy", "pymc", "arviz-stats"} <= set(provenance["versions"])
+    assert provenance["command"] == "bayesjudge " + " ".join(argv)
+    # the text output says which seed it used
+    code, out, _ = run(capsys, "estimate", str(small_csv), *FAST_FIT)
+    assert code == EXIT_OK
+    assert f"seed {DEFAULT_SEED}" in out
+
+
+def test_seed_versions_and_command_are_recorded_in_the_report(capsys, small_csv, tmp_path):
+    out_dir = tmp_path / "report"
+    argv = ("report", str(small_csv), "--out", str(out_dir), "--random-seed", "5", *FAST_FIT)
+    code, _, _ = run(capsys, *argv)
+    assert code == EXIT_OK
+    tree = xr.open_datatree(out_dir / "posterior.nc")
+    assert int(tree.attrs["seed"]) == 5
+    assert "pymc" in json.loads(tree.attrs["versions"])
+    assert tree.attrs["command"] == "bayesjudge " + " ".join(argv)
+    assert json.loads(tree.attrs["attempts"])[0]["sampler_seed"] == int(tree.attrs["sampler_seed"])
+    assert "seed 5" in (out_dir / "report.html").read_text()
+
+
+def test_stratified_report_has_per_stratum_posteriors(capsys, tmp_path):
+    frames = []
+    for i, (name, pi) in enumerate((("short", 0.3), ("long", 0.7))):
+        frame = judge_table(pi=pi, se=0.9, sp=0.85, n=600, m1=60, m0=60, random_seed=70 + i)
+        frame["stratum"] = name
+        frames.append(frame)
+    path = tmp_path / "strata.csv"
+    pd.concat(frames, ignore_index=True).to_csv(path, index=False)
+    out_dir = tmp_path / "report"
+    argv = ("report", str(path), "--stratified", "--out", str(out_dir), *FAST_FIT)
+    code, _, err = run(capsys, *argv)
+    assert code == EXIT_OK, err
+    tree = xr.open_datatree(out_dir / "posterior.nc")
+    assert tree["posterior"]["pi_stratum"].dims == ("chain", "draw", "stratum")
+    assert sorted(tree["posterior"]["stratum"].values.tolist()) == ["long", "short"]
+    code, out, _ = run(capsys, "estimate", str(path), "--stratified", "--json", *FAST_FIT)
+    assert code == EXIT_OK
+    posterior = json.loads(out)["posterior"]
+    assert {"pi", "pi[long]", "pi[short]", "se[long]", "sp[short]", "j[long]"} <= set(posterior)
+    assert posterior["pi[short]"]["mean"] < posterior["pi[long]"]["mean"]

@@ -29,6 +29,8 @@ DATASETS = {
     "high_rate": JudgeData.from_counts(m1=60, x1=57, m0=25, x0=4, n=800, k=730),
 }
 
+REPORTED = ["pi", "se", "sp", "j", "judged_rate", "bias"]
+
 
 @pytest.mark.parametrize("name", sorted(DATASETS))
 def test_nuts_agrees_with_exact_posterior(name):
@@ -79,7 +81,9 @@ def _coverage(scenarios, replicates, seed):
                 progressbar=False,
                 escalate=False,
             )
-            failed_fits += not check_fit(fit).passed
+            # fit_prevalence's own verdict: MCSE is checked on the reported quantities only
+            # (the free probit scores are nuisance variables with Gaussian tails)
+            failed_fits += not check_fit(fit, mcse_var_names=REPORTED).passed
             low, high = np.quantile(fit["posterior"]["pi"].values, [0.025, 0.975])
             hits += low <= pi <= high
             total += 1

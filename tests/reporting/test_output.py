@@ -9,6 +9,7 @@ wait reads a pipe or polls with a generous deadline.
 from __future__ import annotations
 
 import doctest
+import errno
 import hashlib
 import json
 import os
@@ -17,6 +18,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,8 +30,11 @@ from bayesjudge.reporting import output
 from bayesjudge.reporting.output import (
     MANIFEST_NAME,
     OutputError,
+    check_output_files,
     check_output_folder,
+    claim_output_folder,
     escape_markdown,
+    lock_output_folder,
     output_folder,
     read_manifest,
     recover_output_folder,
@@ -472,6 +477,174 @@ def test_a_second_writer_is_refused_at_once(parent: Path) -> None:
         write_report(staging, "v3")
     assert_complete(target, "v3")
     assert os.listdir(parent) == ["report"]
+
+
+# --------------------------------------------------------------------------- claiming
+def test_a_claim_checks_before_the_work_and_holds_the_lock(parent: Path) -> None:
+    target = parent / "runs" / "report"
+    with claim_output_folder(target) as claimed:
+        assert claimed == target
+        assert sorted(os.listdir(parent / "runs")) == [".report.bayesjudge-lock"]
+        # another thread of this process is refused like another run ...
+        errors: list[BaseException] = []
+
+        def second() -> None:
+            try:
+                with lock_output_folder(target):
+                    pass
+            except OutputError as exc:
+                errors.append(exc)
+
+        thread = threading.Thread(target=second)
+        thread.start()
+        thread.join()
+        assert len(errors) == 1
+        assert "another bayesjudge run is writing it" in str(errors[0])
+        # ... while this thread writes through the lock it holds
+        with output_folder(target) as staging:
+            write_report(staging, "v1")
+    assert_complete(target, "v1")
+    assert sorted(os.listdir(parent / "runs")) == ["report"]  # the lock file is gone
+
+
+def test_a_claim_that_writes_nothing_leaves_nothing(parent: Path) -> None:
+    with claim_output_folder(parent / "new" / "deeper" / "report"):
+        pass
+    with (
+        pytest.raises(RuntimeError, match="fit failed"),
+        claim_output_folder(parent / "new" / "deeper" / "report"),
+    ):
+        raise RuntimeError("fit failed")
+    assert snapshot(parent) == {".": None}
+
+
+def test_a_claim_refuses_before_creating_anything(parent: Path) -> None:
+    data = parent / "data" / "d.csv"
+    data.parent.mkdir()
+    data.write_text("label,verdict\n")
+    before = snapshot(parent)
+    for path, match in [
+        (data.parent, "it holds the input"),
+        (data, "it is a regular file, not a folder"),
+        (data / "report", "is not a folder, so nothing can be created"),
+    ]:
+        with pytest.raises(OutputError, match=match), claim_output_folder(path, inputs=[data]):
+            pytest.fail("the claim ran its block for a refused folder")
+    assert snapshot(parent) == before
+
+
+def test_a_claim_of_a_folder_another_process_writes_is_refused(parent: Path) -> None:
+    target = parent / "report"
+    first = start_writer(target, "v1", step="staged")
+    try:
+        with (
+            pytest.raises(OutputError, match="another bayesjudge run"),
+            claim_output_folder(target),
+        ):
+            pytest.fail("claimed a folder another process holds")
+    finally:
+        kill(first)
+
+
+# --------------------------------------------------------------------------- write errors
+def test_a_full_disk_names_the_destination_and_leaves_it(
+    parent: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = parent / "report"
+    with output_folder(target) as staging:
+        write_report(staging, "v1")
+    before = snapshot(parent)
+
+    def full(path: Path) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), os.fspath(path))
+
+    def body(staging: Path) -> None:
+        (staging / "a.txt").write_text("v2")
+        write_file_atomically(staging / "sub" / "posterior.nc", full)
+
+    with pytest.raises(OutputError) as info:
+        write_with(target, body)
+    assert str(info.value) == (
+        f"cannot write output folder {target}: No space left on device (writing sub/posterior.nc)"
+    )
+    assert isinstance(info.value.__cause__, OSError)
+    assert snapshot(parent) == before
+
+
+def test_a_failing_file_write_names_the_file_not_its_temporary(parent: Path) -> None:
+    target = parent / "chunk.nc"
+
+    def full(path: Path) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), os.fspath(path))
+
+    def denied(path: Path) -> None:
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), "/elsewhere/input.csv")
+
+    with pytest.raises(OSError, match="No space left on device") as info:
+        write_file_atomically(target, full)
+    assert info.value.errno == errno.ENOSPC
+    assert info.value.filename == os.fspath(target)
+    with pytest.raises(PermissionError) as denial:  # about another file: passed on as it is
+        write_file_atomically(target, denied)
+    assert denial.value.filename == "/elsewhere/input.csv"
+    assert os.listdir(parent) == []
+
+
+# --------------------------------------------------------------------------- shared folders
+def test_files_go_into_a_shared_folder_beside_others(parent: Path) -> None:
+    shared = parent / "static"
+    shared.mkdir()
+    (shared / "logo.png").write_bytes(b"mine")
+    assert check_output_files(shared, names=["fig.png"]) == shared
+    write_bytes_atomically(shared / "fig.png", b"\x89PNG")
+    assert check_output_files(shared, names=["fig.png"]) == shared  # replaced next time
+    (parent / "link").symlink_to(shared)
+    assert check_output_files(parent / "link", names=["fig.png"]) == parent / "link"
+    assert check_output_files(parent / "new" / "figures") == parent / "new" / "figures"
+    assert sorted(os.listdir(shared)) == ["fig.png", "logo.png"]
+    assert not (parent / "new").exists()
+
+
+@pytest.mark.parametrize(
+    ("case", "match"),
+    [
+        ("file", "cannot write files into .*/blocker: it is a regular file, not a folder"),
+        ("under-file", "blocker is not a folder, so nothing can be created in it"),
+        ("name-is-folder", "fig.png is a folder, not a file"),
+        ("name-is-input", "fig.png is an input; choose another folder"),
+    ],
+)
+def test_refuses_a_folder_that_cannot_receive_the_files(
+    parent: Path, case: str, match: str
+) -> None:
+    (parent / "blocker").write_text("precious")
+    (parent / "static").mkdir()
+    if case == "name-is-folder":
+        (parent / "static" / "fig.png").mkdir()
+    if case == "name-is-input":
+        (parent / "static" / "fig.png").write_text("data")
+    folder = {"file": parent / "blocker", "under-file": parent / "blocker" / "figures"}.get(
+        case, parent / "static"
+    )
+    inputs = [parent / "static" / "fig.png"] if case == "name-is-input" else []
+    before = snapshot(parent)
+    with pytest.raises(OutputError, match=match):
+        check_output_files(folder, names=["fig.png"], inputs=inputs)
+    assert snapshot(parent) == before
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_refuses_a_read_only_folder(parent: Path) -> None:
+    locked = parent / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        with pytest.raises(OutputError, match="it is not writable"):
+            check_output_files(locked)
+        with pytest.raises(OutputError, match="is not writable"):
+            check_output_folder(locked / "report")
+    finally:
+        locked.chmod(0o755)
 
 
 # --------------------------------------------------------------------------- crashes

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 import sys
+import textwrap
+import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 import xarray as xr
 
+from bayesjudge.cli.app import main
 from bayesjudge.inference.diagnostics import TAIL_ESS_PROB
+from bayesjudge.reporting import output
+from bayesjudge.reporting.output import OutputError, read_manifest, write_manifest
 from bayesjudge.studies import runner as studies
 from bayesjudge.studies.runner import (
     StudySpec,
@@ -31,6 +40,7 @@ BASELINES = [
     "ppi_plus_plus",
 ]
 FIXED = {"n": 400, "m1": 40, "m0": 40}
+DEADLINE = 120.0  # seconds: an upper bound for a subprocess to reach a step, never a wait
 
 
 def _spec(**overrides: object) -> StudySpec:
@@ -229,8 +239,14 @@ def test_interrupted_study_resumes_without_recomputing(
     written = sorted(p.name for p in (out / "chunks").glob("*.nc"))
     assert len(written) == 3
     assert not (out / "results.nc").exists()
-    # a half-written temporary file from the interruption is ignored and cleaned up
-    (out / "chunks" / ".s00000_r0000004-0000006.nc.junk.tmp").write_bytes(b"\x00garbage")
+    started = read_manifest(out)  # marks the folder from the start
+    assert started is not None
+    assert started.kind == "study"
+    assert not list(tmp_path.glob(".*"))  # the lock was released
+    # a half-written temporary file of a killed run is ignored and cleaned up
+    host = output._host_tag()
+    killed = out / "chunks" / f".s00000_r0000004-0000006.nc.bayesjudge-tmp-{host}-1-0123abcd"
+    killed.write_bytes(b"\x00garbage")
     mtimes = {p.name: p.stat().st_mtime_ns for p in (out / "chunks").glob("*.nc")}
 
     with pytest.raises(ValueError, match="already holds study 'tiny'; pass resume=True"):
@@ -252,6 +268,11 @@ def test_interrupted_study_resumes_without_recomputing(
     xr.testing.assert_identical(_values(resumed), _values(reference))
     xr.testing.assert_identical(_values(load_results(out)), _values(reference))
     assert (out / "summary.csv").read_text(encoding="utf-8").startswith("theta,judge,estimator")
+    manifest = read_manifest(out)
+    assert manifest is not None
+    assert manifest.kind == "study"
+    assert {"spec.json", "results.nc", "summary.csv"} <= set(manifest.files)
+    assert len([f for f in manifest.files if f.startswith("chunks/")]) == len(study_chunks(spec))
 
 
 def test_output_folder_of_another_study_is_refused(tmp_path: Path) -> None:
@@ -263,8 +284,212 @@ def test_output_folder_of_another_study_is_refused(tmp_path: Path) -> None:
         run_study(_spec(replicates=2, chunk_size=1), out=out, resume=True, progressbar=False)
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "notes.txt").write_text("mine", encoding="utf-8")
-    with pytest.raises(ValueError, match="exists and is not a study folder"):
+    with pytest.raises(OutputError, match="not empty and was not written by bayesjudge"):
         run_study(_spec(), out=tmp_path / "other", progressbar=False)
+    assert [p.name for p in (tmp_path / "other").iterdir()] == ["notes.txt"]
+
+
+# --------------------------------------------------------------------------- the study folder
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (lambda p: p.write_text("precious"), "it is a regular file, not a folder"),
+        (lambda p: write_manifest(_made(p), kind="report"), "holds a bayesjudge report"),
+        (lambda p: (_made(p) / "notes.txt").write_text("mine"), "was not written by bayesjudge"),
+    ],
+    ids=["file", "report", "foreign"],
+)
+def test_a_study_folder_is_checked_before_any_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make: Any, match: str
+) -> None:
+    out = tmp_path / "out"
+    make(out)
+    before = _snapshot(tmp_path)
+    monkeypatch.setattr(studies, "_run_chunk", _never)
+    with pytest.raises(OutputError, match=match):
+        run_study(_spec(), out=out, progressbar=False)
+    assert _snapshot(tmp_path) == before
+
+
+def test_a_study_folder_without_its_spec_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "study"
+    run_study(_spec(replicates=2), out=out, progressbar=False)
+    (out / "spec.json").unlink()
+    with pytest.raises(ValueError, match=f"output folder {out} holds a study without its spec"):
+        run_study(_spec(replicates=2), out=out, resume=True, progressbar=False)
+
+
+def test_figures_are_checked_before_they_are_drawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bayesjudge.studies import plots
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a figure was drawn")
+
+    monkeypatch.setattr(plots, "plot_mae", never)
+    (tmp_path / "figures").write_text("mine")
+    table = summarize(run_study(_spec(replicates=2), progressbar=False))
+    with pytest.raises(OutputError, match="it is a regular file, not a folder"):
+        plots.save_study_figures(table, tmp_path / "figures", name="x")
+    assert (tmp_path / "figures").read_text() == "mine"
+
+
+def test_a_damaged_chunk_is_computed_again_on_resume(tmp_path: Path) -> None:
+    spec = _spec()
+    out = tmp_path / "study"
+    reference = run_study(spec, out=out, progressbar=False)
+    chunks = sorted((out / "chunks").glob("*.nc"))
+    truncated, garbage, foreign = chunks[1], chunks[2], chunks[3]
+    truncated.write_bytes(truncated.read_bytes()[: truncated.stat().st_size // 2])
+    garbage.write_bytes(b"\x00not a netcdf file")
+    xr.Dataset({"x": ("replicate", [1.0])}, attrs={"fingerprint": spec.fingerprint()}).to_netcdf(
+        foreign, engine="h5netcdf"
+    )
+    with pytest.warns(UserWarning, match="computed again") as caught:
+        resumed = run_study(spec, out=out, resume=True, progressbar=False)
+    messages = sorted(str(w.message) for w in caught)
+    assert len(messages) == 3
+    assert f"chunk file {truncated} cannot be read" in messages[0] + messages[1]
+    assert f"chunk file {garbage} cannot be read" in messages[0] + messages[1]
+    assert messages[2].startswith(f"chunk file {foreign} does not hold replicates")
+    assert all(m.endswith("computed again") for m in messages)
+    xr.testing.assert_identical(_values(resumed), _values(reference))
+    for chunk in (truncated, garbage, foreign):  # rewritten whole
+        with xr.open_dataset(chunk, engine="h5netcdf") as ds:
+            assert ds.sizes["replicate"] == spec.chunk_size
+
+
+def test_mcmc_must_be_a_table() -> None:
+    with pytest.raises(ValueError, match=r"'mcmc' must be a table of NUTS settings .*got 5"):
+        _spec(mcmc=5)
+
+
+def test_an_unreachable_scheduler_fails_within_seconds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("dask.distributed")
+    assert studies._CONNECT_TIMEOUT <= 5  # the default: "a few seconds"
+    monkeypatch.setattr(studies, "_CONNECT_TIMEOUT", 1.0)
+    start = time.monotonic()
+    with pytest.raises(ValueError, match=r"scheduler 'tcp://127.0.0.1:1': cannot connect .* 1 s"):
+        run_study(_spec(), scheduler="tcp://127.0.0.1:1", progressbar=False)
+    assert time.monotonic() - start < 20  # 1 s of waiting, with room for a loaded machine
+    spec = _toml(tmp_path, "s.toml")
+    argv = ["study", str(spec), "--out", str(tmp_path / "out"), "--scheduler", "tcp://127.0.0.1:1"]
+    assert main([*argv, "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bayesjudge study: error: scheduler 'tcp://127.0.0.1:1': cannot")
+    assert err.count("\n") == 1
+    assert sorted(os.listdir(tmp_path)) == ["s.toml"]  # nothing was started
+
+
+WORKERS = textwrap.dedent(
+    """
+    import os, sys, threading
+    from pathlib import Path
+    from bayesjudge.studies import runner
+
+    def blocked(spec, scenario, start, stop):
+        Path(os.environ["STUDY_SIGNALS"], str(os.getpid())).write_text("running")
+        threading.Event().wait()
+
+    if __name__ == "__main__":
+        import signal
+        from bayesjudge.cli.app import main
+
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started ignored
+        runner._run_chunk = blocked
+        sys.exit(main(["study", *sys.argv[1:], "--workers", "2", "--no-progress"]))
+    """
+)
+
+
+def _gone(pid: int) -> bool:
+    """True once ``pid`` has ended (a zombie nobody reaped counts as ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state in {"Z", "X"}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("ending", ["kill", "interrupt"])
+def test_a_running_study_holds_its_folder_and_its_workers_end_with_it(
+    tmp_path: Path, ending: str
+) -> None:
+    script = tmp_path / "study.py"
+    script.write_text(WORKERS)
+    spec_file = _toml(tmp_path, "s.toml")
+    signals = tmp_path / "signals"
+    signals.mkdir()
+    out = tmp_path / "out"
+    parent = subprocess.Popen(
+        [sys.executable, str(script), str(spec_file), "--out", str(out)],
+        env={**os.environ, "STUDY_SIGNALS": str(signals)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + DEADLINE
+        while len(workers) < 2 and time.monotonic() < deadline and parent.poll() is None:
+            time.sleep(0.05)
+            workers = [int(p.name) for p in signals.iterdir()]
+        assert len(workers) == 2, parent.stderr.read().decode() if parent.stderr else ""
+        # the study folder is locked while the study runs
+        with pytest.raises(OutputError, match="another bayesjudge run is writing it"):
+            run_study(StudySpec.from_toml(spec_file), out=out, resume=True, progressbar=False)
+        if ending == "kill":
+            parent.kill()  # SIGKILL: no clean-up runs in the main process
+            parent.wait(timeout=DEADLINE)
+        else:  # Ctrl-C for the main process alone: it ends the workers, blocked as they are
+            parent.send_signal(signal.SIGINT)
+            _, stderr = parent.communicate(timeout=DEADLINE)
+            assert parent.returncode == 130
+            assert stderr == b"bayesjudge: interrupted\n"
+        end = time.monotonic() + 10
+        while not all(_gone(pid) for pid in workers) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert all(_gone(pid) for pid in workers), "study workers outlived their main process"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+        for pid in workers:
+            if not _gone(pid):
+                os.kill(pid, signal.SIGKILL)
+    # the lock was released, by the kernel for a killed process: the study resumes
+    done = run_study(StudySpec.from_toml(spec_file), out=out, resume=True, progressbar=False)
+    assert done.sizes["replicate"] == 4
+
+
+def _toml(folder: Path, name: str) -> Path:
+    path = folder / name
+    path.write_text(
+        'name = "cli"\ndesign = "prevalence"\nreplicates = 4\nseed = 3\nchunk_size = 2\n'
+        'estimators = ["naive", "rogan_gladen_lang_reiczigel"]\n'
+        "[grid]\ntheta = [0.3, 0.6]\n[fixed]\nq0 = 0.8\nq1 = 0.9\nn = 300\nm1 = 30\nm0 = 30\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def _made(path: Path) -> Path:
+    path.mkdir()
+    return path
+
+
+def _never(*args: object) -> xr.Dataset:
+    raise AssertionError("a chunk was computed")
+
+
+def _snapshot(root: Path) -> dict[str, bytes | None]:
+    return {
+        p.relative_to(root).as_posix(): None if p.is_dir() else p.read_bytes()
+        for p in sorted(root.rglob("*"))
+    }
 
 
 # --------------------------------------------------------------------------- Dask
@@ -446,14 +671,7 @@ def test_exact_check_needs_both_estimators() -> None:
 
 # --------------------------------------------------------------------------- CLI
 def _cli(argv: list[str]) -> int:
-    from bayesjudge.cli.common import Parser as _Parser
-    from bayesjudge.studies.cli import register
-
-    parser = _Parser(prog="bayesjudge")
-    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
-    register(commands)
-    args = parser.parse_args(argv)
-    return int(args.handler(args))
+    return main(argv)
 
 
 def test_cli_runs_a_toml_spec_and_prints_json(

@@ -18,7 +18,7 @@ from bayesjudge.io.logs._lm_eval import read_lm_eval_samples
 from bayesjudge.io.logs._openai_evals import read_openai_evals_log
 from bayesjudge.io.logs._promptfoo import read_promptfoo_results
 from bayesjudge.io.logs._read import ToolChoice, detect_tool, read_eval_log
-from bayesjudge.io.logs._reduce import EpochRule, item_verdicts, rulings
+from bayesjudge.io.logs._reduce import EpochRule, item_scores, item_verdicts, rulings
 
 __all__ = [
     "COLUMNS",
@@ -31,6 +31,7 @@ __all__ = [
     "Tool",
     "ToolChoice",
     "detect_tool",
+    "item_scores",
     "item_verdicts",
     "read_eval_log",
     "read_inspect_log",

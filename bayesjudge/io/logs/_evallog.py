@@ -11,7 +11,7 @@ import math
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Literal, get_args
 
@@ -192,6 +192,85 @@ class EvalLog:
         """Return a copy of the rulings table."""
         return self.frame.copy()
 
+    def select(self, *, system: str | None = None, judge: str | None = None) -> EvalLog:
+        """Return the rulings of one system by one judge, as a log of its own.
+
+        Parameters
+        ----------
+        system, judge : str, optional
+            Which system and judge; by default the log's only one.
+
+        Raises
+        ------
+        DataError
+            If the log holds several systems (or judges) and none was named, or the named one
+            is not in it; the message lists them.
+
+        Examples
+        --------
+        >>> log = EvalLog.from_rulings(
+        ...     [Ruling("a", 1, "m1", "j", 1.0, 1.0, "C", "ok"),
+        ...      Ruling("a", 1, "m2", "j", 0.0, 0.0, "I", "ok")], path="x", tool="inspect")
+        >>> log.select(system="m2").frame["verdict"].tolist()
+        [0.0]
+        """
+        chosen_system = choose(
+            self.path,
+            field="system",
+            what="system",
+            option="system",
+            name=system,
+            names=self.systems,
+        )
+        frame = self.frame[self.frame["system"] == chosen_system]
+        chosen_judge = choose(
+            self.path,
+            field="judge",
+            what="judge",
+            option="judge",
+            name=judge,
+            names=tuple(pd.unique(frame["judge"])),
+        )
+        frame = frame[frame["judge"] == chosen_judge].reset_index(drop=True)
+        return replace(self, frame=frame)
+
+    @property
+    def kind(self) -> Literal["verdict", "score", "none"]:
+        """What the log's rulings hold: pass/fail verdicts, numeric scores, or neither.
+
+        ``verdict`` when any ruling has a verdict (a numeric judge that only said 0 or 1 counts);
+        else ``score`` when any has a score; else ``none`` (every ruling unscored or an error).
+        """
+        if self.frame["verdict"].notna().any():
+            return "verdict"
+        return "score" if self.frame["score"].notna().any() else "none"
+
+    def thresholded(self, threshold: float) -> EvalLog:
+        """Return the log with every scored ruling's verdict set to ``score >= threshold``.
+
+        Rulings without a score keep no verdict. A score equal to the threshold passes.
+
+        Raises
+        ------
+        ValueError
+            If ``threshold`` is not a number in [0, 1].
+
+        Examples
+        --------
+        >>> log = EvalLog.from_rulings(
+        ...     [Ruling("a", 1, "m", "j", NAN, 0.25, "0.25", "ok"),
+        ...      Ruling("b", 1, "m", "j", NAN, 0.75, "0.75", "ok")], path="x", tool="inspect")
+        >>> log.thresholded(0.5).frame["verdict"].tolist()
+        [0.0, 1.0]
+        """
+        from bayesjudge.io.mapping import verdicts_from_scores
+
+        frame = self.frame.copy()
+        frame["verdict"] = verdicts_from_scores(
+            frame["score"].to_numpy(dtype=float), threshold=threshold
+        )
+        return replace(self, frame=frame)
+
     def __repr__(self) -> str:
         counts = ", ".join(f"{status}={self.counts.get(status, 0)}" for status in STATUSES)
         dropped = f", dropped={self.dropped}" if self.dropped else ""
@@ -240,12 +319,15 @@ def choose(
         raise DataError(f"{path}: {field}: the log holds no {what}")
     raise DataError(
         f"{path}: {field}: the log holds several {what}s, {_listed(names)}; name one with "
-        f"{option}=...{_ALIASES.get(option, '')}"
+        f"{option}=...{_ALIASES.get(option, '')}; on the command line "
+        f"{_FLAGS.get(option, '--' + option)} NAME"
     )
 
 
 # The per-tool option names that read_eval_log calls `judge`.
 _ALIASES = {option: " (judge=... in read_eval_log)" for option in ("scorer", "assertion", "metric")}
+# The command line's flag for each option (every kind of judge is --scorer).
+_FLAGS = {"scorer": "--scorer", "assertion": "--scorer", "metric": "--scorer", "judge": "--scorer"}
 
 
 def _listed(names: Sequence[str]) -> str:

@@ -49,17 +49,17 @@ def read_inspect_log(
     is read. Each sample and epoch gives one ruling of the chosen scorer: ``item`` is the
     sample id as text, ``epoch`` Inspect's epoch, ``system`` the model, ``judge`` the scorer.
 
-    ========================================  ==========  =========  ============
-    Inspect score value                       ``status``  verdict    score
-    ========================================  ==========  =========  ============
-    ``"C"`` (correct), ``"yes"``, ``"true"``  ok          1          1
-    ``"I"``, ``"N"`` (no answer), ``"no"``    ok          0          0
+    ========================================  ==========  ===========  ============
+    Inspect score value                       ``status``  verdict      score
+    ========================================  ==========  ===========  ============
+    ``"C"`` (correct), ``"yes"``, ``"true"``  ok          1            1
+    ``"I"``, ``"N"`` (no answer), ``"no"``    ok          0            0
     ``"P"`` (partial credit)                  partial     ``partial``  0.5
-    ``True`` / ``False``                      ok          1 / 0      1 / 0
-    a number (or numeric text)                ok          see below  the number
-    NaN (``Score.unscored()``), no score      unscored    NaN        NaN
-    sample with an error                      error       NaN        NaN
-    ========================================  ==========  =========  ============
+    ``True`` / ``False``                      ok          1 / 0        1 / 0
+    a number (or numeric text)                ok          see below    the number
+    NaN (``Score.unscored()``), no score      unscored    NaN          NaN
+    sample with an error                      error       NaN          NaN
+    ========================================  ==========  ===========  ============
 
     A numeric scorer whose scores are all exactly 0 or 1 is read as pass/fail; otherwise its
     verdicts stay NaN and its scores are kept. The letters and their values are Inspect's own
@@ -226,7 +226,8 @@ def _resolve_partial(
         where = shown_items([f"{r.item!r} (epoch {r.epoch})" for r in partials])
         raise DataError(
             f"{path}: samples[].scores[{scorer!r}]: {len(partials)} partial grade(s) 'P', for "
-            f"samples {where}; say what they count as with partial='fail', 'pass' or 'drop'"
+            f"samples {where}; say what they count as with partial='fail', 'pass' or 'drop' "
+            "(on the command line --partial)"
         )
     if partial == "drop":
         return [r for r in rulings if r.status != "partial"], len(partials)

@@ -72,7 +72,7 @@ def detect_tool(path: str | os.PathLike[str]) -> Tool:
         return "promptfoo"
     first = _first_json_line(text)
     if isinstance(first, dict):
-        if "doc_id" in first:
+        if "doc_id" in first and ("filter" in first or "doc" in first):
             return "lm_eval"
         if "spec" in first or {"run_id", "event_id", "sample_id", "type"} <= first.keys():
             return "openai_evals"

@@ -10,7 +10,7 @@ import pandas as pd
 from bayesjudge.errors import DataError
 from bayesjudge.io.logs._evallog import EvalLog, choose, shown_items
 
-__all__ = ["EpochRule", "item_verdicts", "rulings"]
+__all__ = ["EpochRule", "item_scores", "item_verdicts", "rulings"]
 
 #: How several rulings of one item become one verdict.
 type EpochRule = Literal["first", "majority", "any", "all"]
@@ -146,7 +146,8 @@ def item_verdicts(
         raise DataError(
             f"{log.path}: {len(several)} item(s) have several rulings by {chosen_judge!r} "
             f"(item (rulings): {shown_items(several)}); reduce them with epochs='first', "
-            "'majority', 'any' or 'all', or model every ruling with rulings(...)"
+            "'majority', 'any' or 'all' (on the command line --epochs), or model every ruling "
+            "with rulings(...) (bayesjudge gate)"
         )
     if epochs is None or epochs == "first":
         verdict = first
@@ -179,3 +180,75 @@ def _selected(log: EvalLog, *, system: str | None, judge: str | None) -> pd.Data
         log.path, field="judge", what="judge", option="judge", name=judge, names=judges
     )
     return frame[frame["judge"] == chosen_judge]
+
+
+def item_scores(
+    log: EvalLog,
+    *,
+    epochs: Literal["first"] | None = None,
+    system: str | None = None,
+    judge: str | None = None,
+) -> pd.DataFrame:
+    """Return one numeric score per item, for a judge that scores rather than rules.
+
+    Only rulings with a score take part. An item with one scored ruling keeps its score; with
+    several, ``epochs="first"`` keeps the earliest epoch's (the other rules combine pass/fail
+    verdicts, so scores must first be thresholded: :meth:`EvalLog.thresholded`).
+
+    Parameters
+    ----------
+    log : EvalLog
+        A log read by :func:`~bayesjudge.io.logs.read_eval_log` or a per-tool reader.
+    epochs : {"first"}, optional
+        The rule for items with several scores. Required when any item has several.
+    system, judge : str, optional
+        Which system and judge; by default the log's only one.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``item``, ``score`` (NaN for an item without any score, e.g. every epoch
+        errored) and ``n_rulings`` (the scores read), one row per item in order of first
+        appearance.
+
+    Raises
+    ------
+    ValueError
+        If ``epochs`` is not ``"first"`` or None.
+    DataError
+        If an item has several scores and ``epochs`` is None, or the judge gives no scores.
+
+    Examples
+    --------
+    >>> from bayesjudge.io.logs._evallog import Ruling, NAN
+    >>> log = EvalLog.from_rulings(
+    ...     [Ruling("a", 1, "m", "j", NAN, 0.25, "0.25", "ok"),
+    ...      Ruling("a", 2, "m", "j", NAN, 0.75, "0.75", "ok"),
+    ...      Ruling("b", 1, "m", "j", NAN, 0.5, "0.5", "ok")], path="x", tool="inspect")
+    >>> item_scores(log, epochs="first")
+      item  score  n_rulings
+    0    a   0.25          2
+    1    b   0.50          1
+    """
+    if epochs not in (None, "first"):
+        raise ValueError(
+            f"epochs must be 'first' or None for scores; got {epochs!r} ('majority', 'any' and "
+            "'all' combine pass/fail verdicts: threshold the scores first)"
+        )
+    frame = _selected(log, system=system, judge=judge)
+    scored = frame["score"].notna()
+    chosen_judge = str(frame["judge"].iloc[0]) if len(frame) else str(judge)
+    if len(frame) and not scored.any():
+        raise DataError(f"{log.path}: judge {chosen_judge!r} gives no numeric scores")
+    items = pd.unique(frame["item"])
+    grouped = frame[scored].sort_values("epoch", kind="stable").groupby("item", sort=False)
+    r = grouped.size().reindex(items, fill_value=0).to_numpy(dtype=np.int64)
+    if epochs is None and (r > 1).any():
+        several = [f"{item!r} ({n})" for item, n in zip(items, r, strict=True) if n > 1]
+        raise DataError(
+            f"{log.path}: {len(several)} item(s) have several scores by {chosen_judge!r} "
+            f"(item (scores): {shown_items(several)}); keep the first with epochs='first', or "
+            "threshold the scores and combine the verdicts"
+        )
+    first = grouped["score"].first().reindex(items).to_numpy(dtype=float)
+    return pd.DataFrame({"item": pd.Series(items, dtype=str), "score": first, "n_rulings": r})

@@ -1,0 +1,132 @@
+"""Fit time, diagnostics and peak memory of the gate and channel fits against item count.
+
+Run: python benchmarks/bench_fit_scale.py [--sizes 1000 10000 100000 1000000]
+
+Each (family, size) runs in a fresh process (peak RSS from ``resource.getrusage``): data are
+simulated in memory, reduced to the model's cells, and fitted with the defaults through the
+command's analysis function (``analyze_gate`` with caps 1, 2, 5; ``analyze_channel`` with the
+slice hierarchy of the first step). The first size also pays the model's compile, which is
+reported separately by fitting twice in the same process (the second fit is a refit on new data
+of the same padded shape). Results: ``benchmarks/results/fit_scale.md``.
+
+The gate's likelihood depends on an item only through its (label, r, k) cell and the channel's
+only through its slice's counts, so item count should cost data generation and reduction, not
+sampling time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from _record import record  # noqa: E402
+
+CHILD = r"""
+import json, resource, sys, time, warnings
+import numpy as np
+family, n = sys.argv[1], int(sys.argv[2])
+out = {}
+if family == "gate":
+    from bayesjudge.gates import Rulings, TABLE4, rejudgment_gate, table4_gate
+    from bayesjudge.gates.analysis import analyze_gate
+    se1, leak, _ = TABLE4["HaluEval / Gemini-Flash"]
+    comp, viol = table4_gate(se1, leak)
+    def data(seed):
+        gate = rejudgment_gate(comp, viol, pi=0.6, n_items=n, rulings=6,
+                               labelled_by_class=(150, 150), random_seed=seed)
+        return Rulings.from_frame(gate.table)
+    def fit(rulings, seed):
+        return analyze_gate(rulings, caps=[1, 2, 5], random_seed=seed, progressbar=False)
+else:
+    from bayesjudge.channels import PairedOutcomes
+    from bayesjudge.channels.analysis import analyze_channel
+    from bayesjudge.channels.simulate import simulate_stack
+    import pandas as pd
+    def data(seed):
+        rng = np.random.default_rng(seed)
+        parts = []
+        for name, share, p0, c, g in (("easy", 0.45, 0.85, [0.45, 0.3], [0.03, 0.02]),
+                                     ("medium", 0.35, 0.65, [0.35, 0.2], [0.06, 0.06]),
+                                     ("hard", 0.20, 0.40, [0.25, 0.1], [0.10, 0.15])):
+            frame = simulate_stack(max(int(share * n), 1), p0=p0, c=c, gamma=g, random_seed=rng)
+            frame["slice"] = name
+            parts.append(frame)
+        table = pd.concat(parts, ignore_index=True)
+        table["item"] = np.arange(len(table)).astype(str)
+        return PairedOutcomes.from_frame(table)
+    def fit(outcomes, seed):
+        return analyze_channel(outcomes, by_slice=True, random_seed=seed)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    t0 = time.perf_counter(); first = data(1); out["data_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter(); a = fit(first, 1); out["first_fit_s"] = time.perf_counter() - t0
+    second = data(2)
+    t0 = time.perf_counter(); b = fit(second, 2); out["refit_s"] = time.perf_counter() - t0
+d = b.diagnostics
+out.update(passed=bool(d.passed), divergences=int(d.divergences),
+           ess_bulk_min=float(d.ess_bulk_min), ess_tail_min=float(d.ess_tail_min),
+           r_hat_max=float(d.r_hat_max), attempts=len(getattr(b, "attempts", ()) or ()),
+           failures=[c.label for c in d.failures][:5],
+           peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+print(json.dumps(out))
+"""
+
+
+def run(family: str, size: int) -> dict[str, object]:
+    """Run one (family, size) in a fresh process and return its measurements."""
+    start = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-c", CHILD, family, str(size)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"{family} at {size} failed:\n{result.stderr[-2000:]}")
+    out: dict[str, object] = json.loads(result.stdout.strip().splitlines()[-1])
+    out["process_s"] = time.perf_counter() - start
+    return out
+
+
+def main() -> None:
+    """Measure every family and size and record the table."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", nargs="+", type=int, default=[1000, 10_000, 100_000, 1_000_000])
+    parser.add_argument("--families", nargs="+", default=["gate", "channel"])
+    args = parser.parse_args()
+    rows = [
+        "| family | items | simulate + reduce (s) | first fit incl. compile (s) | refit (s) "
+        "| passed | divergences | min bulk / tail ESS | max R-hat | peak MB |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for family in args.families:
+        for size in args.sizes:
+            m = run(family, size)
+            print(family, size, m, flush=True)
+            rows.append(
+                f"| {family} | {size:,} | {m['data_s']:.1f} | {m['first_fit_s']:.1f} | "
+                f"{m['refit_s']:.1f} | {'yes' if m['passed'] else 'NO'} | {m['divergences']} | "
+                f"{m['ess_bulk_min']:.0f} / {m['ess_tail_min']:.0f} | {m['r_hat_max']:.3f} | "
+                f"{m['peak_mb']:.0f} |"
+            )
+    body = "\n".join(rows) + (
+        "\n\nThe refit is the second fit in the same process, on new data of the same size: "
+        "it reuses the compiled model. 'passed' is the verdict of `check_fit` after the fit's "
+        "own escalation (one retry with smaller steps when a sampler check fails). Gate: "
+        "`analyze_gate` with caps 1, 2, 5 on a Table 4-shaped gate (6 rulings per item, "
+        "pi 0.6, 150 + 150 gold items by class). Channel: `analyze_channel` with the slice "
+        "hierarchy of the first step (three slices) and exact conjugate draws elsewhere."
+    )
+    command = "python benchmarks/bench_fit_scale.py " + " ".join(sys.argv[1:])
+    print(record("fit_scale", "Gate and channel fits against item count", command.strip(), body))
+
+
+if __name__ == "__main__":
+    main()

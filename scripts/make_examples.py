@@ -1,0 +1,68 @@
+"""Write the bundled example datasets of bayesjudge/examples/ (seeded; rerun to reproduce them).
+
+Usage: python scripts/make_examples.py
+
+* ``gate_example.csv``: a retry gate shaped like the HaluEval / Gemini-Flash row of Table 4 of
+  *Below the Reliability Floor* (Se(1) 0.844, leak 0.431): 1,000 items ruled 6 times, a true
+  success rate of 0.6, and a gold set drawn by class (80 compliant, 80 violating items).
+* ``channel_example.csv``: a two-step pipeline (revise, then verify) scored before and after
+  each step (``e0``, ``e1``, ``e2``) on 1,200 items in three difficulty slices; the second step
+  corrects less and corrupts more on hard items.
+
+The judge example (``judge_example.csv``) is ``judge_table(pi=0.7, se=0.9, sp=0.85, n=2000,
+m1=150, m0=150, random_seed=2002)``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from bayesjudge.channels.simulate import simulate_stack
+from bayesjudge.gates.simulate import TABLE4, rejudgment_gate, table4_gate
+
+HERE = Path(__file__).resolve().parent.parent / "bayesjudge" / "examples"
+
+
+def gate_example() -> pd.DataFrame:
+    """Return the gate example's rulings table (item, ruling, verdict, label)."""
+    se1, leak, _ = TABLE4["HaluEval / Gemini-Flash"]
+    gate = rejudgment_gate(
+        *table4_gate(se1, leak),
+        pi=0.6,
+        n_items=1000,
+        rulings=6,
+        labelled_by_class=(80, 80),
+        random_seed=2026,
+    )
+    return gate.table
+
+
+def channel_example() -> pd.DataFrame:
+    """Return the channel example's outcomes table (item, slice, e0, e1, e2)."""
+    rng = np.random.default_rng(2027)
+    settings = {
+        "easy": (500, 0.85, [0.45, 0.30], [0.03, 0.02]),
+        "medium": (450, 0.65, [0.35, 0.20], [0.06, 0.06]),
+        "hard": (250, 0.40, [0.25, 0.10], [0.10, 0.15]),
+    }
+    frames = []
+    for name, (n, p0, c, gamma) in settings.items():
+        frame = simulate_stack(n, p0=p0, c=c, gamma=gamma, random_seed=rng)
+        frame.insert(1, "slice", name)
+        frames.append(frame)
+    table = pd.concat(frames, ignore_index=True)
+    table["item"] = [f"q{k:04d}" for k in range(len(table))]
+    return table
+
+
+def main() -> None:
+    """Write both examples next to the package's judge example."""
+    gate_example().to_csv(HERE / "gate_example.csv", index=False)
+    channel_example().to_csv(HERE / "channel_example.csv", index=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""The command line's one error policy: Ctrl-C, a full disk, a closed pipe.
+
+Subprocesses are synchronised with files and pipes, never with sleeps that race: the Ctrl-C
+test waits for the study's first chunk file before it sends SIGINT. A full disk is simulated
+in-process: the file write of the NetCDF files (``Path.write_bytes``) fails with ENOSPC.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import xarray as xr
+
+from bayesjudge.channels import simulate_stack
+from bayesjudge.cli.app import main
+from bayesjudge.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK
+from bayesjudge.reporting.output import write_manifest
+
+DEADLINE = 300.0  # seconds: an upper bound for a subprocess to reach a step, never a wait
+# The console script, with Python's own Ctrl-C handler even where the test runner was started
+# with SIGINT ignored (a background job): then Python would leave it ignored in the child.
+ENTRY = (
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from bayesjudge.cli.app import main; sys.exit(main())"
+)
+LONG_STUDY = (
+    'name = "long"\ndesign = "prevalence"\nreplicates = 200000\nchunk_size = 200\n'
+    'estimators = ["naive"]\n[grid]\ntheta = [0.5]\n'
+    "[fixed]\nq0 = 0.8\nq1 = 0.9\nn = 100\nm1 = 20\nm0 = 20\n"
+)
+SMALL_STUDY = LONG_STUDY.replace("200000", "4").replace("200\n", "2\n", 1)
+
+
+def test_ctrl_c_ends_quietly_with_130(tmp_path: Path) -> None:
+    spec = tmp_path / "long.toml"
+    spec.write_text(LONG_STUDY)
+    out = tmp_path / "study"
+    process = subprocess.Popen(
+        [sys.executable, "-c", ENTRY, "study", str(spec), "--out", str(out), "--no-progress"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        end = time.monotonic() + DEADLINE
+        while not list(out.glob("chunks/*.nc")) and process.poll() is None:
+            assert time.monotonic() < end, "the study wrote no chunk"
+            time.sleep(0.05)
+        assert process.poll() is None, process.communicate()[1].decode()
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=DEADLINE)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == EXIT_INTERRUPTED
+    assert stderr == b"bayesjudge: interrupted\n"
+    assert stdout == b""
+    # what was finished is kept whole, nothing half-written is left, the lock is released
+    chunks = sorted(out.glob("chunks/*.nc"))
+    assert 1 <= len(chunks) < 1000
+    for chunk in chunks:
+        with xr.open_dataset(chunk, engine="h5netcdf") as ds:
+            assert ds.sizes["replicate"] == 200
+    assert not list(out.rglob(".*bayesjudge-tmp-*"))
+    assert sorted(os.listdir(tmp_path)) == ["long.toml", "study"]
+
+
+def _full(self: Path, data: object) -> int:
+    """A file write that finds the disk full (NetCDF files are written with write_bytes)."""
+    with open(self, "wb") as stream:
+        stream.write(b"half")
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
+
+
+def test_a_full_disk_while_writing_a_study_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = tmp_path / "small.toml"
+    spec.write_text(SMALL_STUDY)
+    out = tmp_path / "study"
+    monkeypatch.setattr(Path, "write_bytes", _full)
+    assert main(["study", str(spec), "--out", str(out), "--no-progress"]) == EXIT_BAD_INPUT
+    captured = capsys.readouterr()
+    chunk = out / "chunks" / "s00000_r0000000-0000002.nc"
+    assert captured.err == f"bayesjudge study: error: {chunk}: No space left on device\n"
+    assert not (out / "chunks").exists() or not os.listdir(out / "chunks")
+
+
+def test_a_full_disk_while_writing_a_report_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stack = tmp_path / "stack.csv"
+    simulate_stack(200, p0=0.5, c=[0.3], gamma=[0.1], random_seed=1).to_csv(stack, index=False)
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "report.html").write_text("previous")
+    write_manifest(out, kind="report")  # a report an earlier run wrote
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    monkeypatch.setattr(Path, "write_bytes", _full)
+    assert main(["channel", str(stack), "--out", str(out)]) == EXIT_BAD_INPUT
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"bayesjudge channel: error: cannot write output folder {out}: No space left on device "
+        "(writing posterior.nc)\n"
+    )
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(os.listdir(tmp_path)) == ["report", "stack.csv"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        # more than a pipe's buffer: the write itself fails
+        ["estimate", "{data}", "--method", "exact", "--json"],
+        # a few bytes, buffered: the failure comes when the buffer is flushed
+        ["allocate", "--budget", "10", "--p-hat", "0.5", "--pilot-q0", "0.8", "--pilot-q1",
+         "0.9", "--pilot-size", "5", "--json"],
+    ],
+    ids=["estimate", "allocate"],
+)  # fmt: skip
+def test_a_closed_output_pipe_ends_quietly(tmp_path: Path, argv: list[str]) -> None:
+    import bayesjudge as bj
+
+    data = tmp_path / "judge.csv"
+    bj.load_example("judge").to_csv(data, index=False)
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # `| head` that has already gone: every write finds the pipe closed
+    try:
+        result = subprocess.run(
+            [sys.executable, "-c", ENTRY, *(a.format(data=data) for a in argv)],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            timeout=DEADLINE,
+            env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"},
+        )
+    finally:
+        os.close(write_end)
+    assert result.stderr == b""
+    assert result.returncode == EXIT_OK
+
+
+def test_a_broken_pipe_that_is_not_stdout_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    import bayesjudge.prevalence.cli as prevalence_cli
+
+    def lost(args: object) -> int:
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE), "tcp://scheduler:8786")
+
+    monkeypatch.setattr(prevalence_cli, "_cmd_allocate", lost)
+    argv = ["allocate", "--budget", "10", "--p-hat", "0.5", "--pilot-q0", "0.8"]
+    code = main([*argv, "--pilot-q1", "0.9", "--pilot-size", "5"])
+    assert code == EXIT_BAD_INPUT
+    expected = "bayesjudge allocate: error: tcp://scheduler:8786: Broken pipe\n"
+    assert capfd.readouterr().err == expected
