@@ -3,7 +3,8 @@
 A prior is a small frozen object (:class:`Beta` for a probability, :class:`Normal` for a real
 number) that prints as it reads (``Beta(0.5, 0.5)``), serialises to JSON and parses back from
 the command-line form ``beta:0.5,0.5``. Each model family has a frozen set of named priors
-(:class:`PrevalencePriors`, :class:`GatePriors`, :class:`ChannelPriors`) with the defaults of
+(:class:`PrevalencePriors`, :class:`GatePriors`, :class:`ChannelPriors`,
+:class:`PanelPriors`) with the defaults of
 its model; :meth:`Priors.updated` replaces some of them from ``NAME=SPEC`` strings, checking
 each name and distribution. Models read priors and never mutate them.
 """
@@ -22,6 +23,7 @@ __all__ = [
     "ChannelPriors",
     "GatePriors",
     "Normal",
+    "PanelPriors",
     "PrevalencePriors",
     "Prior",
     "Priors",
@@ -313,3 +315,37 @@ class ChannelPriors(Priors):
     rate: Beta = field(default=JEFFREYS)
     family: ClassVar[str] = "channel"
     kinds: ClassVar[Mapping[str, type[Prior]]] = {"rate": Beta}
+
+
+@dataclass(frozen=True, slots=True)
+class PanelPriors(Priors):
+    """Priors of the judge-panel model.
+
+    Attributes
+    ----------
+    pi : Beta
+        True success rate of the unlabelled items (Jeffreys by default).
+    se, sp : Beta
+        Each judge's sensitivity and specificity (uniform by default), before the panel's
+        mirror image is removed (see :mod:`bayesjudge.models.panel`).
+    loading : Beta
+        Each judge's loading on the shared item difficulty in each class, as a share of its
+        largest value 0.99 (uniform by default; ``dependence="random_effect"`` only).
+
+    Examples
+    --------
+    >>> PanelPriors().updated(["se=beta:8,2"]).as_dict()["se"]
+    'Beta(8, 2)'
+    """
+
+    pi: Beta = field(default=JEFFREYS)
+    se: Beta = field(default=UNIFORM)
+    sp: Beta = field(default=UNIFORM)
+    loading: Beta = field(default=UNIFORM)
+    family: ClassVar[str] = "panel"
+    kinds: ClassVar[Mapping[str, type[Prior]]] = {
+        "pi": Beta,
+        "se": Beta,
+        "sp": Beta,
+        "loading": Beta,
+    }

@@ -30,28 +30,52 @@ mixture :math:`\log[\pi P(v \mid 1) + (1 - \pi) P(v \mid 0)]`. Each distinct (la
 row enters once, times its count; the rows are ``pm.Data`` padded with count-0 rows to a fixed
 length, so a refit on new data of the same padded length needs no rebuild.
 
+**Where the sampler moves.** The unlabelled items pin each judge's judged pass rate
+:math:`R_t = \pi\,\mathrm{Se}_t + (1 - \pi)(1 - \mathrm{Sp}_t)` far more tightly than the gold
+items pin :math:`\pi` or the accuracies, so in :math:`(\pi, \mathrm{Se}, \mathrm{Sp})` the
+posterior is a thin ridge (correlation -0.98 between :math:`\pi` and each :math:`\mathrm{Se}_t`
+at :math:`10^5` items) that NUTS crosses in many small steps. As the prevalence model does for
+one judge (:mod:`bayesjudge.models.prevalence`), the model samples the pinned quantities
+themselves: :math:`\pi`, every :math:`R_t`, and one accuracy coordinate :math:`a_t` per judge.
+On the line :math:`\pi\,\mathrm{Se} + (1 - \pi) f = R_t` (with :math:`f = 1 - \mathrm{Sp}`),
+Youden's :math:`J_t = \mathrm{Se}_t - f_t` fixes the point,
+
+.. math::
+
+    \mathrm{Se}_t = R_t + (1 - \pi) J_t,\qquad f_t = R_t - \pi J_t,
+
+a map :math:`(R_t, J_t) \to (\mathrm{Se}_t, f_t)` with Jacobian determinant :math:`-1`. Inside
+the unit square :math:`J_t` ranges over :math:`(\ell_t, h_t)` with
+:math:`h_t = \min\{(1 - R_t)/(1 - \pi), R_t/\pi\}` and
+:math:`\ell_t = -\min\{R_t/(1 - \pi), (1 - R_t)/\pi\}`, and
+
+.. math::
+
+    J_t = \ell_t + (h_t - \ell_t)\,\sigma(a_t + \log(-\ell_t / h_t)),\qquad
+    \frac{\partial J_t}{\partial a_t} = (h_t - \ell_t)\,\sigma(\cdot)(1 - \sigma(\cdot)),
+
+with :math:`\sigma` the logistic function, maps :math:`a_t \in \mathbb R` onto that range with
+:math:`a_t = 0` exactly at :math:`J_t = 0`. The map
+:math:`(\pi, R, a) \to (\pi, \mathrm{Se}, \mathrm{Sp})` is a bijection, triangular up to the
+constant blocks, so the stated prior
+:math:`p_\pi(\pi)\prod_t p_{Se}(\mathrm{Se}_t)\,p_{Sp}(\mathrm{Sp}_t)` becomes, in the new
+coordinates, the same product times :math:`\prod_t \partial J_t / \partial a_t`: the
+``pm.Potential`` named ``prior`` (the :math:`R_t` are ``Uniform(0, 1)`` and the :math:`a_t`
+flat, so that they add nothing else). The posterior of :math:`(\pi, R, a)` is close to a
+product of independent pieces, each pinned by its own part of the data.
+
 **Label switching.** Relabelling the classes (:math:`\pi \to 1 - \pi`,
 :math:`\mathrm{Se}_t \to 1 - \mathrm{Sp}_t`, :math:`\mathrm{Sp}_t \to 1 - \mathrm{Se}_t`, the two
 classes' loadings swapped) leaves the unlabelled likelihood unchanged and flips the sign of every
-judge's :math:`J_t` at once. The prior removes the mirror for the *panel*, not per judge: with
-:math:`d_t = \Phi^{-1}(\mathrm{Se}_t) + \Phi^{-1}(\mathrm{Sp}_t)` (judge :math:`t`'s
-:math:`d'`, positive exactly when :math:`J_t > 0`), it is the stated prior conditioned on the
-mean :math:`\bar d > 0`. Every point with :math:`\bar d > 0` has its mirror at
-:math:`\bar d < 0`, so this is the smallest restriction that removes the mirror mode, and one
-judge worse than chance inside a good panel is still allowed (a per-judge restriction would
-forbid it and bias such a judge's estimate). With one judge it is the prevalence model's
-:math:`J > 0` restriction.
-
-Built exactly and without a wall: the prior makes :math:`\Phi^{-1}(\mathrm{Se}_t)` and
-:math:`\Phi^{-1}(\mathrm{Sp}_t)` independent :math:`N(m, s^2)` (uniform Se and Sp for the default
-:math:`m = 0, s = 1`). Then :math:`d_t \sim N(2m, 2s^2)` and the criterion
-:math:`k_t = (\Phi^{-1}(\mathrm{Sp}_t) - \Phi^{-1}(\mathrm{Se}_t))/2 \sim N(0, s^2/2)` are
-independent, and for iid normal :math:`d_t` the mean :math:`\bar d \sim N(2m, 2s^2/J)` is
-independent of the deviations :math:`d_t - \bar d` (a zero-sum normal with scale
-:math:`\sqrt 2 s`). Conditioning on :math:`\bar d > 0` truncates only the mean, so the model
-samples ``dprime_mean`` from the truncated normal and ``dprime_offset`` from
-``pm.ZeroSumNormal``; :math:`d_t` = ``dprime_mean + dprime_offset``,
-:math:`\mathrm{Se}_t = \Phi(d_t/2 - k_t)`, :math:`\mathrm{Sp}_t = \Phi(d_t/2 + k_t)`.
+judge's :math:`J_t` at once. It leaves every :math:`R_t` unchanged and maps :math:`\ell_t \to -h_t`,
+:math:`h_t \to -\ell_t`, hence :math:`a_t \to -a_t` exactly. The prior removes the mirror for the
+*panel*, not per judge: it is the stated prior conditioned on the mean
+:math:`\bar a = \frac1J\sum_t a_t > 0`. Every point with :math:`\bar a > 0` has its mirror at
+:math:`\bar a < 0`, so this is a restriction to one of the two mirror halves, and one judge worse
+than chance inside a good panel is still allowed (a per-judge restriction would forbid it and bias
+such a judge's estimate). With one judge it is the prevalence model's :math:`J > 0` restriction.
+It is built without a wall: the model samples ``accuracy_mean`` :math:`\bar a > 0` (log scale)
+and the deviations ``accuracy_offset`` (summing to zero, a fixed orthogonal basis), both flat.
 
 **Identifiability.** With gold labels of both classes each class's pattern law is observed
 directly; it has :math:`2^J - 1` free cells (with no missing verdicts) against :math:`2J`
@@ -69,34 +93,35 @@ independent): their cross-correlation is the product of loadings.
 
 Variables (dims in brackets; ``class`` is (fail, pass)):
 
-* free: ``pi``, ``dprime_mean``, ``dprime_offset`` [judge] (two or more judges), ``criterion``
-  [judge], ``loading_share`` [class, judge] (``dependence="random_effect"``);
-* derived: ``dprime``, ``se``, ``sp``, ``j`` [judge]; ``loading`` [class, judge]
+* free: ``pi``, ``judged_rate`` [judge], ``accuracy_mean``, ``accuracy_offset`` [judge] (zero
+  sum; two or more judges), ``loading_share`` [class, judge] (``dependence="random_effect"``);
+* derived: ``accuracy``, ``se``, ``sp``, ``j`` [judge]; ``loading`` [class, judge]
   (:math:`0.99 \times` ``loading_share``, or zeros);
 * data: ``pattern_label`` [pattern], ``pattern_verdict`` [pattern, judge], ``pattern_count``
   [pattern];
-* potentials: ``loglik`` and, with ``calibration="random"``, ``calibration_labels``.
+* potentials: ``prior``, ``loglik`` and, with ``calibration="random"``,
+  ``calibration_labels``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 import numpy as np
 import pymc as pm
 import pytensor.tensor as pt
+from pymc.distributions.transforms import ZeroSumTransform
+from scipy.special import betaln
 
-from bayesjudge.panels.data import MISSING, UNLABELLED, PanelData, PanelPatterns
+from bayesjudge.panels.data import MISSING, UNLABELLED, PanelPatterns
 from bayesjudge.panels.dependence import LOADING_MAX, QUADRATURE_SIZE, latent_grid
-from bayesjudge.priors import JEFFREYS, Beta
+from bayesjudge.priors import Beta, PanelPriors
 
 __all__ = [
     "CALIBRATION",
     "CLASSES",
     "DEPENDENCE",
     "PANEL",
-    "PanelPriors",
     "pad_patterns",
     "panel_model",
 ]
@@ -112,46 +137,7 @@ CALIBRATION: tuple[str, ...] = get_args(Calibration)
 #: The dependence structures (see :func:`panel_model`).
 DEPENDENCE: tuple[str, ...] = get_args(Dependence)
 
-
-@dataclass(frozen=True, slots=True)
-class PanelPriors:
-    r"""Priors of the panel model, as plain values.
-
-    Attributes
-    ----------
-    pi : Beta
-        Prior of the true success rate of the unlabelled items (Jeffreys by default).
-    probit_mean, probit_sd : float
-        :math:`\Phi^{-1}(\mathrm{Se}_t)` and :math:`\Phi^{-1}(\mathrm{Sp}_t)` are independent
-        :math:`N(\text{probit\_mean}, \text{probit\_sd}^2)` before the panel's mirror image is
-        removed; the default N(0, 1) makes each Se and Sp uniform on (0, 1).
-    loading : Beta
-        Prior of each loading divided by its maximum 0.99 (uniform by default).
-
-    Examples
-    --------
-    >>> PanelPriors().as_dict()["probit"]
-    'Normal(0, 1)'
-    """
-
-    pi: Beta = field(default=JEFFREYS)
-    probit_mean: float = 0.0
-    probit_sd: float = 1.0
-    loading: Beta = field(default=Beta(1.0, 1.0))
-
-    def __post_init__(self) -> None:
-        if not np.isfinite(self.probit_mean):
-            raise ValueError(f"probit_mean must be finite; got {self.probit_mean!r}")
-        if not self.probit_sd > 0:
-            raise ValueError(f"probit_sd must be positive; got {self.probit_sd!r}")
-
-    def as_dict(self) -> dict[str, str]:
-        """Return the priors as text, e.g. for DataTree attrs."""
-        return {
-            "pi": str(self.pi),
-            "probit": f"Normal({self.probit_mean:g}, {self.probit_sd:g})",
-            "loading": f"{LOADING_MAX:g} * {self.loading}",
-        }
+_SQRT2 = float(np.sqrt(2.0))
 
 
 def pad_patterns(patterns: PanelPatterns, size: int) -> dict[str, np.ndarray]:
@@ -167,6 +153,7 @@ def pad_patterns(patterns: PanelPatterns, size: int) -> dict[str, np.ndarray]:
 
     Examples
     --------
+    >>> from bayesjudge.panels.data import PanelData
     >>> data = PanelData.from_arrays([[1, 0], [1, 1]], labels=[1, np.nan])
     >>> padded = pad_patterns(data.patterns(), 4)
     >>> padded["pattern_count"].tolist(), padded["pattern_verdict"][-1].tolist()
@@ -189,12 +176,31 @@ def pad_patterns(patterns: PanelPatterns, size: int) -> dict[str, np.ndarray]:
     }
 
 
-def _std_normal_logcdf(x: pt.TensorVariable) -> pt.TensorVariable:
-    return pm.logcdf(pm.Normal.dist(0.0, 1.0), x)
+def _log_ndtr(x: pt.TensorVariable) -> pt.TensorVariable:
+    r""":math:`\log\Phi(x)`, with each branch fed only the arguments it is accurate for.
+
+    Below -1 through ``erfcx`` (no underflow), above through ``log1p``; clamping each branch's
+    input keeps the unused branch finite, so no NaN leaks into the gradient of the switch.
+    """
+    low = pt.minimum(x, -1.0)
+    high = pt.maximum(x, -1.0)
+    return pt.switch(
+        pt.lt(x, -1.0),
+        pt.log(0.5 * pt.erfcx(-low / _SQRT2)) - 0.5 * pt.sqr(low),
+        pt.log1p(-0.5 * pt.erfc(high / _SQRT2)),
+    )
+
+
+def _beta_logp(
+    prior: Beta, log_value: pt.TensorVariable, log1m_value: pt.TensorVariable
+) -> pt.TensorVariable:
+    """Log Beta density from ``log(value)`` and ``log(1 - value)``."""
+    a, b = prior.alpha, prior.beta
+    return (a - 1.0) * log_value + (b - 1.0) * log1m_value - float(betaln(a, b))
 
 
 def panel_model(
-    data: PanelPatterns | PanelData,
+    patterns: PanelPatterns,
     *,
     priors: PanelPriors | None = None,
     dependence: Dependence = "random_effect",
@@ -204,13 +210,15 @@ def panel_model(
 ) -> pm.Model:
     r"""Build the latent-class model of a judge panel from its (label, pattern) counts.
 
-    See the module docstring for the model, the panel-level :math:`\bar d > 0` restriction and
-    the identifiability conditions (Qu, Tan and Kutner, 1996; DESIGN.md family 5).
+    See the module docstring for the model, its sampling coordinates, the panel-level mirror
+    restriction and the identifiability conditions (Qu, Tan and Kutner, 1996; DESIGN.md
+    family 5).
 
     Parameters
     ----------
-    data : PanelPatterns or PanelData
-        Distinct (label, verdict pattern) rows with counts; panel data are reduced to them.
+    patterns : PanelPatterns
+        Distinct (label, verdict pattern) rows with counts (:meth:`PanelData.patterns
+        <bayesjudge.panels.data.PanelData.patterns>`).
     priors : PanelPriors, optional
         Priors as plain values.
     dependence : {"random_effect", "none"}, default "random_effect"
@@ -241,9 +249,10 @@ def panel_model(
 
     Examples
     --------
+    >>> from bayesjudge.panels.data import PanelData
     >>> data = PanelData.from_arrays([[1, 1, 0], [0, 0, 0], [1, 1, 1], [1, 0, 1]],
     ...                              labels=[1, 0, np.nan, np.nan], judges=["a", "b", "c"])
-    >>> model = panel_model(data, n_patterns=8)
+    >>> model = panel_model(data.patterns(), n_patterns=8)
     >>> model.coords["judge"], model.named_vars_to_dims["loading"]
     (('a', 'b', 'c'), ('class', 'judge'))
     """
@@ -254,12 +263,8 @@ def panel_model(
     priors = PanelPriors() if priors is None else priors
     if not isinstance(priors, PanelPriors):
         raise TypeError(f"priors must be a PanelPriors; got {type(priors).__name__}")
-    if isinstance(data, PanelData):
-        patterns = data.patterns()
-    elif isinstance(data, PanelPatterns):
-        patterns = data
-    else:
-        raise TypeError(f"data must be PanelPatterns or PanelData; got {type(data).__name__}")
+    if not isinstance(patterns, PanelPatterns):
+        raise TypeError(f"patterns must be PanelPatterns; got {type(patterns).__name__}")
     n_fail, n_pass = patterns.n_labelled
     gold_both = n_fail > 0 and n_pass > 0
     if dependence == "random_effect" and not gold_both:
@@ -288,45 +293,62 @@ def panel_model(
         count = pm.Data("pattern_count", arrays["pattern_count"], dims="pattern")
 
         pi = pm.Beta("pi", alpha=priors.pi.alpha, beta=priors.pi.beta)
-        m, s = priors.probit_mean, priors.probit_sd
-        dprime_mean = pm.TruncatedNormal(
-            "dprime_mean", mu=2.0 * m, sigma=np.sqrt(2.0 / n_judges) * s, lower=0.0
-        )
+        rate = pm.Uniform("judged_rate", lower=0.0, upper=1.0, dims="judge")
+        mean = pm.HalfFlat("accuracy_mean")
         if n_judges > 1:
-            offset = pm.ZeroSumNormal("dprime_offset", sigma=np.sqrt(2.0) * s, dims="judge")
-            dprime = pm.Deterministic("dprime", dprime_mean + offset, dims="judge")
+            offset = pm.Flat(
+                "accuracy_offset", dims="judge", transform=ZeroSumTransform(zerosum_axes=[-1])
+            )
+            accuracy = pm.Deterministic("accuracy", mean + offset, dims="judge")
         else:
-            dprime = pm.Deterministic("dprime", pt.stack([dprime_mean]), dims="judge")
-        criterion = pm.Normal("criterion", mu=0.0, sigma=s / np.sqrt(2.0), dims="judge")
-        probit_se = dprime / 2.0 - criterion
-        probit_sp = dprime / 2.0 + criterion
-        se = pm.Deterministic("se", pm.math.invprobit(probit_se), dims="judge")
-        sp = pm.Deterministic("sp", pm.math.invprobit(probit_sp), dims="judge")
-        pm.Deterministic("j", se + sp - 1.0, dims="judge")
-        mu = pt.stack([-probit_sp, probit_se])  # (class, judge)
+            accuracy = pm.Deterministic("accuracy", pt.stack([mean]), dims="judge")
 
+        # J_t on its feasible range (low, high) given pi and R_t; a_t = 0 <=> J_t = 0
+        high = pt.minimum((1.0 - rate) / (1.0 - pi), rate / pi)
+        low = -pt.minimum(rate / (1.0 - pi), (1.0 - rate) / pi)
+        shifted = accuracy + pt.log(-low) - pt.log(high)
+        share = pm.math.sigmoid(shifted)
+        width = high - low
+        j = pm.Deterministic("j", low + width * share, dims="judge")
+        se = pm.Deterministic("se", rate + (1.0 - pi) * j, dims="judge")
+        fpr = rate - pi * j
+        pm.Deterministic("sp", 1.0 - fpr, dims="judge")
+        log_se, log1m_se = pt.log(se), pt.log1p(-se)
+        log_fpr, log1m_fpr = pt.log(fpr), pt.log1p(-fpr)
+        log_jacobian = pt.log(width) - pt.softplus(-shifted) - pt.softplus(shifted)
+        pm.Potential(
+            "prior",
+            pt.sum(
+                _beta_logp(priors.se, log_se, log1m_se)
+                + _beta_logp(priors.sp, log1m_fpr, log_fpr)
+                + log_jacobian
+            ),
+        )
+
+        passes = pt.cast(pt.eq(verdict, 1), "float64")
+        fails = pt.cast(pt.eq(verdict, 0), "float64")
         if dependence == "random_effect":
-            share = pm.Beta(
+            loading_share = pm.Beta(
                 "loading_share",
                 alpha=priors.loading.alpha,
                 beta=priors.loading.beta,
                 dims=("class", "judge"),
             )
-            lam = pm.Deterministic("loading", LOADING_MAX * share, dims=("class", "judge"))
+            lam = pm.Deterministic("loading", LOADING_MAX * loading_share, dims=("class", "judge"))
             z, log_w = latent_grid(quadrature_size)
+            mu = pt.stack([pm.math.probit(fpr), pm.math.probit(se)])  # (class, judge)
             eta = (mu[:, :, None] + lam[:, :, None] * z) / pt.sqrt(1.0 - lam**2)[:, :, None]
+            # log P(pattern | class, z_q) = passes . log Phi(eta) + fails . log Phi(-eta)
+            log_joint = pt.tensordot(passes, _log_ndtr(eta), axes=[[1], [1]]) + pt.tensordot(
+                fails, _log_ndtr(-eta), axes=[[1], [1]]
+            )  # (pattern, class, node)
+            log_pattern = pm.math.logsumexp(log_joint + log_w, axis=2, keepdims=False)
         else:
             pm.Deterministic("loading", pt.zeros((2, n_judges)), dims=("class", "judge"))
-            log_w = np.zeros(1)
-            eta = mu[:, :, None]
+            log_pass = pt.stack([log_fpr, log_se])  # (class, judge)
+            log_fail = pt.stack([log1m_fpr, log1m_se])
+            log_pattern = pt.dot(passes, log_pass.T) + pt.dot(fails, log_fail.T)  # (pattern, class)
 
-        # log P(pattern | class, z_q) = passes . log Phi(eta) + fails . log Phi(-eta)
-        passes = pt.cast(pt.eq(verdict, 1), "float64")
-        fails = pt.cast(pt.eq(verdict, 0), "float64")
-        log_joint = pt.tensordot(passes, _std_normal_logcdf(eta), axes=[[1], [1]]) + pt.tensordot(
-            fails, _std_normal_logcdf(-eta), axes=[[1], [1]]
-        )  # (pattern, class, node)
-        log_pattern = pm.math.logsumexp(log_joint + log_w, axis=2, keepdims=False)
         labelled = pt.switch(pt.eq(label, 1), log_pattern[:, 1], log_pattern[:, 0])
         unlabelled = pt.logaddexp(pt.log(pi) + log_pattern[:, 1], pt.log1p(-pi) + log_pattern[:, 0])
         per_pattern = pt.switch(pt.lt(label, 0), unlabelled, labelled)

@@ -2,6 +2,8 @@ r"""Baselines for a judge panel: each judge alone, the majority vote, and Dawid-
 
 Shown beside the panel model's posterior of pi:
 
+* **majority vote, naive**: the share of unlabelled items whose majority verdict is PASS, with
+  a Wilson interval; it ignores the panel's errors;
 * **each judge alone**: the judge's verdicts on the items it answered, corrected by
   Rogan-Gladen (delta-method interval) and by PPI++ (Rogan and Gladen, "Estimating prevalence
   from the results of a screening test", 1978; Angelopoulos, Duchi and Zrnic, "PPI++: Efficient
@@ -27,22 +29,29 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from bayesjudge.baselines import ppi_plus_plus, rogan_gladen
-from bayesjudge.data import JudgeCounts, JudgeData
 from bayesjudge.errors import DataError, NotIdentifiableError
+from bayesjudge.estimators import wilson_interval
 from bayesjudge.panels.data import MISSING, UNLABELLED, PanelData, PanelPatterns
-from bayesjudge.results import ROW_COLUMNS, Estimate, estimates_frame
+from bayesjudge.prevalence import JudgeCounts, JudgeData, ppi_plus_plus, rogan_gladen
+from bayesjudge.results import ROW_COLUMNS, Estimate, Interval, estimates_frame
 
 __all__ = [
+    "PANEL_RULES",
     "DawidSkene",
+    "PanelEstimate",
     "dawid_skene",
     "dawid_skene_em",
     "judge_ppi_plus_plus",
     "judge_rogan_gladen",
+    "majority_naive",
     "majority_rogan_gladen",
     "majority_verdicts",
     "panel_baselines",
+    "panel_estimates",
 ]
+
+#: The ``rule`` field of the panel-level baselines: the majority vote, the Dawid-Skene fit.
+PANEL_RULES = ("majority", "dawid_skene")
 
 _EPS = 1e-10
 
@@ -84,7 +93,7 @@ def judge_rogan_gladen(data: PanelData, judge: str, *, prob: float = 0.95) -> Es
         {\widehat{\mathrm{Se}} + \widehat{\mathrm{Sp}} - 1}, 0, 1\right)
 
     on the items the judge answered (missing verdicts dropped, as missing at random allows).
-    See :func:`bayesjudge.baselines.rogan_gladen`.
+    See :func:`bayesjudge.prevalence.rogan_gladen`.
 
     Raises
     ------
@@ -112,7 +121,7 @@ def judge_ppi_plus_plus(data: PanelData, judge: str, *, prob: float = 0.95) -> E
     .. math:: \hat\pi_\lambda = \frac{\lambda}{N}\sum_i \hat Y^u_i
         + \frac1n\sum_j (Y_j - \lambda \hat Y_j)
 
-    on the items the judge answered; see :func:`bayesjudge.baselines.ppi_plus_plus`. Assumes the
+    on the items the judge answered; see :func:`bayesjudge.prevalence.ppi_plus_plus`. Assumes the
     gold items are a random sample of the same population.
 
     Examples
@@ -150,6 +159,37 @@ def majority_verdicts(verdicts: NDArray[np.float64]) -> NDArray[np.float64]:
     out = (2.0 * passes > answered).astype(float)
     out[answered == 0] = np.nan
     return out
+
+
+def majority_naive(data: PanelData, *, prob: float = 0.95) -> Estimate:
+    """Naive majority-vote rate: the share of unlabelled items the panel's majority passes.
+
+    The majority verdict among the answering judges (ties FAIL) of each unlabelled item, averaged,
+    with a Wilson score interval; it ignores the judges' errors, like any naive rate. Method
+    ``"naive"``.
+
+    Examples
+    --------
+    >>> data = PanelData.from_arrays([[1, 1, 0], [0, 0, 1], [1, 1, 1], [0, 1, 0]],
+    ...                              labels=[1, 0, np.nan, np.nan])
+    >>> majority_naive(data).estimate
+    0.5
+    """
+    data = _check_data(data)
+    votes = majority_verdicts(data.verdicts)
+    test = np.isnan(data.labels) & ~np.isnan(votes)
+    if not test.any():
+        return Estimate.not_identifiable("naive", "no unlabelled item has a verdict")
+    n, k = int(test.sum()), int(votes[test].sum())
+    low, high = wilson_interval(k, n, prob=prob)
+    rate = k / n
+    return Estimate(
+        "naive",
+        rate,
+        Interval(float(low), float(high), prob, "wilson"),
+        se=float(np.sqrt(rate * (1.0 - rate) / n)),
+        notes=(f"majority of the answering judges (ties FAIL) on {n} unlabelled items",),
+    )
 
 
 def majority_rogan_gladen(data: PanelData, *, prob: float = 0.95) -> Estimate:
@@ -351,42 +391,100 @@ def dawid_skene(data: PanelData) -> Estimate:
     )
 
 
-def panel_baselines(data: PanelData, *, prob: float = 0.95) -> pd.DataFrame:
-    """Every panel baseline in one table: each judge alone, the majority vote, Dawid-Skene.
+@dataclass(frozen=True, slots=True)
+class PanelEstimate:
+    """A baseline estimate of pi from one judge of the panel or from a panel-level rule.
 
-    Rows: for each judge, ``rogan_gladen_delta`` and ``ppi_plus_plus``; then
-    ``majority_rogan_gladen`` and ``dawid_skene`` (``judge`` column ``"panel"``). A method that
-    cannot estimate (e.g. a judge whose calibration J <= 0) gives a row with no estimate and the
-    reason in ``note``.
+    Attributes
+    ----------
+    estimate : Estimate
+        The estimate.
+    judge : str or None
+        The judge, for a single-judge baseline.
+    rule : str or None
+        ``"majority"`` or ``"dawid_skene"`` (:data:`PANEL_RULES`), for a panel-level one.
+    """
 
-    Returns
-    -------
-    DataFrame
-        Columns ``judge`` then :data:`bayesjudge.results.ROW_COLUMNS`.
+    estimate: Estimate
+    judge: str | None = None
+    rule: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        """Return the JSON row: ``judge`` or ``rule`` first, then the estimate's fields."""
+        owner = {"judge": self.judge} if self.judge is not None else {"rule": self.rule}
+        return {**owner, **self.estimate.to_dict()}
+
+    def to_row(self) -> dict[str, object]:
+        """Return the table row: ``judge``, ``rule``, then the estimate's columns."""
+        return {"judge": self.judge, "rule": self.rule, **self.estimate.to_row()}
+
+
+def panel_estimates(data: PanelData, *, prob: float = 0.95) -> tuple[PanelEstimate, ...]:
+    """Every panel baseline: each judge alone, then the majority vote and Dawid-Skene.
+
+    For each judge ``rogan_gladen_delta`` and ``ppi_plus_plus`` (field ``judge``); then
+    ``naive`` and ``majority_rogan_gladen`` of the majority vote (rule ``"majority"``) and
+    ``dawid_skene`` (rule ``"dawid_skene"``). A method that cannot estimate (e.g. a judge whose
+    calibration J <= 0) gives a row with no estimate and the reason in its note.
 
     Examples
     --------
     >>> data = PanelData.from_arrays([[1, 1, 0], [0, 0, 1], [1, 1, 1], [0, 1, 0]],
     ...                              labels=[1, 0, np.nan, np.nan], judges=["a", "b", "c"])
-    >>> panel_baselines(data)[["judge", "method"]].tail(3).values.tolist()
-    [['c', 'ppi_plus_plus'], ['panel', 'majority_rogan_gladen'], ['panel', 'dawid_skene']]
+    >>> [(e.judge or e.rule, e.estimate.method) for e in panel_estimates(data)][-3:]
+    [('majority', 'naive'), ('majority', 'majority_rogan_gladen'), ('dawid_skene', 'dawid_skene')]
     """
     data = _check_data(data)
-    rows: list[Estimate] = []
-    owners: list[str] = []
+    rows: list[PanelEstimate] = []
 
-    def attempt(owner: str, method: str, run: Callable[[], Estimate]) -> None:
+    def attempt(method: str, run: Callable[[], Estimate]) -> Estimate:
         try:
-            rows.append(run())
+            return run()
         except (DataError, NotIdentifiableError) as exc:
-            rows.append(Estimate.not_identifiable(method, str(exc)))
-        owners.append(owner)
+            return Estimate.not_identifiable(method, str(exc))
 
     for judge in data.judges:
-        attempt(judge, "rogan_gladen_delta", partial(judge_rogan_gladen, data, judge, prob=prob))
-        attempt(judge, "ppi_plus_plus", partial(judge_ppi_plus_plus, data, judge, prob=prob))
-    attempt("panel", "majority_rogan_gladen", partial(majority_rogan_gladen, data, prob=prob))
-    attempt("panel", "dawid_skene", partial(dawid_skene, data))
-    frame = estimates_frame(rows)
-    frame.insert(0, "judge", owners)
-    return frame[["judge", *ROW_COLUMNS]]
+        for method, function in (
+            ("rogan_gladen_delta", judge_rogan_gladen),
+            ("ppi_plus_plus", judge_ppi_plus_plus),
+        ):
+            rows.append(
+                PanelEstimate(attempt(method, partial(function, data, judge, prob=prob)), judge)
+            )
+    rows.append(
+        PanelEstimate(attempt("naive", partial(majority_naive, data, prob=prob)), None, "majority")
+    )
+    rows.append(
+        PanelEstimate(
+            attempt("majority_rogan_gladen", partial(majority_rogan_gladen, data, prob=prob)),
+            None,
+            "majority",
+        )
+    )
+    rows.append(
+        PanelEstimate(attempt("dawid_skene", partial(dawid_skene, data)), None, "dawid_skene")
+    )
+    return tuple(rows)
+
+
+def panel_baselines(data: PanelData, *, prob: float = 0.95) -> pd.DataFrame:
+    """Every panel baseline in one table (:func:`panel_estimates`).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``judge`` (None for the panel-level rows), ``rule`` (None for single judges),
+        then :data:`bayesjudge.results.ROW_COLUMNS`.
+
+    Examples
+    --------
+    >>> data = PanelData.from_arrays([[1, 1, 0], [0, 0, 1], [1, 1, 1], [0, 1, 0]],
+    ...                              labels=[1, 0, np.nan, np.nan], judges=["a", "b", "c"])
+    >>> panel_baselines(data)[["judge", "method"]].head(2).values.tolist()
+    [['a', 'rogan_gladen_delta'], ['a', 'ppi_plus_plus']]
+    """
+    rows = panel_estimates(data, prob=prob)
+    frame = estimates_frame([r.estimate for r in rows])
+    frame.insert(0, "rule", [r.rule for r in rows])
+    frame.insert(0, "judge", [r.judge for r in rows])
+    return frame[["judge", "rule", *ROW_COLUMNS]]

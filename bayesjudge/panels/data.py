@@ -15,16 +15,22 @@ pattern) rows with counts, the sufficient statistic of every panel model in baye
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Literal, get_args
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from bayesjudge.errors import DataError
+from bayesjudge.io.labels import join_labels, read_labels
+from bayesjudge.io.mapping import Field, conform
+from bayesjudge.io.problems import row_names
+from bayesjudge.io.source import InputReport
+from bayesjudge.io.tables import TableFormat, TableSource, read_table
 
-__all__ = ["MISSING", "UNLABELLED", "PanelData", "PanelPatterns"]
+__all__ = ["LAYOUTS", "MISSING", "UNLABELLED", "PanelData", "PanelPatterns", "load_panel"]
 
 #: Code of a missing verdict in a pattern.
 MISSING = -1
@@ -38,8 +44,8 @@ _ONE_JUDGE_HELP = (
 
 
 def _row(frame: pd.DataFrame, position: int) -> str:
-    label = frame.index[position]
-    return str(label) if isinstance(frame.index, pd.RangeIndex) else repr(label)
+    """Name a row as messages do: ``line 17`` in a file read by bayesjudge, else ``row 3``."""
+    return row_names(frame.index, [position])[0]
 
 
 def _is_missing(value: object) -> bool:
@@ -56,7 +62,7 @@ def _binary_column(
         if _is_missing(value):
             if not allow_missing:
                 raise DataError(
-                    f"column {column!r} must not have missing {what}; row "
+                    f"column {column!r} must not have missing {what}; "
                     f"{_row(frame, position)} is blank"
                 )
             out[position] = np.nan
@@ -67,7 +73,7 @@ def _binary_column(
         else:
             shown = value.item() if isinstance(value, np.generic) else value
             raise DataError(
-                f"column {column!r} must hold 0/1 {what} (NaN for missing); row "
+                f"column {column!r} must hold 0/1 {what} (NaN for missing); "
                 f"{_row(frame, position)} has {shown!r}"
             )
     return out
@@ -182,6 +188,8 @@ class PanelData:
         1.0 PASS, 0.0 FAIL, NaN where the judge gave no verdict.
     labels : ndarray of float, shape (items,)
         Gold label 1.0 / 0.0, NaN for unlabelled items.
+    origin : InputReport or None
+        What :func:`load_panel` read, and how (None for data built from arrays or frames).
 
     Examples
     --------
@@ -196,6 +204,7 @@ class PanelData:
     judges: tuple[str, ...]
     verdicts: NDArray[np.float64]
     labels: NDArray[np.float64]
+    origin: InputReport | None = None
 
     # ---------------------------------------------------------------- constructors
     @classmethod
@@ -323,7 +332,7 @@ class PanelData:
             if blank.any():
                 position = int(np.flatnonzero(blank)[0])
                 raise DataError(
-                    f"column {column!r} must not have missing values; row "
+                    f"column {column!r} must not have missing values; "
                     f"{_row(frame, position)} is blank"
                 )
         votes = _binary_column(frame, verdict, allow_missing=True, what="verdicts")
@@ -347,7 +356,7 @@ class PanelData:
             first, second = int(order[repeat[0]]), int(order[repeat[0] + 1])
             raise DataError(
                 f"judge {names[judge_code[first]]!r} is given twice for item "
-                f"{ids[item_code[first]]!r} (rows {_row(frame, first)} and "
+                f"{ids[item_code[first]]!r} ({_row(frame, first)} and "
                 f"{_row(frame, second)}); keep one verdict per item and judge"
             )
 
@@ -362,8 +371,8 @@ class PanelData:
                 earlier = int(known[(item_code[known] == code)][0])
                 raise DataError(
                     f"column {label!r}: item {ids[code]!r} has gold label "
-                    f"{int(labels[code])} in row {_row(frame, earlier)} and "
-                    f"{int(gold[row])} in row {_row(frame, row)}"
+                    f"{int(labels[code])} in {_row(frame, earlier)} and "
+                    f"{int(gold[row])} in {_row(frame, row)}"
                 )
 
         values = np.full((len(ids), len(names)), np.nan)
@@ -430,7 +439,7 @@ class PanelData:
             if blank.any():
                 position = int(np.flatnonzero(blank)[0])
                 raise DataError(
-                    f"column {item!r} must not have missing values; row "
+                    f"column {item!r} must not have missing values; "
                     f"{_row(frame, position)} is blank"
                 )
         twice = ids_series.duplicated(keep=False).to_numpy()
@@ -439,7 +448,7 @@ class PanelData:
             first = int(rows[0])
             same = rows[ids_series.to_numpy()[rows] == ids_series.iloc[first]]
             raise DataError(
-                f"item {ids_series.iloc[first]!r} appears in more than one row (rows "
+                f"item {ids_series.iloc[first]!r} appears in more than one row ("
                 f"{_row(frame, int(same[0]))} and {_row(frame, int(same[1]))}), so each judge "
                 "is given twice for it; keep one row per item"
             )
@@ -560,3 +569,143 @@ class PanelData:
         for position, judge in enumerate(self.judges):
             frame[judge] = pd.array(self.verdicts[:, position], dtype="Float64").astype("Int64")
         return frame
+
+
+Layout = Literal["auto", "long", "wide"]
+#: The table layouts :func:`load_panel` reads.
+LAYOUTS: tuple[str, ...] = get_args(Layout)
+_LONG = ("item", "judge", "verdict")
+
+
+def load_panel(
+    source: TableSource,
+    *,
+    judges: Sequence[str] | None = None,
+    labels: TableSource | None = None,
+    layout: Layout = "auto",
+    strict: bool = False,
+    format: TableFormat = "auto",
+    columns: Mapping[str, str] | None = None,
+    positive: Sequence[str] = (),
+    negative: Sequence[str] = (),
+    label_columns: Mapping[str, str] | None = None,
+) -> PanelData:
+    r"""Read a panel's verdicts from a file or table, optionally joining gold labels kept apart.
+
+    The one loading function of the panel family (``bayesjudge panel`` calls it). Files are
+    read with :func:`bayesjudge.io.read_table` (CSV, TSV, JSON Lines, Parquet, ``"-"`` for
+    standard input) and every value spelling of :mod:`bayesjudge.io.mapping` is accepted
+    (``PASS``/``FAIL``, ``yes``/``no``, ``1``/``0``, ...; a blank verdict is missing).
+
+    * **long** layout: one row per (item, judge) verdict, columns ``item``, ``judge``,
+      ``verdict`` and optionally ``label``;
+    * **wide** layout: one row per item, one verdict column per judge (``judges``, or every
+      column other than ``item`` and ``label``), optionally ``item`` and ``label``.
+
+    Parameters
+    ----------
+    source : path, ``"-"``, binary file or DataFrame
+        The verdicts.
+    judges : sequence of str, optional
+        The verdict columns of a wide table (implies ``layout="wide"``).
+    labels : path, binary file or DataFrame, optional
+        Gold labels in a table of their own (columns ``item``, ``label``), joined to the
+        verdicts by item id (:func:`bayesjudge.io.join_labels`); the verdicts then carry none.
+    layout : {"auto", "long", "wide"}
+        ``"auto"``: long when the table has ``judge`` and ``verdict`` columns (after
+        ``columns``) and no ``judges`` are named, wide otherwise.
+    strict : bool
+        Reject columns the layout does not read.
+    format : {"auto", "csv", "tsv", "jsonl", "parquet"}
+        The table format of a path (``"auto"``: by extension, then content).
+    columns : mapping, optional
+        ``{name: column of the table}`` for ``item``, ``label`` and, in long layout, ``judge``
+        and ``verdict`` (e.g. ``{"item": "id"}``).
+    positive, negative : sequence of str
+        Extra PASS and FAIL spellings.
+    label_columns : mapping, optional
+        Column mapping of the labels table.
+
+    Returns
+    -------
+    PanelData
+        With :attr:`~PanelData.origin` saying what was read.
+
+    Raises
+    ------
+    DataError
+        Naming the file, column and line of every problem (see :class:`PanelData`).
+
+    Examples
+    --------
+    >>> import io
+    >>> text = b"item,judge,verdict,label\n1,a,PASS,\n1,b,fail,\n2,a,yes,1\n2,b,yes,1\n"
+    >>> data = load_panel(io.BytesIO(text))
+    >>> data.judges, data.verdicts.tolist(), data.labels.tolist()
+    (('a', 'b'), [[1.0, 0.0], [1.0, 1.0]], [nan, 1.0])
+    """
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {list(LAYOUTS)}; got {layout!r}")
+    mapping = dict(columns or {})
+    table = read_table(source, format=format, argument="panel data")
+    present = [str(c) for c in table.columns]
+    if layout == "auto":
+        long = judges is None and all(mapping.get(n, n) in present for n in ("judge", "verdict"))
+        layout = "long" if long else "wide"
+    if layout == "long":
+        if judges is not None:
+            raise DataError("judges names the verdict columns of a wide table; this one is long")
+        fields = [
+            Field("item", "text"),
+            Field("judge", "text"),
+            Field("verdict", "binary", missing=True),
+            Field("label", "binary", required=False, missing=True),
+        ]
+        frame = conform(
+            table, fields, columns=mapping, positive=positive, negative=negative, strict=strict
+        )
+    else:
+        fixed = {mapping.get("item", "item"), mapping.get("label", "label")}
+        names = (
+            [c for c in present if c not in fixed] if judges is None else [str(j) for j in judges]
+        )
+        clash = sorted(fixed & set(names))
+        if clash:
+            raise DataError(f"judges: {clash} is also the item or label column")
+        if len(set(names)) != len(names):
+            repeated = sorted({j for j in names if names.count(j) > 1})
+            raise DataError(f"judges: column(s) {repeated} are listed more than once")
+        unknown = sorted(set(mapping) - {"item", "label"})
+        if unknown:
+            raise DataError(
+                f"columns: a wide panel table maps only 'item' and 'label'; got {unknown} (its "
+                "judge columns are read under their own names)"
+            )
+        fields = [
+            Field("item", "text", required=labels is not None),
+            Field("label", "binary", required=False, missing=True),
+            *(Field(name, "binary", missing=True) for name in names),
+        ]
+        frame = conform(
+            table, fields, columns=mapping, positive=positive, negative=negative, strict=strict
+        )
+    origin = InputReport(
+        source=str(table.attrs.get("source", "panel data")),
+        format=str(table.attrs.get("format", format)),
+        rows=len(table),
+        items=0,
+        columns=dict(frame.attrs.get("columns", {})),
+    )
+    if labels is not None:
+        gold = read_labels(labels, columns=label_columns, positive=positive, negative=negative)
+        by = ("judge",) if layout == "long" else ()
+        frame, join = join_labels(frame, gold, by=by)
+        origin = replace(origin, labels=str(gold.attrs.get("source", "labels")), join=join)
+    label = "label" if "label" in frame else None
+    if layout == "long":
+        data = PanelData.from_long(frame, label=label)
+    else:
+        data = PanelData.from_wide(
+            frame, judges=names, item="item" if "item" in frame else None, label=label
+        )
+    return replace(data, origin=replace(origin, items=data.n_items))

@@ -54,7 +54,7 @@ class PanelDraws:
     effective_judges : ndarray, shape (...)
         At the pi-weighted mean error correlation.
     rules : tuple of str
-        ``at_least_1`` ... ``at_least_J`` and ``likelihood_ratio``.
+        ``at_least_1_of_J`` ... ``at_least_J_of_J`` and ``likelihood_ratio``.
     rule_passes : ndarray of bool, shape (R, 2**J)
         Which complete patterns each rule passes.
     rule_se, rule_sp, rule_j, rule_pi_sd : ndarray, shape (..., R)
@@ -186,7 +186,7 @@ def panel_quantities(
     ...     coords={"judge": ["a", "b"], "class": ["fail", "pass"]})
     >>> out = panel_quantities(post, data.patterns())
     >>> out["rule_j"].dims, out.attrs["best_rule"]
-    (('chain', 'draw', 'rule'), 'at_least_1')
+    (('chain', 'draw', 'rule'), 'at_least_1_of_2')
     """
     pi = posterior["pi"].transpose("chain", "draw").to_numpy()
     chains, draws = pi.shape

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from bayesjudge.baselines import rogan_gladen_variance
+from bayesjudge.estimators import rogan_gladen_variance
 
 __all__ = [
     "LIKELIHOOD_RATIO",
@@ -80,7 +80,7 @@ def at_least_rules(n_judges: int) -> tuple[tuple[str, ...], NDArray[np.bool_]]:
     Returns
     -------
     names : tuple of str
-        ``"at_least_1"``, ..., ``"at_least_J"``.
+        ``"at_least_1_of_J"``, ..., ``"at_least_J_of_J"``.
     passes : ndarray of bool, shape (J, 2**J)
         Which patterns each rule passes.
 
@@ -88,12 +88,12 @@ def at_least_rules(n_judges: int) -> tuple[tuple[str, ...], NDArray[np.bool_]]:
     --------
     >>> names, passes = at_least_rules(2)
     >>> names, passes.astype(int).tolist()
-    (('at_least_1', 'at_least_2'), [[0, 1, 1, 1], [0, 0, 0, 1]])
+    (('at_least_1_of_2', 'at_least_2_of_2'), [[0, 1, 1, 1], [0, 0, 0, 1]])
     """
     n = _check_judges(n_judges)
     votes = complete_patterns(n).sum(axis=1)
     thresholds = np.arange(1, n + 1)
-    return tuple(f"at_least_{t}" for t in thresholds), votes[None, :] >= thresholds[:, None]
+    return tuple(f"at_least_{t}_of_{n}" for t in thresholds), votes[None, :] >= thresholds[:, None]
 
 
 def likelihood_ratio_rule(pattern_prob: ArrayLike) -> NDArray[np.bool_]:
@@ -195,4 +195,7 @@ def rule_pi_sd(
     if se_arr.ndim > pi_arr.ndim:
         pi_arr = pi_arr[..., None]
     rate = pi_arr * se_arr + (1.0 - pi_arr) * (1.0 - sp_arr)
-    return np.asarray(np.sqrt(rogan_gladen_variance(rate, sp_arr, se_arr, n, m0, m1)), dtype=float)
+    return np.asarray(
+        np.sqrt(rogan_gladen_variance(rate=rate, se=se_arr, sp=sp_arr, n=n, m1=m1, m0=m0)),
+        dtype=float,
+    )

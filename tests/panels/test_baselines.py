@@ -6,19 +6,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayesjudge.baselines import ppi_plus_plus, rogan_gladen
-from bayesjudge.data import JudgeData
 from bayesjudge.panels.baselines import (
     dawid_skene,
     dawid_skene_em,
     judge_ppi_plus_plus,
     judge_rogan_gladen,
+    majority_naive,
     majority_rogan_gladen,
     majority_verdicts,
     panel_baselines,
+    panel_estimates,
 )
 from bayesjudge.panels.data import PanelData, PanelPatterns
 from bayesjudge.panels.simulate import simulate_panel
+from bayesjudge.prevalence import JudgeData, ppi_plus_plus, rogan_gladen
 from bayesjudge.results import ROW_COLUMNS
 
 SE = [0.9, 0.8, 0.85, 0.7]
@@ -132,14 +133,30 @@ def test_dawid_skene_needs_three_judges_and_unlabelled_items():
     assert "no unlabelled items" in dawid_skene(gold).notes[0]
 
 
+def test_majority_naive_is_the_unlabelled_majority_share():
+    sim = _panel(3, missing=0.2, n=600)
+    votes = majority_verdicts(sim.data.verdicts)
+    test = np.isnan(sim.data.labels) & ~np.isnan(votes)
+    got = majority_naive(sim.data)
+    assert got.estimate == pytest.approx(votes[test].mean())
+    assert got.interval.kind == "wilson"
+    assert got.interval.low < got.estimate < got.interval.high
+    rows = panel_estimates(sim.data)
+    assert rows[-3].to_dict()["rule"] == "majority"
+    assert rows[0].to_dict()["judge"] == sim.data.judges[0]
+    assert "rule" not in rows[0].to_dict()
+    assert "judge" not in rows[-1].to_dict()
+
+
 def test_panel_baselines_table():
     sim = _panel(4, missing=0.1, n=800)
     table = panel_baselines(sim.data)
-    assert list(table.columns) == ["judge", *ROW_COLUMNS]
-    assert table["judge"].tolist() == [
-        "a", "a", "b", "b", "c", "c", "d", "d", "panel", "panel"
-    ]  # fmt: skip
-    assert table["method"].tolist()[-2:] == ["majority_rogan_gladen", "dawid_skene"]
+    assert list(table.columns) == ["judge", "rule", *ROW_COLUMNS]
+    assert table["judge"].iloc[:8].tolist() == ["a", "a", "b", "b", "c", "c", "d", "d"]
+    assert table["judge"].iloc[8:].isna().all()
+    assert table["rule"].iloc[:8].isna().all()
+    assert table["rule"].iloc[8:].tolist() == ["majority", "majority", "dawid_skene"]
+    assert table["method"].tolist()[-3:] == ["naive", "majority_rogan_gladen", "dawid_skene"]
     assert table["estimate"].notna().all()
     # a judge worse than chance on the gold items gives a row with the reason, not an error
     flipped = sim.data.verdicts.copy()

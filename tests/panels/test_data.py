@@ -98,11 +98,15 @@ def test_one_judge_points_to_estimate():
 
 def test_a_judge_repeated_for_an_item_is_named():
     frame = pd.concat([_long(), _long().iloc[[4]]], ignore_index=True)
-    with pytest.raises(DataError, match=r"judge 'c' is given twice for item 'y' \(rows 4 and 8\)"):
+    with pytest.raises(
+        DataError, match=r"judge 'c' is given twice for item 'y' \(row 4 and row 8\)"
+    ):
         PanelData.from_long(frame)
     wide = PanelData.from_long(_long()).to_wide()
     twice = pd.concat([wide, wide.iloc[[1]]], ignore_index=True)
-    with pytest.raises(DataError, match=r"item 'y' appears in more than one row \(rows 1 and 3\)"):
+    with pytest.raises(
+        DataError, match=r"item 'y' appears in more than one row \(row 1 and row 3\)"
+    ):
         PanelData.from_wide(twice)
 
 

@@ -14,6 +14,7 @@ MODULES = [
     "bayesjudge.panels.baselines",
     "bayesjudge.panels.simulate",
     "bayesjudge.panels.quantities",
+    "bayesjudge.panels.start",
     "bayesjudge.models.panel",
 ]
 

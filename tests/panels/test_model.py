@@ -6,16 +6,17 @@ import numpy as np
 import pymc as pm
 import pytensor
 import pytest
+from scipy import stats
 
-from bayesjudge.data import JudgeCounts
-from bayesjudge.exact import exact_posterior
-from bayesjudge.models.panel import CLASSES, PanelPriors, pad_patterns, panel_model
+from bayesjudge.models.panel import CLASSES, pad_patterns, panel_model
 from bayesjudge.panels.data import PanelData, PanelPatterns
 from bayesjudge.panels.dependence import (
     log_pattern_probabilities,
 )
 from bayesjudge.panels.simulate import simulate_panel
-from bayesjudge.priors import Beta, PrevalencePriors
+from bayesjudge.panels.start import judge_accuracy, sampling_coordinates
+from bayesjudge.prevalence import JudgeCounts, exact_posterior
+from bayesjudge.priors import JEFFREYS, Beta, PanelPriors, PrevalencePriors
 
 PAD = 48  # pattern rows of the compiled three-judge model (3 labels x 2 x 2 x 3 = 36 at most)
 
@@ -45,59 +46,64 @@ def _evaluate(model: pm.Model, names: list[str], point: dict[str, np.ndarray]) -
 
 # --------------------------------------------------------------------------- structure
 def test_model_structure():
-    model = panel_model(_small(), n_patterns=12)
+    model = panel_model(_small().patterns(), n_patterns=12)
     assert model.coords["class"] == CLASSES == ("fail", "pass")
     assert model.coords["judge"] == ("a", "b", "c")
     assert len(model.coords["pattern"]) == 12
     assert {v.name for v in model.free_RVs} == {
         "pi",
-        "dprime_mean",
-        "dprime_offset",
-        "criterion",
+        "judged_rate",
+        "accuracy_mean",
+        "accuracy_offset",
         "loading_share",
     }
     dims = model.named_vars_to_dims
-    for name in ("dprime_offset", "criterion", "dprime", "se", "sp", "j"):
+    for name in ("judged_rate", "accuracy_offset", "accuracy", "se", "sp", "j"):
         assert dims[name] == ("judge",)
     for name in ("loading_share", "loading"):
         assert dims[name] == ("class", "judge")
     assert dims["pattern_verdict"] == ("pattern", "judge")
     assert dims["pattern_label"] == dims["pattern_count"] == ("pattern",)
-    assert [p.name for p in model.potentials] == ["loglik"]
-    independent = panel_model(_small(), dependence="none", calibration="random")
+    assert [p.name for p in model.potentials] == ["prior", "loglik"]
+    independent = panel_model(_small().patterns(), dependence="none", calibration="random")
     assert "loading_share" not in independent.named_vars
     assert independent.named_vars_to_dims["loading"] == ("class", "judge")
-    assert [p.name for p in independent.potentials] == ["loglik", "calibration_labels"]
+    assert [p.name for p in independent.potentials] == ["prior", "loglik", "calibration_labels"]
     assert PanelPriors().as_dict() == {
         "pi": "Beta(0.5, 0.5)",
-        "probit": "Normal(0, 1)",
-        "loading": "0.99 * Beta(1, 1)",
+        "se": "Beta(1, 1)",
+        "sp": "Beta(1, 1)",
+        "loading": "Beta(1, 1)",
     }
 
 
 def test_model_errors():
-    unlabelled = PanelData.from_arrays([[1, 0, 1], [0, 0, 1]])
+    unlabelled = PanelData.from_arrays([[1, 0, 1], [0, 0, 1]]).patterns()
     with pytest.raises(ValueError, match="needs gold-labelled items of both classes"):
         panel_model(unlabelled)
-    two = PanelData.from_arrays([[1, 0], [0, 0]])
+    two = PanelData.from_arrays([[1, 0], [0, 0]]).patterns()
     with pytest.raises(ValueError, match="needs at least three judges"):
         panel_model(two, dependence="none")
     panel_model(unlabelled, dependence="none")  # three judges, no gold: identified
-    gold_only = PanelData.from_arrays([[1, 0], [0, 0]], labels=[1, 0])
+    gold_only = PanelData.from_arrays([[1, 0], [0, 0]], labels=[1, 0]).patterns()
     with pytest.raises(ValueError, match="needs unlabelled items"):
         panel_model(gold_only)
+    with pytest.raises(TypeError, match="patterns must be PanelPatterns"):
+        panel_model(_small())  # type: ignore[arg-type]
     with pytest.raises(
         ValueError, match=r"dependence must be one of \['random_effect', 'none'\]; got 'pairs'"
     ):
-        panel_model(_small(), dependence="pairs")  # type: ignore[arg-type]
+        panel_model(_small().patterns(), dependence="pairs")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"calibration must be one of \['by_class', 'random'\]"):
-        panel_model(_small(), calibration="stratified")  # type: ignore[arg-type]
+        panel_model(_small().patterns(), calibration="stratified")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="size must be a whole number >= the number of patterns"):
-        panel_model(_small(), n_patterns=2)
+        panel_model(_small().patterns(), n_patterns=2)
     with pytest.raises(TypeError, match="priors must be a PanelPriors"):
-        panel_model(_small(), priors=PrevalencePriors())  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="probit_sd must be positive"):
-        PanelPriors(probit_sd=0.0)
+        panel_model(_small().patterns(), priors=PrevalencePriors())  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="the panel model has no prior 'probit'"):
+        PanelPriors().updated(["probit=normal:0,1"])
+    with pytest.raises(ValueError, match="prior 'se' of the panel model must be a beta"):
+        PanelPriors().updated(["se=normal:0,1"])
 
 
 # --------------------------------------------------------------------------- likelihood
@@ -151,7 +157,7 @@ def test_one_independent_judge_has_the_prevalence_likelihood():
         count=np.array([50, 10, 8, 32, 300, 200]),
     )
     model = panel_model(patterns, dependence="none")
-    assert "dprime_offset" not in model.named_vars
+    assert "accuracy_offset" not in model.named_vars
     for seed in range(3):
         se, sp, pi, loglik = _evaluate(model, ["se", "sp", "pi", "loglik"], _values(model, seed))
         rate = pi * se + (1 - pi) * (1 - sp)
@@ -164,11 +170,12 @@ def test_one_independent_judge_has_the_prevalence_likelihood():
 
 
 def test_padding_and_new_data_leave_the_likelihood_unchanged():
-    data = _small()
+    data = _small().patterns()
     plain = panel_model(data)
     padded = panel_model(data, n_patterns=20)
     point = _values(plain, 5)
-    assert padded.compile_logp()(point) == pytest.approx(plain.compile_logp()(point), rel=1e-13)
+    logp_padded = padded.compile_logp()
+    assert logp_padded(point) == pytest.approx(plain.compile_logp()(point), rel=1e-13)
     # a refit swaps the pm.Data containers: same model, new data
     other = PanelData.from_arrays(
         [[0, 0, 0], [1, 1, 1], [1, 1, 1], [0, 1, 1]],
@@ -177,39 +184,94 @@ def test_padding_and_new_data_leave_the_likelihood_unchanged():
     )
     with padded:
         pm.set_data(pad_patterns(other.patterns(), 20))
-    fresh = panel_model(other)
-    assert padded.compile_logp()(point) == pytest.approx(fresh.compile_logp()(point), rel=1e-13)
+    fresh = panel_model(other.patterns())
+    # the compiled function reads the containers: no recompilation needed
+    assert logp_padded(point) == pytest.approx(fresh.compile_logp()(point), rel=1e-13)
 
 
-@pytest.mark.filterwarnings("ignore:The effect of Potentials")  # only the prior is checked
-def test_prior_is_the_stated_prior_conditioned_on_a_positive_mean_dprime():
-    # one judge: Se and Sp uniform conditioned on Se + Sp > 1, so E[Se] = E[Sp] = 2/3
-    one = PanelPatterns(
-        ("j",), np.array([1, 0, -1]), np.array([[1], [0], [1]], np.int8), np.ones(3, np.int64)
+def _free_point(model: pm.Model, seed: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    initial = model.initial_point()
+    return {
+        v.name: np.asarray(rng.normal(0.0, 0.8, initial[v.name].shape)) for v in model.value_vars
+    }
+
+
+@pytest.mark.parametrize("n_judges", [1, 3])
+def test_prior_density_is_the_stated_prior_times_the_jacobian(n_judges):
+    """In the sampled coordinates the model's prior is p(pi) prod p(Se) p(Sp) |d(pi,Se,Sp)/du|."""
+    priors = PanelPriors(pi=Beta(2.0, 3.0), se=Beta(4.0, 1.5), sp=Beta(3.0, 2.0))
+    verdict = np.array([[1] * n_judges, [0] * n_judges, [1] * n_judges], np.int8)
+    patterns = PanelPatterns(
+        tuple("abc"[:n_judges]), np.array([1, 0, -1]), verdict, np.ones(3, np.int64)
     )
-    prior = pm.sample_prior_predictive(
-        draws=4000, model=panel_model(one, dependence="none"), random_seed=1
-    ).prior
-    se, sp = prior["se"].to_numpy().ravel(), prior["sp"].to_numpy().ravel()
-    assert np.all(se + sp > 1.0)
-    mc = np.sqrt((1 / 18) / 4000)  # sd of Se under the density 2 Se, over sqrt(draws)
-    assert se.mean() == pytest.approx(2 / 3, abs=4 * mc)
-    assert sp.mean() == pytest.approx(2 / 3, abs=4 * mc)
-    # three judges: the mean d' is N(0, 2/3) truncated to > 0, the deviations untouched
-    prior = pm.sample_prior_predictive(draws=4000, model=panel_model(_small()), random_seed=2).prior
-    dprime = prior["dprime"].to_numpy().reshape(-1, 3)
-    assert np.all(dprime.mean(axis=1) > 0)
-    assert np.mean(np.any(dprime < 0, axis=1)) > 0.2  # single judges may be worse than chance
-    half_normal_mean = np.sqrt(2 / 3) * np.sqrt(2 / np.pi)
-    assert dprime.mean() == pytest.approx(half_normal_mean, abs=4 * np.sqrt(2 / 3) / np.sqrt(4000))
-    deviation = dprime - dprime.mean(axis=1, keepdims=True)
-    assert deviation.std() == pytest.approx(np.sqrt(2 * 2 / 3), rel=0.05)
-    assert prior["loading"].to_numpy().max() <= 0.99
+    model = panel_model(patterns, priors=priors, dependence="none")
+    names = [v.name for v in model.value_vars]
+    prior_terms = [*model.free_RVs, model["prior"]]
+    log_prior = model.compile_logp(vars=prior_terms, jacobian=True)
+    outs = model.replace_rvs_by_values([model["pi"], model["se"], model["sp"]])
+    forward = pytensor.function(model.value_vars, outs)
+    shapes = {n: v.shape for n, v in model.initial_point().items()}
+    sizes = [int(np.prod(shapes[n])) for n in names]
+
+    def natural(flat: np.ndarray) -> np.ndarray:
+        parts = np.split(flat, np.cumsum(sizes)[:-1])
+        point = {n: p.reshape(shapes[n]) for n, p in zip(names, parts, strict=True)}
+        pi, se, sp = forward(**point)
+        return np.concatenate([[pi], se, sp])
+
+    for seed in range(3):
+        point = _free_point(model, seed)
+        flat = np.concatenate([np.ravel(point[n]) for n in names])
+        step = 1e-6
+        jac = np.column_stack(
+            [
+                (natural(flat + step * e) - natural(flat - step * e)) / (2 * step)
+                for e in np.eye(flat.size)
+            ]
+        )
+        assert jac.shape == (2 * n_judges + 1, 2 * n_judges + 1)
+        pi, se, sp = (
+            natural(flat)[0],
+            natural(flat)[1 : 1 + n_judges],
+            natural(flat)[1 + n_judges :],
+        )
+        want = (
+            stats.beta(2.0, 3.0).logpdf(pi)
+            + stats.beta(4.0, 1.5).logpdf(se).sum()
+            + stats.beta(3.0, 2.0).logpdf(sp).sum()
+            + np.log(abs(np.linalg.det(jac)))
+            # up to a constant: a = mean + B u with B PyMC's orthonormal zero-sum basis, and
+            # det [1, B] = sqrt(J) (the ones vector has length sqrt(J), orthogonal to B)
+            - 0.5 * np.log(n_judges)
+        )
+        assert float(log_prior(point)) == pytest.approx(want, abs=1e-6)
+
+
+def test_sampled_coordinates_keep_the_mirror_half_and_invert_exactly():
+    model = panel_model(_small().patterns())
+    outs = model.replace_rvs_by_values(
+        [model["pi"], model["judged_rate"], model["accuracy"], model["se"], model["sp"], model["j"]]
+    )
+    forward = pytensor.function(model.value_vars, outs, on_unused_input="ignore")
+    for seed in range(5):
+        pi, rate, accuracy, se, sp, j = forward(**_free_point(model, seed))
+        assert accuracy.mean() > 0  # the panel's mirror half, by construction
+        np.testing.assert_array_equal(np.sign(accuracy), np.sign(j))  # a_t = 0 <=> J_t = 0
+        np.testing.assert_allclose(pi * se + (1 - pi) * (1 - sp), rate, atol=1e-12)
+        # the numpy map of bayesjudge.panels.start is the model's map, and its inverse
+        np_se, np_sp = judge_accuracy(pi, rate, accuracy)
+        np.testing.assert_allclose(np_se, se, atol=1e-12)
+        np.testing.assert_allclose(np_sp, sp, atol=1e-12)
+        back = sampling_coordinates(float(pi), se, sp)
+        np.testing.assert_allclose(back["judged_rate_interval__"], np.log(rate / (1 - rate)))
+        np.testing.assert_allclose(np.exp(back["accuracy_mean_log__"]), accuracy.mean())
 
 
 # --------------------------------------------------------------------------- independence limit
+@pytest.mark.slow
 def test_independence_limit_matches_the_exact_prevalence_posterior():
-    """One judge, no dependence: the panel model is the prevalence model (uniform Se, Sp)."""
+    """One judge, no dependence: the panel model is the prevalence model (Jeffreys priors)."""
     nutpie = pytest.importorskip("nutpie")
     patterns = PanelPatterns(
         judges=("j",),
@@ -217,13 +279,13 @@ def test_independence_limit_matches_the_exact_prevalence_posterior():
         verdict=np.array([[1], [0], [1], [0], [1], [0]], dtype=np.int8),
         count=np.array([50, 10, 8, 32, 300, 200]),
     )
-    compiled = nutpie.compile_pymc_model(panel_model(patterns, dependence="none"))
+    priors = PanelPriors(se=JEFFREYS, sp=JEFFREYS)
+    compiled = nutpie.compile_pymc_model(panel_model(patterns, priors=priors, dependence="none"))
     post = nutpie.sample(
         compiled, draws=2000, tune=500, chains=2, seed=3, progress_bar=False
     ).posterior
     exact = exact_posterior(
-        JudgeCounts(m1=60, x1=50, m0=40, x0=8, n=500, k=300),
-        priors=PrevalencePriors(se=Beta(1.0, 1.0), sp=Beta(1.0, 1.0)),
+        JudgeCounts(m1=60, x1=50, m0=40, x0=8, n=500, k=300), priors=PrevalencePriors()
     )
     pi = post["pi"].to_numpy().ravel()
     # 4000 draws with a bulk ESS of about 1,100: MCSE of the mean about sd / 33; 4 MCSE allowed

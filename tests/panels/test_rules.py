@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from bayesjudge.baselines import rogan_gladen_variance
+from bayesjudge.estimators import rogan_gladen_variance
 from bayesjudge.panels.dependence import pattern_probabilities
 from bayesjudge.panels.rules import (
     at_least_rules,
@@ -47,7 +47,7 @@ def test_at_least_rules_against_brute_force():
 
     names, passes = at_least_rules(3)
     se, sp = rule_rates(probs, passes)
-    assert names == ("at_least_1", "at_least_2", "at_least_3")
+    assert names == ("at_least_1_of_3", "at_least_2_of_3", "at_least_3_of_3")
     for t in (1, 2, 3):
         want = _brute_force(prob_of, lambda v, t=t: sum(v) >= t)
         assert (se[t - 1], sp[t - 1]) == pytest.approx(want, abs=1e-14)
@@ -96,7 +96,7 @@ def test_rule_rates_are_vectorised_over_draws():
 def test_rule_pi_sd_is_the_rogan_gladen_delta_method():
     pi, se, sp = 0.6, 0.88, 0.8
     rate = pi * se + (1 - pi) * (1 - sp)
-    want = np.sqrt(rogan_gladen_variance(rate, sp, se, 2000, 80, 120))
+    want = np.sqrt(rogan_gladen_variance(rate=rate, se=se, sp=sp, n=2000, m1=120, m0=80))
     assert rule_pi_sd(se, sp, pi, n=2000, m1=120, m0=80) == pytest.approx(want)
     # by hand: Lee et al., eq. 9, at theta = pi
     manual = np.sqrt(

@@ -78,7 +78,12 @@ def test_panel_draws_agree_with_the_closed_forms():
     pi = rng.uniform(0.3, 0.8, 4)
     out = panel_draws(pi, se, sp, loading, n=1000, m1=80, m0=40)
     np.testing.assert_allclose(out.error_correlation, verdict_correlation(se, sp, loading))
-    assert out.rules == ("at_least_1", "at_least_2", "at_least_3", "likelihood_ratio")
+    assert out.rules == (
+        "at_least_1_of_3",
+        "at_least_2_of_3",
+        "at_least_3_of_3",
+        "likelihood_ratio",
+    )
     assert out.rule_passes.shape == (4, 8)
     assert out.rule_se.shape == out.rule_pi_sd.shape == (4, 4)
     assert np.all(out.effective_judges <= 3.0)
