@@ -8,7 +8,8 @@ Everything a typical analysis needs is importable from here. Names are loaded on
 ``import bayesjudge`` stays light: PyMC is imported only when a model is fitted.
 
 The package has one subpackage per model family (:mod:`bayesjudge.prevalence`,
-:mod:`bayesjudge.gates`, :mod:`bayesjudge.channels`, :mod:`bayesjudge.studies`), a shared
+:mod:`bayesjudge.gates`, :mod:`bayesjudge.channels`, :mod:`bayesjudge.studies`,
+:mod:`bayesjudge.panels`), a shared
 inference core (:mod:`bayesjudge.inference`), shared estimators (:mod:`bayesjudge.estimators`),
 the input layer (:mod:`bayesjudge.io`), reporting helpers (:mod:`bayesjudge.reporting`) and the
 command line (:mod:`bayesjudge.cli`); the PyMC models live in :mod:`bayesjudge.models`.
@@ -31,6 +32,7 @@ _LAZY = {
     "PrevalencePriors": "bayesjudge.priors",
     "GatePriors": "bayesjudge.priors",
     "ChannelPriors": "bayesjudge.priors",
+    "PanelPriors": "bayesjudge.priors",
     "Estimate": "bayesjudge.results",
     "Interval": "bayesjudge.results",
     "PosteriorSummary": "bayesjudge.results",
@@ -62,6 +64,11 @@ _LAZY = {
     "PairedOutcomes": "bayesjudge.channels.data",
     "analyze_channel": "bayesjudge.channels.analysis",
     "ChannelAnalysis": "bayesjudge.channels.analysis",
+    # judge panels
+    "PanelData": "bayesjudge.panels.data",
+    "fit_panel": "bayesjudge.panels.fit",
+    "analyze_panel": "bayesjudge.panels.analysis",
+    "PanelAnalysis": "bayesjudge.panels.analysis",
 }
 
 __all__ = ["__version__", *sorted(_LAZY)]

@@ -8,6 +8,10 @@ Usage: python scripts/make_examples.py
 * ``channel_example.csv``: a two-step pipeline (revise, then verify) scored before and after
   each step (``e0``, ``e1``, ``e2``) on 1,200 items in three difficulty slices; the second step
   corrects less and corrupts more on hard items.
+* ``panel_example.csv``: four judges on 1,700 items in wide form (``item``, ``label``, one
+  verdict column per judge), 200 of them a random gold sample, true success rate 0.70; judge
+  ``a_copy`` is a near-copy of ``a`` (latent error correlation 0.90) and judge ``b`` left 5 % of
+  its verdicts blank.
 
 The judge example (``judge_example.csv``) is ``judge_table(pi=0.7, se=0.9, sp=0.85, n=2000,
 m1=150, m0=150, random_seed=2002)``.
@@ -22,6 +26,7 @@ import pandas as pd
 
 from bayesjudge.channels.simulate import simulate_stack
 from bayesjudge.gates.simulate import TABLE4, rejudgment_gate, table4_gate
+from bayesjudge.panels.simulate import panel_scenario, simulate_panel
 
 HERE = Path(__file__).resolve().parent.parent / "bayesjudge" / "examples"
 
@@ -58,10 +63,27 @@ def channel_example() -> pd.DataFrame:
     return table
 
 
+def panel_example() -> pd.DataFrame:
+    """Return the panel example's wide table (item, label, a, a_copy, b, c), rows shuffled."""
+    sim = simulate_panel(
+        pi=0.7,
+        **panel_scenario(4),  # type: ignore[arg-type]
+        n_unlabelled=1500,
+        n_gold=200,
+        missing=[0.0, 0.0, 0.05, 0.0],
+        random_seed=2005,
+    )
+    wide = sim.data.to_wide()
+    table = wide.iloc[np.random.default_rng(2005).permutation(len(wide))].reset_index(drop=True)
+    table["item"] = [f"q{k:04d}" for k in range(len(table))]
+    return table
+
+
 def main() -> None:
-    """Write both examples next to the package's judge example."""
+    """Write the examples next to the package's judge example."""
     gate_example().to_csv(HERE / "gate_example.csv", index=False)
     channel_example().to_csv(HERE / "channel_example.csv", index=False)
+    panel_example().to_csv(HERE / "panel_example.csv", index=False)
 
 
 if __name__ == "__main__":

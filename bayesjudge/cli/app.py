@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     from bayesjudge._version import __version__
     from bayesjudge.channels.cli import register as register_channels
     from bayesjudge.gates.cli import register as register_gates
+    from bayesjudge.panels.cli import register as register_panels
     from bayesjudge.prevalence.cli import register as register_prevalence
     from bayesjudge.studies.cli import register as register_studies
 
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_prevalence(commands)
     register_gates(commands)
     register_channels(commands)
+    register_panels(commands)
     register_studies(commands)
     return parser
 

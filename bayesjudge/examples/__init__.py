@@ -9,13 +9,14 @@ import pandas as pd
 
 __all__ = ["EXAMPLES", "example_path", "load_example"]
 
-Example = Literal["judge", "gate", "channel"]
+Example = Literal["judge", "gate", "channel", "panel"]
 
 #: The bundled examples and their files (written by scripts/make_examples.py, seeded).
 EXAMPLES: dict[str, str] = {
     "judge": "judge_example.csv",
     "gate": "gate_example.csv",
     "channel": "channel_example.csv",
+    "panel": "panel_example.csv",
 }
 
 
@@ -31,7 +32,7 @@ def load_example(name: Example = "judge") -> pd.DataFrame:
 
     Parameters
     ----------
-    name : {"judge", "gate", "channel"}
+    name : {"judge", "gate", "channel", "panel"}
         ``"judge"`` (columns ``label``, ``verdict``): 150 gold-PASS and 150 gold-FAIL calibration
         items and 2,000 unlabelled test items judged by a simulated judge with sensitivity 0.90
         and specificity 0.85 (the judge of the worked example in the article "Bias-correct your
@@ -44,7 +45,12 @@ def load_example(name: Example = "judge") -> pd.DataFrame:
         ``"channel"`` (``item``, ``slice``, ``e0``, ``e1``, ``e2``): a two-step pipeline scored
         before and after each step on 1,200 items in three difficulty slices.
 
-        All three are simulated with fixed seeds by ``scripts/make_examples.py``.
+        ``"panel"`` (``item``, ``label``, one verdict column per judge): four judges on 1,700
+        items, 200 of them gold-labelled (a random sample), true success rate 0.70; judge
+        ``a_copy`` is a near-copy of ``a`` (latent error correlation 0.90) and judge ``b`` left
+        5 % of its verdicts blank.
+
+        All four are simulated with fixed seeds by ``scripts/make_examples.py``.
 
     Examples
     --------

@@ -15,6 +15,9 @@ MODULES = [
     "bayesjudge.panels.simulate",
     "bayesjudge.panels.quantities",
     "bayesjudge.panels.start",
+    "bayesjudge.panels.fit",
+    "bayesjudge.panels.analysis",
+    "bayesjudge.panels.report",
     "bayesjudge.models.panel",
 ]
 
