@@ -25,7 +25,13 @@ from bayesjudge.inference.sampling import Sampler
 from bayesjudge.inference.summary import posterior_summary
 from bayesjudge.panels.baselines import PanelEstimate, panel_estimates
 from bayesjudge.panels.data import PanelData
-from bayesjudge.panels.fit import Calibration, Dependence, fit_panel, panel_calibration_check
+from bayesjudge.panels.fit import (
+    Calibration,
+    Dependence,
+    check_identified,
+    fit_panel,
+    panel_calibration_check,
+)
 from bayesjudge.priors import PanelPriors
 from bayesjudge.results import Estimate, PosteriorSummary
 from bayesjudge.validation import check_prob
@@ -261,6 +267,12 @@ def analyze_panel(
     -------
     PanelAnalysis
 
+    Raises
+    ------
+    DataError
+        Before any work, when the data cannot identify the model
+        (:func:`~bayesjudge.panels.fit.check_identified`).
+
     Examples
     --------
     >>> from bayesjudge.panels.simulate import panel_scenario, simulate_panel
@@ -271,6 +283,9 @@ def analyze_panel(
     ['best_rule', 'dependence', 'diagnostics', 'estimates', 'judges', 'posterior', ...]
     """
     prob = check_prob(prob)
+    if not isinstance(data, PanelData):
+        raise TypeError(f"data must be PanelData; got {type(data).__name__}")
+    check_identified(data.patterns(), dependence=dependence)  # before any work
     priors = PanelPriors() if priors is None else priors
     check = panel_calibration_check(data)
     estimates = panel_estimates(data, prob=prob)

@@ -24,7 +24,7 @@ import xarray as xr
 from numpy.typing import NDArray
 
 from bayesjudge.errors import DataError
-from bayesjudge.estimators.design import RandomCalibrationCheck, random_calibration_test
+from bayesjudge.estimators.design import LEVEL, RandomCalibrationCheck, random_calibration_test
 from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.panels.data import MISSING, UNLABELLED, PanelData, PanelPatterns
@@ -102,7 +102,9 @@ def panel_calibration_check(data: PanelData) -> RandomCalibrationCheck:
 
     Each item's score is its share of PASS among the verdicts it received; if the gold items
     were a random sample of all items their mean score would match the unlabelled items'
-    (:func:`bayesjudge.estimators.design.random_calibration_test`).
+    (:func:`bayesjudge.estimators.design.random_calibration_test`). Without gold items (or
+    without unlabelled ones) there is nothing to compare: the check is consistent, with NaN
+    rates.
 
     Examples
     --------
@@ -112,9 +114,19 @@ def panel_calibration_check(data: PanelData) -> RandomCalibrationCheck:
     """
     answered = ~np.isnan(data.verdicts)
     seen = answered.any(axis=1)
-    score = np.where(seen, np.nansum(data.verdicts, axis=1) / np.maximum(answered.sum(1), 1), 0)
     labelled = ~np.isnan(data.labels) & seen
     unlabelled = np.isnan(data.labels) & seen
+    if not labelled.any() or not unlabelled.any():  # nothing to compare
+        return RandomCalibrationCheck(
+            labelled_rate=float("nan"),
+            unlabelled_rate=float("nan"),
+            n_labelled=int(labelled.sum()),
+            n_unlabelled=int(unlabelled.sum()),
+            p_value=1.0,
+            consistent=True,
+            level=LEVEL,
+        )
+    score = np.where(seen, np.nansum(data.verdicts, axis=1) / np.maximum(answered.sum(1), 1), 0)
     return random_calibration_test(
         passed_labelled=float(score[labelled].sum()),
         n_labelled=int(labelled.sum()),
