@@ -26,7 +26,7 @@ probabilities with any leading batch axes (posterior draws), class axis then pat
 A rule used as a single judge gives pi by Rogan-Gladen; :func:`rule_pi_sd` is the delta-method
 standard deviation of that estimate (Rogan and Gladen, "Estimating prevalence from the results of
 a screening test", American Journal of Epidemiology, 1978; Lee et al., "How to Correctly Report
-LLM-as-a-Judge Evaluations", 2026, eq. 9), the quantity by which rules are ranked.
+LLM-as-a-Judge Evaluations", 2025, eq. 9), the quantity by which rules are ranked.
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ def rule_pi_sd(
             + \frac{\pi^2\,\mathrm{Se}(1 - \mathrm{Se})}{m_1}},\qquad
         R = \pi\,\mathrm{Se} + (1 - \pi)(1 - \mathrm{Sp})
 
-    (Lee et al., 2026, eq. 9), evaluated at the given values, e.g. at each posterior draw; its
+    (Lee et al., 2025, eq. 9), evaluated at the given values, e.g. at each posterior draw; its
     posterior mean ranks the rules by how precisely they measure pi.
 
     Parameters
