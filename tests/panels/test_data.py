@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from bayesjudge.errors import DataError
-from bayesjudge.panels.data import MISSING, UNLABELLED, PanelData
+from bayesjudge.panels.data import MISSING, UNLABELLED, PanelData, load_panel
 
 
 def _long() -> pd.DataFrame:
@@ -164,3 +166,37 @@ def test_data_are_read_only():
     data = PanelData.from_long(_long())
     with pytest.raises(ValueError, match="read-only"):
         data.verdicts[0, 0] = 0.0
+
+
+# --------------------------------------------------------------------------- reading files
+def test_load_panel_long_with_mapped_columns_and_spellings():
+    text = b"id,model,grade\nq1,a,good\nq1,b,bad\nq2,a,bad\nq2,b,\n"
+    data = load_panel(
+        io.BytesIO(text),
+        columns={"item": "id", "judge": "model", "verdict": "grade"},
+        positive=["good"],
+        negative=["bad"],
+    )
+    assert data.judges == ("a", "b")
+    np.testing.assert_array_equal(data.verdicts, [[1.0, 0.0], [0.0, np.nan]])
+    assert data.origin is not None
+    assert data.origin.columns["item"] == "id"
+    assert (data.origin.rows, data.origin.items) == (4, 2)
+
+
+def test_load_panel_wide_with_labels_joined_by_id():
+    verdicts = b"id,a,b,c\nq1,PASS,FAIL,PASS\nq2,FAIL,FAIL,\nq3,PASS,PASS,PASS\n"
+    gold = b"item,label\nq1,1\nq2,0\n"
+    data = load_panel(io.BytesIO(verdicts), columns={"item": "id"}, labels=io.BytesIO(gold))
+    assert data.judges == ("a", "b", "c")
+    np.testing.assert_array_equal(data.labels, [1.0, 0.0, np.nan])
+    assert data.origin is not None
+    assert data.origin.join is not None
+    with pytest.raises(DataError, match=r"a wide panel table maps only 'item' and 'label'"):
+        load_panel(io.BytesIO(verdicts), columns={"item": "id", "judge": "a"})
+    with pytest.raises(DataError, match=r"judges: \['id'\] is also the item or label column"):
+        load_panel(io.BytesIO(verdicts), columns={"item": "id"}, judges=["id", "a"])
+    with pytest.raises(DataError, match="judges names the verdict columns of a wide table"):
+        load_panel(
+            io.BytesIO(b"item,judge,verdict\n1,a,1\n1,b,0\n"), judges=["a", "b"], layout="long"
+        )
