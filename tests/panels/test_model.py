@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pymc as pm
 import pytensor
+import pytensor.tensor as pt
 import pytest
 from scipy import stats
 
@@ -295,3 +296,23 @@ def test_independence_limit_matches_the_exact_prevalence_posterior():
     interval = exact.eti(0.95)
     assert low == pytest.approx(interval.low, abs=0.3 * exact.sd)
     assert high == pytest.approx(interval.high, abs=0.3 * exact.sd)
+
+
+def test_log_ndtr_is_accurate_everywhere_with_finite_gradients():
+    """The model's log Phi against scipy, across both switches, and its gradient."""
+    from scipy import special
+
+    from bayesjudge.models.panel import _log_ndtr
+
+    x = pt.dvector("x")
+    value = _log_ndtr(x)
+    f = pytensor.function([x], [value, pytensor.grad(value.sum(), x)])
+    grid = np.array(
+        [-60.0, -30.0, -20.5, -20.0, -19.5, -8.0, -1.5, -1.0, -0.5, 0.0, 3.0, 9.0, 40.0]
+    )
+    got, gradient = f(grid)
+    np.testing.assert_allclose(got, special.log_ndtr(grid), rtol=1e-13, atol=1e-300)
+    # d log Phi / dx = phi(x) / Phi(x)
+    want = np.exp(stats.norm.logpdf(grid) - special.log_ndtr(grid))
+    np.testing.assert_allclose(gradient, want, rtol=1e-8)
+    assert np.isfinite(gradient).all()
