@@ -9,7 +9,7 @@ Everything a typical analysis needs is importable from here. Names are loaded on
 
 The package has one subpackage per model family (:mod:`bayesjudge.prevalence`,
 :mod:`bayesjudge.gates`, :mod:`bayesjudge.channels`, :mod:`bayesjudge.systems`,
-:mod:`bayesjudge.studies`), a shared
+:mod:`bayesjudge.panels`, :mod:`bayesjudge.studies`), a shared
 inference core (:mod:`bayesjudge.inference`), shared estimators (:mod:`bayesjudge.estimators`),
 the input layer (:mod:`bayesjudge.io`), reporting helpers (:mod:`bayesjudge.reporting`) and the
 command line (:mod:`bayesjudge.cli`); the PyMC models live in :mod:`bayesjudge.models`.
@@ -33,6 +33,7 @@ _LAZY = {
     "GatePriors": "bayesjudge.priors",
     "ChannelPriors": "bayesjudge.priors",
     "SystemsPriors": "bayesjudge.priors",
+    "PanelPriors": "bayesjudge.priors",
     "Estimate": "bayesjudge.results",
     "Interval": "bayesjudge.results",
     "PosteriorSummary": "bayesjudge.results",
@@ -68,6 +69,11 @@ _LAZY = {
     "SystemsData": "bayesjudge.systems.data",
     "analyze_systems": "bayesjudge.systems.analysis",
     "SystemsAnalysis": "bayesjudge.systems.analysis",
+    # judge panels
+    "PanelData": "bayesjudge.panels.data",
+    "fit_panel": "bayesjudge.panels.fit",
+    "analyze_panel": "bayesjudge.panels.analysis",
+    "PanelAnalysis": "bayesjudge.panels.analysis",
 }
 
 __all__ = ["__version__", *sorted(_LAZY)]

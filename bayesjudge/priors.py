@@ -5,7 +5,7 @@ number, :class:`HalfNormal` for a scale, :class:`Dirichlet` for a symmetric simp
 prints as it reads (``Beta(0.5, 0.5)``), serialises to JSON and parses back from the
 command-line form ``beta:0.5,0.5``. Each model family has a frozen set of named priors
 (:class:`PrevalencePriors`, :class:`GatePriors`, :class:`ChannelPriors`,
-:class:`SystemsPriors`) with the defaults of
+:class:`SystemsPriors`, :class:`PanelPriors`) with the defaults of
 its model; :meth:`Priors.updated` replaces some of them from ``NAME=SPEC`` strings, checking
 each name and distribution. Models read priors and never mutate them.
 """
@@ -26,6 +26,7 @@ __all__ = [
     "GatePriors",
     "HalfNormal",
     "Normal",
+    "PanelPriors",
     "PrevalencePriors",
     "Prior",
     "Priors",
@@ -423,4 +424,38 @@ class SystemsPriors(Priors):
         "difficulty_sd": HalfNormal,
         "judge_mu": Normal,
         "judge_sigma": HalfNormal,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class PanelPriors(Priors):
+    """Priors of the judge-panel model.
+
+    Attributes
+    ----------
+    pi : Beta
+        True success rate of the unlabelled items (Jeffreys by default).
+    se, sp : Beta
+        Each judge's sensitivity and specificity (uniform by default), before the panel's
+        mirror image is removed (see :mod:`bayesjudge.models.panel`).
+    loading : Beta
+        Each judge's loading on the shared item difficulty in each class, as a share of its
+        largest value 0.99 (uniform by default; ``dependence="random_effect"`` only).
+
+    Examples
+    --------
+    >>> PanelPriors().updated(["se=beta:8,2"]).as_dict()["se"]
+    'Beta(8, 2)'
+    """
+
+    pi: Beta = field(default=JEFFREYS)
+    se: Beta = field(default=UNIFORM)
+    sp: Beta = field(default=UNIFORM)
+    loading: Beta = field(default=UNIFORM)
+    family: ClassVar[str] = "panel"
+    kinds: ClassVar[Mapping[str, type[Prior]]] = {
+        "pi": Beta,
+        "se": Beta,
+        "sp": Beta,
+        "loading": Beta,
     }

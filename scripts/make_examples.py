@@ -8,6 +8,10 @@ Usage: python scripts/make_examples.py
 * ``channel_example.csv``: a two-step pipeline (revise, then verify) scored before and after
   each step (``e0``, ``e1``, ``e2``) on 1,200 items in three difficulty slices; the second step
   corrects less and corrupts more on hard items.
+* ``panel_example.csv``: four judges on 1,700 items in wide form (``item``, ``label``, one
+  verdict column per judge), 200 of them a random gold sample, true success rate 0.70; judge
+  ``a_copy`` is a near-copy of ``a`` (latent error correlation 0.90) and judge ``b`` left 5 % of
+  its verdicts blank.
 
 * ``systems_example.csv``: three systems answer the same 400 prompts and one judge grades every
   answer; 120 prompts carry gold labels for all three. The judge is kinder to ``assistant-c``
@@ -28,6 +32,7 @@ import pandas as pd
 
 from bayesjudge.channels.simulate import simulate_stack
 from bayesjudge.gates.simulate import TABLE4, rejudgment_gate, table4_gate
+from bayesjudge.panels.simulate import panel_scenario, simulate_panel
 from bayesjudge.systems import simulate_systems
 
 HERE = Path(__file__).resolve().parent.parent / "bayesjudge" / "examples"
@@ -81,11 +86,28 @@ def systems_example() -> pd.DataFrame:
     return table
 
 
+def panel_example() -> pd.DataFrame:
+    """Return the panel example's wide table (item, label, a, a_copy, b, c), rows shuffled."""
+    sim = simulate_panel(
+        pi=0.7,
+        **panel_scenario(4),  # type: ignore[arg-type]
+        n_unlabelled=1500,
+        n_gold=200,
+        missing=[0.0, 0.0, 0.05, 0.0],
+        random_seed=2005,
+    )
+    wide = sim.data.to_wide()
+    table = wide.iloc[np.random.default_rng(2005).permutation(len(wide))].reset_index(drop=True)
+    table["item"] = [f"q{k:04d}" for k in range(len(table))]
+    return table
+
+
 def main() -> None:
     """Write the examples next to the package's judge example."""
     gate_example().to_csv(HERE / "gate_example.csv", index=False)
     channel_example().to_csv(HERE / "channel_example.csv", index=False)
     systems_example().to_csv(HERE / "systems_example.csv", index=False)
+    panel_example().to_csv(HERE / "panel_example.csv", index=False)
 
 
 if __name__ == "__main__":

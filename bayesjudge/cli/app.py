@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     from bayesjudge._version import __version__
     from bayesjudge.channels.cli import register as register_channels
     from bayesjudge.gates.cli import register as register_gates
+    from bayesjudge.panels.cli import register as register_panels
     from bayesjudge.prevalence.cli import register as register_prevalence
     from bayesjudge.studies.cli import register as register_studies
     from bayesjudge.systems.cli import register as register_systems
@@ -51,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_prevalence(commands)
     register_gates(commands)
     register_channels(commands)
+    register_panels(commands)
     register_studies(commands)
     register_systems(commands)
     commands.choices["report"].set_defaults(example_report=_example_report)
@@ -62,6 +64,7 @@ _EXAMPLE_COMMANDS: dict[str, tuple[str, ...]] = {
     "gate": ("gate",),
     "channel": ("channel", "--by-slice"),
     "systems": ("rank",),
+    "panel": ("panel",),
 }
 
 

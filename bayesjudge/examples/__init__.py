@@ -9,7 +9,7 @@ import pandas as pd
 
 __all__ = ["EXAMPLES", "example_file", "example_path", "load_example"]
 
-Example = Literal["judge", "gate", "channel", "systems"]
+Example = Literal["judge", "gate", "channel", "systems", "panel"]
 
 #: The bundled examples and their files (written by scripts/make_examples.py, seeded).
 EXAMPLES: dict[str, str] = {
@@ -17,6 +17,7 @@ EXAMPLES: dict[str, str] = {
     "gate": "gate_example.csv",
     "channel": "channel_example.csv",
     "systems": "systems_example.csv",
+    "panel": "panel_example.csv",
 }
 
 
@@ -45,7 +46,7 @@ def load_example(name: Example = "judge") -> pd.DataFrame:
 
     Parameters
     ----------
-    name : {"judge", "gate", "channel", "systems"}
+    name : {"judge", "gate", "channel", "systems", "panel"}
         ``"judge"`` (columns ``label``, ``verdict``): 150 gold-PASS and 150 gold-FAIL calibration
         items and 2,000 unlabelled test items judged by a simulated judge with sensitivity 0.90
         and specificity 0.85 (the judge of the worked example of "Bias-correct your
@@ -63,7 +64,12 @@ def load_example(name: Example = "judge") -> pd.DataFrame:
         more wrong answers of ``assistant-c`` (specificity 0.60 against 0.85), whose true
         success rate 0.66 lies between ``assistant-a`` (0.62) and ``assistant-b`` (0.70).
 
-        All four are simulated with fixed seeds by ``scripts/make_examples.py``.
+        ``"panel"`` (``item``, ``label``, one verdict column per judge): four judges on 1,700
+        items, 200 of them gold-labelled (a random sample), true success rate 0.70; judge
+        ``a_copy`` is a near-copy of ``a`` (latent error correlation 0.90) and judge ``b`` left
+        5 % of its verdicts blank.
+
+        All five are simulated with fixed seeds by ``scripts/make_examples.py``.
 
     Examples
     --------

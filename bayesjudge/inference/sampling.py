@@ -164,6 +164,8 @@ def _pymc_initvals(
 
     PyMC takes initial values on the constrained scale, keyed by the random variable's name.
     """
+    import pytensor.tensor as pt
+
     rng = np.random.default_rng(seed)
     shapes = {name: np.shape(value) for name, value in model.initial_point().items()}
     out = []
@@ -185,7 +187,9 @@ def _pymc_initvals(
             values[rv.name] = (
                 point
                 if transform is None
-                else np.asarray(transform.backward(point, *rv.owner.inputs).eval())
+                else np.asarray(
+                    transform.backward(pt.as_tensor_variable(point), *rv.owner.inputs).eval()
+                )
             )
         out.append(values)
     return out

@@ -382,11 +382,12 @@ def register(commands: Any) -> None:
             )
             sub.add_argument(
                 "--example",
-                choices=["judge", "gate", "channel", "systems"],
+                choices=["judge", "gate", "channel", "systems", "panel"],
                 default=None,
                 help="report on a bundled example instead of DATA: judge (this command's "
                 "prevalence report, the default without DATA), gate (bayesjudge gate), "
-                "channel (bayesjudge channel --by-slice) or systems (bayesjudge rank)",
+                "channel (bayesjudge channel --by-slice), systems (bayesjudge rank) or panel "
+                "(bayesjudge panel)",
             )
             sub.set_defaults(handler=_cmd_report, outputs={"out": "report"})
     _register_plan(commands)

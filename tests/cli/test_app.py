@@ -168,6 +168,7 @@ def test_a_broken_pipe_that_is_not_stdout_is_an_error(
         ("gate", "gate", "bayesjudge.gates.cli", "rulings", "run_gate"),
         ("channel", "channel", "bayesjudge.channels.cli", "outcomes", "_cmd_channel"),
         ("systems", "rank", "bayesjudge.systems.cli", "data", "_cmd_rank"),
+        ("panel", "panel", "bayesjudge.panels.cli", "data", "run_panel"),
     ],
 )
 def test_report_example_runs_that_familys_command_on_its_bundled_data(

@@ -256,3 +256,20 @@ def test_sample_nuts_from_a_start_runs_and_records_adaptation(sampler, adaptatio
     a = tree["posterior"]["a"].to_numpy()
     assert a.shape == (2, 500)
     assert 0.2 < float(a.mean()) < 0.6  # Beta(6, 8) posterior: mean 0.43, sd 0.13
+
+
+def test_pymc_start_back_transforms_interval_and_zero_sum_variables():
+    """Transforms that need a tensor or the variable's bounds (interval, zero-sum) work too."""
+    import pymc as pm
+    from pymc.distributions.transforms import ZeroSumTransform
+
+    from bayesjudge.inference.sampling import JITTER, _pymc_initvals
+
+    with pm.Model() as model:
+        pm.Uniform("rate", lower=2.0, upper=4.0)
+        pm.Flat("offset", shape=3, transform=ZeroSumTransform(zerosum_axes=[-1]))
+    start = {"rate_interval__": np.array(0.0), "offset_zerosum__": np.array([0.5, -0.2])}
+    (values,) = _pymc_initvals(model, start, chains=1, seed=2)
+    assert abs(values["rate"] - 3.0) <= 2.0 * JITTER / 4  # 2 + 2 * logistic(0 +- jitter)
+    assert values["offset"].shape == (3,)
+    assert values["offset"].sum() == pytest.approx(0.0, abs=1e-12)

@@ -1,0 +1,352 @@
+"""The panel family's answer, assembled once: posterior, judges, dependence, rules, baselines.
+
+:func:`analyze_panel` fits the latent-class model of a judge panel
+(:func:`~bayesjudge.panels.fit.fit_panel`), summarises pi, every judge's Se, Sp and J, the
+error correlations and the effective number of judges, the vote rules and the best one, runs
+the baselines on the same data, and returns one :class:`PanelAnalysis`. ``bayesjudge panel``
+and its report only render it (``to_dict`` gives the command's JSON).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from bayesjudge.estimators.design import RandomCalibrationCheck
+from bayesjudge.inference.diagnostics import Diagnostics
+from bayesjudge.inference.fit import Attempt, attempts_of, diagnostics_of
+from bayesjudge.inference.provenance import provenance, seed_label
+from bayesjudge.inference.sampling import Sampler
+from bayesjudge.inference.summary import posterior_summary
+from bayesjudge.panels.baselines import PanelEstimate, panel_estimates
+from bayesjudge.panels.data import PanelData
+from bayesjudge.panels.fit import (
+    Calibration,
+    Dependence,
+    check_identified,
+    fit_panel,
+    panel_calibration_check,
+)
+from bayesjudge.priors import PanelPriors
+from bayesjudge.results import Estimate, PosteriorSummary
+from bayesjudge.validation import check_prob
+
+__all__ = ["JUDGE_QUANTITIES", "PanelAnalysis", "RuleSummary", "analyze_panel", "pair_name"]
+
+#: Per-judge posterior quantities reported by ``bayesjudge panel``.
+JUDGE_QUANTITIES = ("se", "sp", "j")
+#: Baselines that assume the gold items are a random sample of all items.
+RANDOM_SAMPLE_METHODS = ("ppi_plus_plus",)
+
+
+def pair_name(first: str, second: str) -> str:
+    """Return the key of a pair of judges in the JSON output: ``"first|second"``.
+
+    Examples
+    --------
+    >>> pair_name("gpt", "claude")
+    'gpt|claude'
+    """
+    return f"{first}|{second}"
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSummary:
+    """Posterior Se, Sp and J of one vote rule (a rule used as a single judge).
+
+    Attributes
+    ----------
+    rule : str
+        ``at_least_T_of_J`` or ``likelihood_ratio`` (:mod:`bayesjudge.panels.rules`).
+    se, sp, j : PosteriorSummary
+    """
+
+    rule: str
+    se: PosteriorSummary
+    sp: PosteriorSummary
+    j: PosteriorSummary
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return ``{"rule", "se", "sp", "j"}`` with each summary as in the JSON output."""
+        return {
+            "rule": self.rule,
+            "se": self.se.to_dict(),
+            "sp": self.sp.to_dict(),
+            "j": self.j.to_dict(),
+        }
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PanelAnalysis:
+    """Everything the panel family reports about one panel of judges.
+
+    Attributes
+    ----------
+    data : PanelData
+        The data.
+    prob : float
+        Mass of every interval.
+    seed : int or str
+        The seed.
+    posterior : DataTree
+        The checked fit (:func:`bayesjudge.panels.fit.fit_panel`).
+    diagnostics : Diagnostics
+        Its checks.
+    attempts : tuple of Attempt
+        The sampler runs (two when the first failed and was retried).
+    pi : PosteriorSummary
+        The true success rate of the unlabelled items.
+    judges : dict
+        ``{judge: {"se": S, "sp": S, "j": S}}``.
+    effective_judges : PosteriorSummary
+        Kish's effective number of independent judges.
+    correlation : dict
+        ``{"a|b": {"positive": S, "negative": S}}``: the error correlation of each pair among
+        truly-PASS and truly-FAIL items.
+    rules : tuple of RuleSummary
+        Every at-least-T-of-J rule and the likelihood-ratio rule.
+    best_rule : str
+        The rule whose Rogan-Gladen estimate of pi would be the most precise.
+    estimates : tuple of PanelEstimate
+        The baselines.
+    dependence, calibration : str
+        The options of the fit.
+    calibration_check : RandomCalibrationCheck
+        Whether the gold items look like a random sample of all items.
+    priors : PanelPriors
+        The priors.
+    """
+
+    data: PanelData
+    prob: float
+    seed: int | str
+    posterior: xr.DataTree
+    diagnostics: Diagnostics
+    attempts: tuple[Attempt, ...]
+    pi: PosteriorSummary
+    judges: dict[str, dict[str, PosteriorSummary]]
+    effective_judges: PosteriorSummary
+    correlation: dict[str, dict[str, PosteriorSummary]]
+    rules: tuple[RuleSummary, ...]
+    best_rule: str
+    estimates: tuple[PanelEstimate, ...]
+    dependence: str
+    calibration: str
+    calibration_check: RandomCalibrationCheck
+    priors: PanelPriors
+
+    @property
+    def passed(self) -> bool:
+        """Whether the posterior passed its diagnostics."""
+        return self.diagnostics.passed
+
+    @property
+    def naive(self) -> Estimate:
+        """The naive majority-vote rate of the unlabelled items (the uncorrected figure)."""
+        return next(e.estimate for e in self.estimates if e.rule == "majority")
+
+    def diagnostics_dict(self) -> dict[str, Any]:
+        """Return the ``diagnostics`` block of the JSON output (as ``bayesjudge estimate``)."""
+        full = self.diagnostics.to_dict()
+        return {
+            "passed": full["passed"],
+            "method": "nuts",
+            "r_hat_max": full["r_hat_max"],
+            "ess_bulk_min": full["ess_bulk_min"],
+            "ess_tail_min": full["ess_tail_min"],
+            "divergences": full["divergences"],
+            "failures": full["failures"],
+            "attempts": [a.to_dict() for a in self.attempts],
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON object of ``bayesjudge panel --json``.
+
+        ``{"posterior": {"pi": S}, "judges": {NAME: {"se": S, "sp": S, "j": S}},
+        "dependence": {"effective_judges": S, "correlation": {"A|B": {"positive": S,
+        "negative": S}}}, "rules": [{"rule", "se", "sp", "j"}, ...], "best_rule": str,
+        "diagnostics": {...}, "estimates": [row, ...], "provenance": {...}}`` with
+        ``S = {"mean", "sd", "low", "high", "prob"}`` and each baseline row carrying a
+        ``judge`` or a ``rule`` field.
+        """
+        return {
+            "posterior": {"pi": self.pi.to_dict()},
+            "judges": {
+                judge: {name: s.to_dict() for name, s in values.items()}
+                for judge, values in self.judges.items()
+            },
+            "dependence": {
+                "effective_judges": self.effective_judges.to_dict(),
+                "correlation": {
+                    pair: {side: s.to_dict() for side, s in values.items()}
+                    for pair, values in self.correlation.items()
+                },
+            },
+            "rules": [r.to_dict() for r in self.rules],
+            "best_rule": self.best_rule,
+            "diagnostics": self.diagnostics_dict(),
+            "estimates": [e.to_dict() for e in self.estimates],
+            "provenance": provenance(
+                self.seed,
+                method="nuts",
+                priors=self.priors,
+                dependence=self.dependence,
+                calibration=self.calibration,
+            ),
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return every posterior summary as one table.
+
+        Columns ``quantity`` (``pi``, ``se``, ``sp``, ``j``, ``effective_judges``,
+        ``correlation_positive``, ``correlation_negative``, ``rule_se``, ``rule_sp``,
+        ``rule_j``), ``subject`` (the judge, the pair ``a|b``, the rule, or empty), then
+        ``mean``, ``sd``, ``low``, ``high``, ``prob``.
+        """
+        rows: list[dict[str, Any]] = [{"quantity": "pi", "subject": "", **self.pi.to_dict()}]
+        for judge, values in self.judges.items():
+            rows += [{"quantity": n, "subject": judge, **s.to_dict()} for n, s in values.items()]
+        rows.append(
+            {"quantity": "effective_judges", "subject": "", **self.effective_judges.to_dict()}
+        )
+        for pair, values in self.correlation.items():
+            rows += [
+                {"quantity": f"correlation_{side}", "subject": pair, **s.to_dict()}
+                for side, s in values.items()
+            ]
+        for rule in self.rules:
+            rows += [
+                {"quantity": f"rule_{n}", "subject": rule.rule, **getattr(rule, n).to_dict()}
+                for n in ("se", "sp", "j")
+            ]
+        return pd.DataFrame(rows)
+
+    def estimates_frame(self) -> pd.DataFrame:
+        """Return the baselines as one table (``judge`` and ``rule`` columns first)."""
+        return pd.DataFrame([e.to_row() for e in self.estimates])
+
+
+def _summary(posterior: xr.DataTree, name: str, prob: float, **coords: str) -> PosteriorSummary:
+    return posterior_summary(posterior, name, prob=prob, coords=coords or None)
+
+
+def analyze_panel(
+    data: PanelData,
+    *,
+    prob: float = 0.95,
+    priors: PanelPriors | None = None,
+    dependence: Dependence = "random_effect",
+    calibration: Calibration = "by_class",
+    draws: int = 2000,
+    tune: int = 1000,
+    chains: int = 4,
+    target_accept: float = 0.9,
+    random_seed: int | np.random.Generator | None = None,
+    progressbar: bool | None = None,
+    sampler: Sampler = "auto",
+) -> PanelAnalysis:
+    """Fit, check and compare: the whole answer of the panel family for one panel of judges.
+
+    Parameters
+    ----------
+    data : PanelData
+        Validated verdicts of two or more judges, with gold labels on some items.
+    prob : float
+        Mass of every interval.
+    priors, dependence, calibration, draws, tune, chains, target_accept, progressbar, sampler
+        As in :func:`bayesjudge.panels.fit.fit_panel`.
+    random_seed : int, Generator or None
+        Seed of everything random (None: the default seed).
+
+    Returns
+    -------
+    PanelAnalysis
+
+    Raises
+    ------
+    DataError
+        Before any work, when the data cannot identify the model
+        (:func:`~bayesjudge.panels.fit.check_identified`).
+
+    Examples
+    --------
+    >>> from bayesjudge.panels.simulate import panel_scenario, simulate_panel
+    >>> sim = simulate_panel(pi=0.7, **panel_scenario(3), n_unlabelled=2000, n_gold=200,
+    ...                      random_seed=1)
+    >>> analysis = analyze_panel(sim.data, progressbar=False)  # doctest: +SKIP
+    >>> sorted(analysis.to_dict())  # doctest: +SKIP
+    ['best_rule', 'dependence', 'diagnostics', 'estimates', 'judges', 'posterior', ...]
+    """
+    prob = check_prob(prob)
+    if not isinstance(data, PanelData):
+        raise TypeError(f"data must be PanelData; got {type(data).__name__}")
+    check_identified(data.patterns(), dependence=dependence)  # before any work
+    priors = PanelPriors() if priors is None else priors
+    check = panel_calibration_check(data)
+    estimates = panel_estimates(data, prob=prob)
+    if not check.consistent:
+        estimates = tuple(
+            replace(e, estimate=replace(e.estimate, notes=(*e.estimate.notes, check.note())))
+            if e.estimate.method in RANDOM_SAMPLE_METHODS
+            else e
+            for e in estimates
+        )
+    posterior = fit_panel(
+        data,
+        priors=priors,
+        dependence=dependence,
+        calibration=calibration,
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        target_accept=target_accept,
+        random_seed=random_seed,
+        progressbar=progressbar,
+        sampler=sampler,
+        prob=prob,
+    )
+    judges = {
+        judge: {name: _summary(posterior, name, prob, judge=judge) for name in JUDGE_QUANTITIES}
+        for judge in data.judges
+    }
+    correlation = {
+        pair_name(a, b): {
+            side: _summary(
+                posterior, "error_correlation", prob, **{"class": c, "judge": a, "other_judge": b}
+            )
+            for side, c in (("positive", "pass"), ("negative", "fail"))
+        }
+        for a, b in itertools.combinations(data.judges, 2)
+    }
+    rule_names = [str(r) for r in posterior["posterior"]["rule"].to_numpy()]
+    rules = tuple(
+        RuleSummary(
+            rule,
+            *(_summary(posterior, f"rule_{n}", prob, rule=rule) for n in ("se", "sp", "j")),
+        )
+        for rule in rule_names
+    )
+    return PanelAnalysis(
+        data=data,
+        prob=prob,
+        seed=seed_label(random_seed),
+        posterior=posterior,
+        diagnostics=diagnostics_of(posterior),
+        attempts=attempts_of(posterior),
+        pi=_summary(posterior, "pi", prob),
+        judges=judges,
+        effective_judges=_summary(posterior, "effective_judges", prob),
+        correlation=correlation,
+        rules=rules,
+        best_rule=str(posterior.attrs["best_rule"]),
+        estimates=estimates,
+        dependence=dependence,
+        calibration=calibration,
+        calibration_check=check,
+        priors=priors,
+    )

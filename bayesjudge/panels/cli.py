@@ -1,0 +1,202 @@
+"""The ``bayesjudge panel`` command: the true success rate behind a panel of judges.
+
+``bayesjudge panel [DATA] [--labels LABELS] [--judges A B ...] [--prob 0.95] [--random-seed N]
+[--json] [--out DIR]`` reads the verdicts of several judges (long form ``item, judge,
+verdict[, label]``, or wide form with one verdict column per judge; any table format, columns
+mapped with ``--map``, gold labels joined by id with ``--labels``) through
+:func:`bayesjudge.panels.data.load_panel`, fits the latent-class model of the panel through
+:func:`bayesjudge.analyze_panel` and prints pi, each judge's Se, Sp and J, the error
+correlations, the effective number of judges and the vote rules beside the baselines. With
+``--json`` the output is :meth:`PanelAnalysis.to_dict
+<bayesjudge.panels.analysis.PanelAnalysis.to_dict>` with an ``input`` block (what was read).
+Without DATA it runs on the bundled example panel. Exit codes as for ``bayesjudge estimate``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from typing import Any
+
+from bayesjudge.cli.common import (
+    UserError,
+    add_fit_options,
+    add_input_options,
+    add_seed_option,
+    emit_json,
+    estimates_table,
+    fmt,
+    input_options,
+    named_paths,
+    probability,
+    report_failures,
+)
+
+__all__ = ["register"]
+
+_PRIORS = "pi (beta; jeffreys), se, sp (beta; uniform), loading (beta; uniform)"
+
+
+def register(commands: Any) -> None:
+    """Add the ``panel`` subcommand to the ``bayesjudge`` subparsers object ``commands``."""
+    sub = commands.add_parser(
+        "panel",
+        help="true success rate behind a panel of judges with correlated errors",
+        description="Fit the latent-class model of a judge panel (judge-specific Se and Sp, "
+        "errors correlated through an item-level random effect; Qu, Tan and Kutner 1996) to "
+        "the verdicts of several judges and gold labels on some items, check it, and compare "
+        "the posterior of pi with each judge alone (Rogan-Gladen, PPI++), the majority vote "
+        "and Dawid-Skene. DATA is long (item, judge, verdict[, label]) or wide (one verdict "
+        "column per judge[, item][, label]).",
+    )
+    sub.add_argument(
+        "data",
+        nargs="?",
+        metavar="DATA",
+        help="panel verdicts (CSV, TSV, JSONL, Parquet or - for stdin); the bundled example "
+        "panel when omitted",
+    )
+    sub.add_argument(
+        "--judges",
+        nargs="+",
+        metavar="NAME",
+        default=None,
+        help="the verdict columns of a wide table (default: every column but item and label)",
+    )
+    sub.add_argument("--prob", type=probability, default=0.95, help="interval mass")
+    add_seed_option(sub)
+    sub.add_argument("--json", action="store_true", help="print one JSON object")
+    sub.add_argument(
+        "--out",
+        metavar="DIR",
+        default=None,
+        help="also write a report folder (a new or empty folder, or a report bayesjudge wrote "
+        "there and nobody changed)",
+    )
+    sub.add_argument(
+        "--dependence",
+        choices=["random_effect", "none"],
+        default="random_effect",
+        help="random_effect (default): judges' errors correlated through the item; none: "
+        "conditionally independent judges (Dawid-Skene's assumption)",
+    )
+    sub.add_argument(
+        "--calibration",
+        choices=["by_class", "random"],
+        default="by_class",
+        help="by_class (default): the gold items may have been chosen by class; random: they "
+        "are a random sample of all items (their labels then inform pi)",
+    )
+    add_fit_options(sub, target_accept="0.9", priors=_PRIORS)
+    add_input_options(sub, logs=False, threshold=False, epochs=False)
+    sub.set_defaults(handler=run_panel, outputs={"out": "report"})
+
+
+def _load(args: argparse.Namespace) -> Any:
+    """Read the panel as the command line says (the bundled example without DATA)."""
+    from bayesjudge.panels.data import load_panel
+
+    options = input_options(args)
+    if options.source is None:
+        if args.judges is not None:
+            raise UserError("--judges names the verdict columns of DATA; give DATA too")
+        from bayesjudge.examples import load_example
+
+        return load_panel(load_example("panel"), strict=options.strict)
+    return load_panel(
+        options.table(),
+        judges=args.judges,
+        labels=options.labels,
+        strict=options.strict,
+        format=options.table_format,  # type: ignore[arg-type]
+        columns=options.columns,
+        positive=options.positive,
+        negative=options.negative,
+        label_columns=options.label_columns,
+    )
+
+
+def run_panel(args: argparse.Namespace) -> int:
+    """Run ``bayesjudge panel``; return the exit code."""
+    from bayesjudge.panels.analysis import analyze_panel
+    from bayesjudge.priors import PanelPriors
+
+    try:
+        priors = PanelPriors().updated(args.prior)
+    except ValueError as exc:
+        raise UserError(f"--prior: {exc}") from None
+    # report --example names the example rather than the path of its file
+    source = getattr(args, "source_label", None) or args.data or "bundled example panel"
+    data = _load(args)
+    analysis = analyze_panel(
+        data,
+        prob=args.prob,
+        priors=priors,
+        dependence=args.dependence,
+        calibration=args.calibration,
+        draws=args.draws,
+        tune=args.tune,
+        chains=args.chains,
+        target_accept=args.target_accept or 0.9,
+        random_seed=args.random_seed,
+        progressbar=False if args.no_progress else None,
+    )
+    if args.out is not None:
+        from bayesjudge.panels.report import write_panel_report
+
+        write_panel_report(
+            args.out, analysis, source=source, inputs=named_paths(args, skip=["out"])
+        )
+    if args.json:
+        payload = analysis.to_dict()
+        if data.origin is not None and args.data is not None:
+            payload["input"] = data.origin.to_dict()
+        emit_json(payload)
+    else:
+        _print(source, analysis)
+        if args.out is not None:
+            print(f"report written to {args.out}")
+    return report_failures(analysis.passed, [c.describe() for c in analysis.diagnostics.failures])
+
+
+def _print(source: str, analysis: Any) -> None:
+    data = analysis.data
+    n_fail, n_pass = data.n_labelled
+    print(
+        f"{source}: {data.n_items} items ({n_pass} gold-PASS, {n_fail} gold-FAIL), "
+        f"{data.n_judges} judges; dependence {analysis.dependence}, calibration "
+        f"{analysis.calibration}"
+    )
+    naive = analysis.naive
+    s = analysis.pi
+    print(
+        f"pi {fmt(s.mean)} [{fmt(s.eti.low)}, {fmt(s.eti.high)}]   naive majority vote "
+        f"{fmt(naive.estimate)}"
+    )
+    print(f"{'judge':<16} {'Se':>8} {'Sp':>8} {'J':>8}")
+    for judge, values in analysis.judges.items():
+        print(
+            f"{judge[:16]:<16} {fmt(values['se'].mean)} {fmt(values['sp'].mean)} "
+            f"{fmt(values['j'].mean)}"
+        )
+    e = analysis.effective_judges
+    print(f"effective judges {fmt(e.mean)} [{fmt(e.eti.low)}, {fmt(e.eti.high)}]")
+    print(f"{'error correlation':<24} {'PASS items':>10} {'FAIL items':>10}")
+    for pair, values in analysis.correlation.items():
+        print(
+            f"{pair[:24]:<24} {fmt(values['positive'].mean, 10)} {fmt(values['negative'].mean, 10)}"
+        )
+    print(f"{'rule':<20} {'Se':>8} {'Sp':>8} {'J':>8}")
+    for rule in analysis.rules:
+        mark = "  (best)" if rule.rule == analysis.best_rule else ""
+        print(f"{rule.rule:<20} {fmt(rule.se.mean)} {fmt(rule.sp.mean)} {fmt(rule.j.mean)}{mark}")
+    verdict = "passed" if analysis.passed else "FAILED"
+    retried = " after one retry" if len(analysis.attempts) > 1 else ""
+    print(f"diagnostics: {verdict}{retried}")
+    print("baselines:")
+    labelled = [
+        replace(e.estimate, method=f"{e.judge or e.rule}: {e.estimate.method}")
+        for e in analysis.estimates
+    ]
+    print(estimates_table(labelled, analysis.prob))
+    print(f"seed {analysis.seed}; priors {analysis.priors.describe()}")

@@ -1,0 +1,330 @@
+r"""Closed forms of the panel model: pattern probabilities, error correlations, effective judges.
+
+The panel model (:mod:`bayesjudge.models.panel`) is the random-effects latent-class model of
+Qu, Tan and Kutner ("Random effects models in latent class analysis for evaluating accuracy of
+diagnostic tests", Biometrics, 1996) with a probit link. Judge :math:`t` passes an item of true
+class :math:`c` (0 FAIL, 1 PASS) with latent value :math:`z \sim N(0, 1)` with probability
+
+.. math::
+
+    P(V_t = 1 \mid c, z) = \Phi\!\left(\frac{\mu_{tc} + \lambda_{tc} z}
+        {\sqrt{1 - \lambda_{tc}^2}}\right),\qquad
+    \mu_{t1} = \Phi^{-1}(\mathrm{Se}_t),\quad \mu_{t0} = \Phi^{-1}(1 - \mathrm{Sp}_t),
+
+that is, judge :math:`t` passes when its latent propensity
+:math:`\mu_{tc} + \lambda_{tc} z + \sqrt{1 - \lambda_{tc}^2}\,\varepsilon_t` is positive
+(:math:`\varepsilon_t` independent standard normals). The scaling keeps the *marginal* pass
+rates at :math:`\mathrm{Se}_t` and :math:`1 - \mathrm{Sp}_t` whatever the loading
+:math:`\lambda_{tc} \in [0, 1)`, so accuracy and dependence are separate parameters. Given the
+class, the propensities of judges :math:`s \ne t` have correlation
+:math:`\lambda_{sc}\lambda_{tc}` (a one-factor model); verdicts are conditionally independent
+exactly when the loadings are 0.
+
+**Pattern probabilities.** Verdicts are independent given :math:`(c, z)`, so a pattern
+:math:`v` (entries 1, 0, or missing) has
+
+.. math::
+
+    P(v \mid c) = \int \prod_{t:\,v_t \ne \text{missing}} p_{tc}(z)^{v_t}
+        (1 - p_{tc}(z))^{1 - v_t}\,\phi(z)\,dz,
+
+integrated here (and in the PyMC model) by the trapezoid rule on a uniform grid of
+:data:`QUADRATURE_SIZE` = 91 points over :math:`[-6.5, 6.5]` with normalised Gaussian weights.
+The trapezoid rule converges geometrically for these smooth integrands and, unlike Gauss-Hermite
+with a few dozen nodes, stays accurate when a loading near 1 turns :math:`p_{tc}(z)` into a
+near step. Measured against adaptive quadrature on six-judge patterns
+(``tests/panels/test_dependence.py``): relative error of a pattern probability below 2e-7 with
+a loading of 0.99 and below 1e-9 with loadings up to 0.95, where 61 points err by 5e-4 at 0.99
+and 48 Gauss-Hermite nodes by up to 20 %. Missing verdicts drop out
+of the product, which is what ignoring a missing-at-random verdict means.
+
+**Error correlation.** The conditional dependence of two judges given the class is the Pearson
+correlation of their verdicts (equivalently of their errors) within that class,
+
+.. math::
+
+    \rho_{st \mid c} = \frac{P(V_s = V_t = 1 \mid c) - p_{sc}\,p_{tc}}
+        {\sqrt{p_{sc}(1 - p_{sc})\,p_{tc}(1 - p_{tc})}},
+
+the standardised form of the conditional covariance of Vacek ("The effect of conditional
+dependence on the evaluation of diagnostic tests", Biometrics, 1985) and of Dendukuri and Joseph
+("Bayesian approaches to modeling the conditional dependence between multiple diagnostic tests",
+Biometrics, 2001).
+
+**Effective number of independent judges.** Within class :math:`c`, the sum of the judges'
+standardised votes has variance :math:`\mathbf 1^\top R_c \mathbf 1 = J(1 + (J - 1)\bar\rho_c)`
+with :math:`\bar\rho_c` the mean pairwise error correlation, the variance of
+:math:`J_{\mathrm{eff}}` independent votes with
+
+.. math::
+
+    J_{\mathrm{eff}} = \frac{J}{1 + (J - 1)\bar\rho},
+
+Kish's design effect for a cluster of correlated observations (L. Kish, *Survey Sampling*,
+1965). A panel of six judges with :math:`\bar\rho = 0.5` counts as 1.7 independent judges. The
+panel-level :math:`\bar\rho = \pi\bar\rho_1 + (1 - \pi)\bar\rho_0` averages the two classes over
+the items of the test population.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import log_ndtr, logsumexp, ndtr, ndtri
+
+__all__ = [
+    "LOADING_MAX",
+    "QUADRATURE_HALF_WIDTH",
+    "QUADRATURE_SIZE",
+    "class_probits",
+    "effective_judges",
+    "latent_correlation",
+    "latent_grid",
+    "log_pattern_probabilities",
+    "mean_error_correlation",
+    "pattern_probabilities",
+    "verdict_correlation",
+]
+
+#: Number of points of the latent-variable quadrature.
+QUADRATURE_SIZE = 91
+#: The quadrature grid covers [-QUADRATURE_HALF_WIDTH, QUADRATURE_HALF_WIDTH].
+QUADRATURE_HALF_WIDTH = 6.5
+#: Largest loading the model allows (a latent correlation of 0.98 between two such judges).
+LOADING_MAX = 0.99
+
+
+def latent_grid(size: int = QUADRATURE_SIZE) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""Return the quadrature nodes :math:`z_q` and log weights of :math:`z \sim N(0, 1)`.
+
+    A uniform grid on :math:`[-6.5, 6.5]` with weights :math:`\propto \phi(z_q)`, normalised to
+    sum to 1 (the trapezoid rule; the end weights are below 1e-10).
+
+    Examples
+    --------
+    >>> z, log_w = latent_grid(5)
+    >>> z.tolist(), round(float(np.exp(log_w).sum()), 12)
+    ([-6.5, -3.25, 0.0, 3.25, 6.5], 1.0)
+    """
+    if isinstance(size, bool) or int(size) != size or size < 3:
+        raise ValueError(f"size must be a whole number >= 3; got {size!r}")
+    z = np.linspace(-QUADRATURE_HALF_WIDTH, QUADRATURE_HALF_WIDTH, int(size))
+    log_w = -0.5 * z**2
+    return z, log_w - logsumexp(log_w)
+
+
+def class_probits(se: ArrayLike, sp: ArrayLike) -> NDArray[np.float64]:
+    r"""Return :math:`\mu_{tc}` with the ``class`` axis before the judge axis: shape (..., 2, J).
+
+    :math:`\mu_{t0} = \Phi^{-1}(1 - \mathrm{Sp}_t)`, :math:`\mu_{t1} = \Phi^{-1}(\mathrm{Se}_t)`.
+
+    Examples
+    --------
+    >>> class_probits([0.5], [0.5]).tolist()
+    [[0.0], [0.0]]
+    """
+    se_arr, sp_arr = np.broadcast_arrays(np.asarray(se, float), np.asarray(sp, float))
+    return np.stack([ndtri(1.0 - sp_arr), ndtri(se_arr)], axis=-2)
+
+
+def _latent_probits(
+    se: ArrayLike, sp: ArrayLike, loading: ArrayLike, z: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Return eta = (mu + lambda z) / sqrt(1 - lambda^2): shape (..., 2, J, Q)."""
+    mu = class_probits(se, sp)
+    lam = np.asarray(loading, dtype=float)
+    if np.any((lam < 0.0) | (lam >= 1.0)):
+        raise ValueError("loading must lie in [0, 1)")
+    mu, lam = np.broadcast_arrays(mu, lam)
+    return (mu[..., None] + lam[..., None] * z) / np.sqrt(1.0 - lam[..., None] ** 2)
+
+
+def _check_patterns(patterns: ArrayLike, n_judges: int) -> NDArray[np.int8]:
+    v = np.asarray(patterns)
+    if v.ndim != 2 or v.shape[1] != n_judges:
+        raise ValueError(
+            f"patterns must have shape (P, {n_judges}) for {n_judges} judges; got {v.shape}"
+        )
+    if not np.all(np.isin(v, (-1, 0, 1))):
+        raise ValueError("patterns must hold 1 (PASS), 0 (FAIL) or -1 (missing)")
+    return v.astype(np.int8)
+
+
+def log_pattern_probabilities(
+    se: ArrayLike,
+    sp: ArrayLike,
+    loading: ArrayLike,
+    patterns: ArrayLike,
+    *,
+    size: int = QUADRATURE_SIZE,
+) -> NDArray[np.float64]:
+    r"""Log probability of each verdict pattern in each class, vectorised over leading axes.
+
+    .. math:: \log P(v \mid c) = \log \sum_q w_q \exp \sum_{t:\,v_t \ne -1}
+        \left[v_t \log\Phi(\eta_{tcq}) + (1 - v_t)\log\Phi(-\eta_{tcq})\right]
+
+    with :math:`\eta_{tcq} = (\mu_{tc} + \lambda_{tc} z_q)/\sqrt{1 - \lambda_{tc}^2}` (see the
+    module docstring).
+
+    Parameters
+    ----------
+    se, sp : array_like, shape (..., J)
+        Each judge's marginal sensitivity and specificity.
+    loading : array_like, shape (..., 2, J)
+        Loadings :math:`\lambda_{tc}` in [0, 1), class axis first (0 FAIL, 1 PASS).
+    patterns : array_like, shape (P, J)
+        Verdict patterns: 1 PASS, 0 FAIL, -1 missing.
+    size : int
+        Quadrature points.
+
+    Returns
+    -------
+    ndarray, shape (..., 2, P)
+
+    Examples
+    --------
+    >>> logp = log_pattern_probabilities([0.9, 0.8], [0.7, 0.6], np.zeros((2, 2)),
+    ...                                  [[1, 1], [1, -1]])
+    >>> np.exp(logp).round(4).tolist()
+    [[0.12, 0.3], [0.72, 0.9]]
+    """
+    z, log_w = latent_grid(size)
+    eta = _latent_probits(se, sp, loading, z)
+    v = _check_patterns(patterns, eta.shape[-2])
+    passes = (v == 1).astype(float)
+    fails = (v == 0).astype(float)
+    log_joint = np.einsum("pj,...cjq->...cpq", passes, log_ndtr(eta)) + np.einsum(
+        "pj,...cjq->...cpq", fails, log_ndtr(-eta)
+    )
+    terms = log_joint + log_w
+    top = terms.max(axis=-1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    return np.asarray(np.log(np.exp(terms - top).sum(axis=-1)) + top[..., 0], dtype=float)
+
+
+def pattern_probabilities(
+    se: ArrayLike,
+    sp: ArrayLike,
+    loading: ArrayLike,
+    patterns: ArrayLike,
+    *,
+    size: int = QUADRATURE_SIZE,
+) -> NDArray[np.float64]:
+    """Return the probability of each verdict pattern in each class, shape (..., 2, P).
+
+    The ``exp`` of :func:`log_pattern_probabilities`, with the same arguments.
+
+    Examples
+    --------
+    >>> from bayesjudge.panels.rules import complete_patterns
+    >>> p = pattern_probabilities([0.9, 0.8], [0.7, 0.6], [[0.5, 0.5], [0.5, 0.5]],
+    ...                           complete_patterns(2))
+    >>> p.sum(axis=-1).round(12).tolist()
+    [1.0, 1.0]
+    """
+    return np.exp(log_pattern_probabilities(se, sp, loading, patterns, size=size))
+
+
+def verdict_correlation(
+    se: ArrayLike, sp: ArrayLike, loading: ArrayLike, *, size: int = QUADRATURE_SIZE
+) -> NDArray[np.float64]:
+    r"""Pairwise correlation of the judges' verdicts (errors) given the class.
+
+    :math:`\rho_{st \mid c}` of the module docstring, with
+    :math:`P(V_s = V_t = 1 \mid c) = \sum_q w_q\,\Phi(\eta_{scq})\Phi(\eta_{tcq})`.
+
+    Parameters
+    ----------
+    se, sp : array_like, shape (..., J)
+    loading : array_like, shape (..., 2, J)
+    size : int
+        Quadrature points.
+
+    Returns
+    -------
+    ndarray, shape (..., 2, J, J)
+        Class axis first (0 FAIL, 1 PASS); the diagonal is 1; NaN for a pair in which a judge
+        never (or always) passes items of that class.
+
+    Examples
+    --------
+    >>> r = verdict_correlation([0.9, 0.8], [0.7, 0.6], [[0.0, 0.0], [0.6, 0.6]])
+    >>> r[0, 0, 1].round(6), r[1, 0, 1].round(3)
+    (np.float64(0.0), np.float64(0.176))
+    """
+    z, log_w = latent_grid(size)
+    p = ndtr(_latent_probits(se, sp, loading, z))
+    w = np.exp(log_w)
+    both = np.einsum("...jq,...kq,q->...jk", p, p, w)
+    marginal = np.einsum("...jq,q->...j", p, w)
+    variance = marginal * (1.0 - marginal)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        corr = (both - marginal[..., :, None] * marginal[..., None, :]) / np.sqrt(
+            variance[..., :, None] * variance[..., None, :]
+        )
+    n = corr.shape[-1]
+    corr[..., np.arange(n), np.arange(n)] = 1.0
+    return np.asarray(corr, dtype=float)
+
+
+def latent_correlation(loading: ArrayLike) -> NDArray[np.float64]:
+    r"""Correlation of two judges' latent propensities given the class: :math:`\lambda_s\lambda_t`.
+
+    Parameters
+    ----------
+    loading : array_like, shape (..., 2, J)
+
+    Returns
+    -------
+    ndarray, shape (..., 2, J, J)
+        Diagonal 1.
+
+    Examples
+    --------
+    >>> latent_correlation([[0.5, 0.5], [0.9, 0.0]])[:, 0, 1].tolist()
+    [0.25, 0.0]
+    """
+    lam = np.asarray(loading, dtype=float)
+    corr = lam[..., :, None] * lam[..., None, :]
+    n = corr.shape[-1]
+    corr[..., np.arange(n), np.arange(n)] = 1.0
+    return corr
+
+
+def mean_error_correlation(correlation: ArrayLike) -> NDArray[np.float64]:
+    r"""Return the mean off-diagonal entry :math:`\bar\rho` of correlation matrices.
+
+    Shape (..., J, J) -> (...).
+
+    Examples
+    --------
+    >>> mean_error_correlation([[1.0, 0.2, 0.4], [0.2, 1.0, 0.0], [0.4, 0.0, 1.0]]).round(6)
+    np.float64(0.2)
+    """
+    corr = np.asarray(correlation, dtype=float)
+    n = corr.shape[-1]
+    if corr.shape[-2] != n or n < 2:
+        raise ValueError(f"correlation must end in a square (J, J) block, J >= 2; got {corr.shape}")
+    off = corr.sum(axis=(-2, -1)) - np.trace(corr, axis1=-2, axis2=-1)
+    return np.asarray(off / (n * (n - 1)), dtype=float)
+
+
+def effective_judges(mean_correlation: ArrayLike, n_judges: int) -> NDArray[np.float64]:
+    r"""Effective number of independent judges, :math:`J / (1 + (J - 1)\bar\rho)` (Kish, 1965).
+
+    Parameters
+    ----------
+    mean_correlation : array_like
+        Mean pairwise error correlation :math:`\bar\rho` (:func:`mean_error_correlation`).
+    n_judges : int
+        Panel size ``J``.
+
+    Examples
+    --------
+    >>> effective_judges([0.0, 0.5, 1.0], 6).round(3).tolist()
+    [6.0, 1.714, 1.0]
+    """
+    if isinstance(n_judges, bool) or int(n_judges) != n_judges or n_judges < 1:
+        raise ValueError(f"n_judges must be a whole number >= 1; got {n_judges!r}")
+    rho = np.asarray(mean_correlation, dtype=float)
+    return np.asarray(n_judges / (1.0 + (n_judges - 1) * rho), dtype=float)

@@ -1,0 +1,408 @@
+r"""Fit the panel model: verdicts -> patterns -> posterior mode -> cached model -> NUTS -> checks.
+
+:func:`fit_panel` takes validated :class:`~bayesjudge.panels.data.PanelData` to a checked
+posterior (an :class:`xarray.DataTree`) through the one fitting path of
+:func:`bayesjudge.inference.fit.fit_model`: the items are reduced to distinct (label, verdict
+pattern) rows with counts, padded to a bucket length (the next power of two, at least 32) so
+that refits reuse the compiled model (:func:`bayesjudge.models.panel.panel_model`); the chains
+start at the posterior mode found from several starting points
+(:func:`bayesjudge.panels.start.posterior_mode`) and adapt a low-rank mass matrix. The posterior
+gets the derived quantities of :func:`bayesjudge.panels.quantities.panel_quantities` (error
+correlations, effective number of judges, the vote rules' Se, Sp and J), and posterior
+predictive counts of unanimous verdicts, which check the dependence structure: a model that
+treats correlated judges as independent predicts too few items on which every judge agrees.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from typing import Any, Literal, get_args
+
+import numpy as np
+import xarray as xr
+from numpy.typing import NDArray
+
+from bayesjudge.errors import DataError
+from bayesjudge.estimators.design import LEVEL, RandomCalibrationCheck, random_calibration_test
+from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
+from bayesjudge.inference.sampling import Sampler
+from bayesjudge.panels.data import MISSING, UNLABELLED, PanelData, PanelPatterns
+from bayesjudge.panels.dependence import log_pattern_probabilities
+from bayesjudge.panels.quantities import panel_quantities
+from bayesjudge.panels.start import posterior_mode
+from bayesjudge.priors import PanelPriors
+from bayesjudge.validation import check_choice
+
+__all__ = [
+    "CALIBRATION",
+    "DEPENDENCE",
+    "GROUPS",
+    "REPORTED",
+    "check_identified",
+    "fit_panel",
+    "panel_calibration_check",
+    "unanimity_counts",
+]
+
+Calibration = Literal["by_class", "random"]
+Dependence = Literal["random_effect", "none"]
+#: How the gold-labelled items were chosen.
+CALIBRATION: tuple[str, ...] = get_args(Calibration)
+#: The dependence structures.
+DEPENDENCE: tuple[str, ...] = get_args(Dependence)
+#: Quantities reported by the panel family (their Monte Carlo error is checked).
+REPORTED = ("pi", "se", "sp", "j", "effective_judges")
+#: Groups of the posterior predictive counts, in the order of their label codes 0, 1, -1.
+GROUPS = ("fail", "pass", "unlabelled")
+_CODES = (0, 1, UNLABELLED)
+_MIN_BUCKET = 32
+_CHUNK = 1000
+
+
+def _bucket(n: int) -> int:
+    return max(_MIN_BUCKET, 1 << int(np.ceil(np.log2(max(n, 1)))))
+
+
+def check_identified(patterns: PanelPatterns, *, dependence: Dependence) -> None:
+    """Raise a :class:`DataError` when the data cannot identify the chosen panel model.
+
+    ``"random_effect"`` needs gold-labelled items of both classes; ``"none"`` needs them or at
+    least three judges; both need unlabelled items (see :mod:`bayesjudge.models.panel`).
+
+    Examples
+    --------
+    >>> data = PanelData.from_arrays([[1, 0], [0, 0]])
+    >>> check_identified(data.patterns(), dependence="none")
+    Traceback (most recent call last):
+    ...
+    bayesjudge.errors.DataError: without gold labels of both classes ...
+    """
+    check_choice(dependence, name="dependence", allowed=DEPENDENCE)
+    n_fail, n_pass = patterns.n_labelled
+    both = n_fail > 0 and n_pass > 0
+    if dependence == "random_effect" and not both:
+        raise DataError(
+            "the panel's error correlations need gold-labelled items of both classes; the data "
+            f"have {n_pass} gold-PASS and {n_fail} gold-FAIL items (label some of each, or fit "
+            "conditionally independent judges with dependence='none', which three or more "
+            "judges identify without gold labels)"
+        )
+    if dependence == "none" and not both and patterns.n_judges < 3:
+        raise DataError(
+            "without gold labels of both classes a panel needs at least three judges; the data "
+            f"have {patterns.n_judges} judges, {n_pass} gold-PASS and {n_fail} gold-FAIL items"
+        )
+    if patterns.n_unlabelled == 0:
+        raise DataError("the panel has no unlabelled items, so there is no pi to estimate")
+
+
+def panel_calibration_check(data: PanelData) -> RandomCalibrationCheck:
+    """Check whether labelled and unlabelled items get PASS verdicts at the same rate.
+
+    Each item's score is its share of PASS among the verdicts it received; if the gold items
+    were a random sample of all items their mean score would match the unlabelled items'
+    (:func:`bayesjudge.estimators.design.random_calibration_test`). Without gold items (or
+    without unlabelled ones) there is nothing to compare: the check is consistent, with NaN
+    rates.
+
+    Examples
+    --------
+    >>> data = PanelData.from_arrays([[1, 1], [0, 0], [1, 0], [1, 1]], labels=[1, 0, None, None])
+    >>> panel_calibration_check(data).consistent
+    True
+    """
+    answered = ~np.isnan(data.verdicts)
+    seen = answered.any(axis=1)
+    labelled = ~np.isnan(data.labels) & seen
+    unlabelled = np.isnan(data.labels) & seen
+    if not labelled.any() or not unlabelled.any():  # nothing to compare
+        return RandomCalibrationCheck(
+            labelled_rate=float("nan"),
+            unlabelled_rate=float("nan"),
+            n_labelled=int(labelled.sum()),
+            n_unlabelled=int(unlabelled.sum()),
+            p_value=1.0,
+            consistent=True,
+            level=LEVEL,
+        )
+    score = np.where(seen, np.nansum(data.verdicts, axis=1) / np.maximum(answered.sum(1), 1), 0)
+    return random_calibration_test(
+        passed_labelled=float(score[labelled].sum()),
+        n_labelled=int(labelled.sum()),
+        passed_unlabelled=float(score[unlabelled].sum()),
+        n_unlabelled=int(unlabelled.sum()),
+    )
+
+
+def _masks(patterns: PanelPatterns, code: int) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+    """Distinct answered-judge masks of one group (at least one verdict) and their items."""
+    rows = patterns.label == code
+    answered = patterns.verdict[rows] != MISSING
+    keep = answered.any(axis=1)
+    if not keep.any():
+        return np.zeros((0, patterns.n_judges), dtype=bool), np.zeros(0, dtype=np.int64)
+    masks, inverse = np.unique(answered[keep], axis=0, return_inverse=True)
+    items = np.bincount(inverse.ravel(), weights=patterns.count[rows][keep], minlength=len(masks))
+    return masks, items.astype(np.int64)
+
+
+def unanimity_counts(patterns: PanelPatterns) -> dict[str, NDArray[np.int64]]:
+    """Items on which every answering judge passed (``all_pass``) or failed (``all_fail``).
+
+    Counted per group (gold-FAIL, gold-PASS, unlabelled: :data:`GROUPS`), over the items with
+    at least one verdict.
+
+    Examples
+    --------
+    >>> data = PanelData.from_arrays([[1, 1], [0, np.nan], [1, 0]], labels=[1, 0, None])
+    >>> {k: v.tolist() for k, v in unanimity_counts(data.patterns()).items()}
+    {'all_pass': [0, 1, 0], 'all_fail': [1, 0, 0]}
+    """
+    out = {"all_pass": np.zeros(3, dtype=np.int64), "all_fail": np.zeros(3, dtype=np.int64)}
+    for g, code in enumerate(_CODES):
+        rows = patterns.label == code
+        verdict, count = patterns.verdict[rows], patterns.count[rows]
+        answered = (verdict != MISSING).any(axis=1)
+        out["all_pass"][g] = count[answered & np.all(verdict != 0, axis=1)].sum()
+        out["all_fail"][g] = count[answered & np.all(verdict != 1, axis=1)].sum()
+    return out
+
+
+def _unanimity_predictive(
+    posterior: xr.Dataset, patterns: PanelPatterns, rng: np.random.Generator
+) -> dict[str, NDArray[np.int64]]:
+    """Replicate :func:`unanimity_counts` at every posterior draw."""
+    pi = posterior["pi"].transpose("chain", "draw").to_numpy()
+    shape = pi.shape
+    flat = pi.size
+    se = posterior["se"].transpose("chain", "draw", "judge").to_numpy().reshape(flat, -1)
+    sp = posterior["sp"].transpose("chain", "draw", "judge").to_numpy().reshape(flat, -1)
+    lam = posterior["loading"].transpose("chain", "draw", "class", "judge").to_numpy()
+    lam = lam.reshape(flat, 2, -1)
+    pi = pi.reshape(flat)
+    out = {name: np.zeros((flat, 3), dtype=np.int64) for name in ("all_pass", "all_fail")}
+    for g, code in enumerate(_CODES):
+        masks, items = _masks(patterns, code)
+        if not len(masks):
+            continue
+        # for each mask: the pattern of PASS on the answered judges, then of FAIL
+        rows = np.concatenate([np.where(masks, 1, MISSING), np.where(masks, 0, MISSING)])
+        for start in range(0, flat, _CHUNK):
+            part = slice(start, min(start + _CHUNK, flat))
+            prob = np.exp(log_pattern_probabilities(se[part], sp[part], lam[part], rows))
+            if code == UNLABELLED:
+                p = pi[part, None] * prob[:, 1] + (1.0 - pi[part, None]) * prob[:, 0]
+            else:
+                p = prob[:, code]
+            p_pass, p_fail = p[:, : len(masks)], p[:, len(masks) :]
+            rest = np.clip(1.0 - p_pass - p_fail, 0.0, 1.0)
+            pvals = np.stack([p_pass, p_fail, rest], axis=-1)
+            pvals = pvals / pvals.sum(axis=-1, keepdims=True)
+            draws = rng.multinomial(items, pvals)  # (draws, masks, 3)
+            out["all_pass"][part, g] = draws[..., 0].sum(axis=1)
+            out["all_fail"][part, g] = draws[..., 1].sum(axis=1)
+    return {name: value.reshape(*shape, 3) for name, value in out.items()}
+
+
+def fit_panel(
+    data: PanelData,
+    *,
+    priors: PanelPriors | None = None,
+    dependence: Dependence = "random_effect",
+    calibration: Calibration = "by_class",
+    draws: int = 2000,
+    tune: int = 1000,
+    chains: int = 4,
+    target_accept: float = 0.9,
+    random_seed: int | np.random.Generator | None = None,
+    progressbar: bool | None = None,
+    sampler: Sampler = "auto",
+    escalate: bool = True,
+    prob: float = 0.95,
+) -> xr.DataTree:
+    r"""Sample the latent-class model of a judge panel with correlated errors.
+
+    Fits :func:`bayesjudge.models.panel.panel_model` (Qu, Tan and Kutner, "Random effects
+    models in latent class analysis for evaluating accuracy of diagnostic tests", 1996): each
+    item has a true class and a latent difficulty :math:`z`, judge :math:`t` passes it with
+    probability :math:`\Phi((\mu_{tc} + \lambda_{tc} z)/\sqrt{1 - \lambda_{tc}^2})`, so that
+    :math:`\mathrm{Se}_t = \Phi(\mu_{t1})`, :math:`1 - \mathrm{Sp}_t = \Phi(\mu_{t0})`; gold
+    items enter through their class, unlabelled items as a two-class mixture with weight
+    :math:`\pi`, and each distinct (label, verdict pattern) row once, times its count.
+
+    Parameters
+    ----------
+    data : PanelData
+        Validated verdicts of two or more judges, with gold labels on some items.
+    priors : PanelPriors, optional
+        :class:`bayesjudge.priors.PanelPriors`; the defaults otherwise.
+    dependence : {"random_effect", "none"}, default "random_effect"
+        ``"random_effect"``: judges' errors correlated through the item difficulty (needs gold
+        items of both classes); ``"none"``: conditionally independent judges.
+    calibration : {"by_class", "random"}, default "by_class"
+        ``"by_class"``: the gold items may have been chosen by class, so only the
+        class-conditional law of the verdicts transfers. ``"random"``: they are a random sample
+        of all items, so their labels inform pi too; a check then warns when the gold items'
+        PASS-verdict rate says otherwise.
+    draws, tune, chains : int
+        Draws per chain (2000), tuning steps per chain (1000) and chains (4).
+    target_accept : float, default 0.9
+        NUTS target acceptance.
+    random_seed : int, Generator or None
+        Seed of the sampler and of the predictive draws (None: the default seed).
+    progressbar : bool, optional
+        Show the sampler's progress bar; by default only when stderr is a terminal.
+    sampler : {"auto", "nutpie", "pymc"}
+        ``"auto"`` uses nutpie when installed.
+    escalate : bool, default True
+        Retry once with smaller steps and longer runs when a sampler check fails.
+    prob : float, default 0.95
+        Mass of the interval whose bounds' Monte Carlo error is checked.
+
+    Returns
+    -------
+    DataTree
+        ``posterior`` (the model's variables and the derived quantities of
+        :func:`~bayesjudge.panels.quantities.panel_quantities`), ``sample_stats``,
+        ``posterior_predictive`` and ``observed_data`` (``all_pass`` and ``all_fail`` items per
+        group fail / pass / unlabelled), ``constant_data`` (the patterns). Root attrs as
+        recorded by :func:`~bayesjudge.inference.fit.fit_model`, plus ``calibration``,
+        ``dependence``, ``judges``, ``n_items``, ``n_labelled``, ``n_unlabelled``,
+        ``n_patterns``, ``best_rule`` and ``start`` (the posterior mode the chains started
+        from, and the optima reached).
+
+    Raises
+    ------
+    DataError
+        If the data cannot identify the model (:func:`check_identified`).
+    ValueError
+        On an unknown option or settings out of range.
+
+    Warns
+    -----
+    UserWarning
+        With ``calibration="random"`` when the gold items do not look like a random sample.
+    FitWarning
+        When a diagnostic check still fails after the retry.
+
+    Examples
+    --------
+    >>> from bayesjudge.panels.simulate import panel_scenario, simulate_panel
+    >>> sim = simulate_panel(pi=0.7, **panel_scenario(3), n_unlabelled=2000, n_gold=200,
+    ...                      random_seed=1)
+    >>> tree = fit_panel(sim.data, random_seed=1, progressbar=False)  # doctest: +SKIP
+    >>> tree.posterior["effective_judges"].mean().item()  # doctest: +SKIP
+    1.8...
+    """
+    from bayesjudge.models.panel import PANEL, pad_patterns, panel_model
+
+    if not isinstance(data, PanelData):
+        raise TypeError(f"data must be PanelData; got {type(data).__name__}")
+    check_choice(calibration, name="calibration", allowed=CALIBRATION)
+    priors = PanelPriors() if priors is None else priors
+    if not isinstance(priors, PanelPriors):
+        raise TypeError(f"priors must be a PanelPriors; got {type(priors).__name__}")
+    settings = NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
+    patterns = data.patterns()
+    check_identified(patterns, dependence=dependence)
+    attrs: dict[str, Any] = {"calibration": calibration, "dependence": dependence}
+    if calibration == "random":
+        check = panel_calibration_check(data)
+        attrs["calibration_check"] = json.dumps(check.to_dict())
+        if not check.consistent:
+            warnings.warn(
+                "calibration='random' assumes the gold items are a random sample of all items, "
+                f"but their mean PASS-verdict share is {check.labelled_rate:.3f} against "
+                f"{check.unlabelled_rate:.3f} for the unlabelled items (p = {check.p_value:.2g}); "
+                "the posterior of pi is biased under this design: use calibration='by_class'",
+                UserWarning,
+                stacklevel=2,
+            )
+    start = posterior_mode(patterns, priors=priors, dependence=dependence, calibration=calibration)
+    size = _bucket(len(patterns))
+    padded = pad_patterns(patterns, size)
+    run = ModelRun(
+        PANEL,
+        (PANEL, size, patterns.n_judges, priors, dependence, calibration),
+        lambda: panel_model(
+            patterns,
+            priors=priors,
+            dependence=dependence,
+            calibration=calibration,
+            n_patterns=size,
+        ),
+        padded,
+        priors,
+        start=start.values,
+        adaptation="low_rank",
+    )
+    judges = list(data.judges)
+
+    def complete(trace: xr.DataTree, rng: np.random.Generator) -> xr.DataTree:
+        posterior = trace["posterior"].to_dataset().assign_coords(judge=judges)
+        derived = panel_quantities(posterior, patterns)
+        best_rule = derived.attrs.pop("best_rule")
+        posterior = xr.merge([posterior, derived], combine_attrs="drop_conflicts")
+        posterior.attrs["best_rule"] = best_rule
+        groups = {"group": list(GROUPS)}
+        observed = xr.Dataset(
+            {name: (("group",), v) for name, v in unanimity_counts(patterns).items()},
+            coords=groups,
+        )
+        predictive = xr.Dataset(
+            {
+                name: (("chain", "draw", "group"), v)
+                for name, v in _unanimity_predictive(posterior, patterns, rng).items()
+            },
+            coords={"chain": posterior["chain"], "draw": posterior["draw"], **groups},
+        )
+        constant = xr.Dataset(
+            {
+                "pattern_label": ("pattern", patterns.label),
+                "pattern_verdict": (("pattern", "judge"), patterns.verdict),
+                "pattern_count": ("pattern", patterns.count),
+            },
+            coords={"judge": judges},
+        )
+        return xr.DataTree.from_dict(
+            {
+                "posterior": posterior,
+                "posterior_predictive": predictive,
+                "sample_stats": trace["sample_stats"].to_dataset(),
+                "observed_data": observed,
+                "constant_data": constant,
+            }
+        )
+
+    checked = ["pi", "judged_rate", "se", "sp", "j"]
+    reported = ["pi", "se", "sp", "j"]
+    if dependence == "random_effect":
+        checked += ["loading", "effective_judges"]
+        reported.append("effective_judges")
+    n_fail, n_pass = patterns.n_labelled
+    attrs.update(
+        {
+            "judges": json.dumps(judges),
+            "n_items": data.n_items,
+            "n_labelled": n_fail + n_pass,
+            "n_unlabelled": patterns.n_unlabelled,
+            "n_patterns": len(patterns),
+            "start": json.dumps(start.to_dict()),
+        }
+    )
+    tree = fit_model(
+        run,
+        settings=settings,
+        complete=complete,
+        random_seed=random_seed,
+        sampler=sampler,
+        progressbar=progressbar,
+        escalate=escalate,
+        prob=prob,
+        check_vars=checked,
+        mcse_vars=reported,
+        attrs=attrs,
+    )
+    tree.attrs["best_rule"] = tree["posterior"].attrs.get("best_rule", "")
+    return tree

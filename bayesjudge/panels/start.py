@@ -1,0 +1,429 @@
+r"""Where the panel sampler starts: the posterior mode, found from several starting points.
+
+With many unlabelled items the panel posterior is narrow in every direction the unlabelled
+verdict patterns pin, and the random-effects model has more parameters than those patterns
+have cells (:math:`4J + 1` against :math:`2^J - 1`), so the posterior lies along a thin curved
+surface that only the gold items locate. Started at an arbitrary point, NUTS chains can settle
+in separate local modes of that surface and stay there: measured on a four-judge panel with
+:math:`10^6` unlabelled and 200 gold items, four chains from PyMC's default starting points
+settled in three places whose log densities differed by 28 and 43 (so the two minor places
+hold a negligible share of the posterior), and R-hat failed.
+
+:func:`posterior_mode` therefore maximises the log posterior from several starting points
+(each judge's Se and Sp from its gold items, pi from the judges' Rogan-Gladen estimates, and
+loadings low, middling and high), keeps every optimum it reaches, and returns the best one in
+the coordinates the model samples (:func:`sampling_coordinates`); the chains start there,
+jittered. The optima are recorded, so a second optimum whose log density comes close to the
+best one (a posterior with two real modes) is reported rather than hidden.
+
+The optimisation runs on the numpy closed forms of :mod:`bayesjudge.panels.dependence` with
+L-BFGS-B (Byrd, Lu, Nocedal and Zhu, "A limited memory algorithm for bound constrained
+optimization", SIAM Journal on Scientific Computing, 1995) and central-difference gradients
+evaluated as one batch; it costs a fraction of a second to a few seconds, whatever the number
+of items.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import optimize
+from scipy.special import betaln, expit, log_expit, logit
+
+from bayesjudge.panels.data import UNLABELLED, PanelPatterns
+from bayesjudge.panels.dependence import LOADING_MAX, log_pattern_probabilities
+from bayesjudge.priors import Beta, PanelPriors
+
+__all__ = [
+    "PanelStart",
+    "accuracy_bounds",
+    "judge_accuracy",
+    "posterior_mode",
+    "sampling_coordinates",
+    "zero_sum_coordinates",
+]
+
+#: Shares of the largest loading tried as starting loadings.
+START_LOADINGS = (0.2, 0.5, 0.85)
+_STEP = 1e-6
+#: Quadrature points of the search (the sampler's model uses more; a start needs no more).
+SEARCH_QUADRATURE_SIZE = 61
+
+
+def accuracy_bounds(
+    pi: ArrayLike, rate: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""Range :math:`(\ell, h)` of Youden's J on the line :math:`\pi\,Se + (1 - \pi) f = R`.
+
+    :math:`h = \min\{(1 - R)/(1 - \pi), R/\pi\}` and
+    :math:`\ell = -\min\{R/(1 - \pi), (1 - R)/\pi\}` keep Se and the false-pass rate f in the
+    unit interval (see :mod:`bayesjudge.models.panel`).
+
+    Examples
+    --------
+    >>> low, high = accuracy_bounds(0.5, 0.5)
+    >>> float(low), float(high)
+    (-1.0, 1.0)
+    """
+    p = np.asarray(pi, dtype=float)
+    r = np.asarray(rate, dtype=float)
+    high = np.minimum((1.0 - r) / (1.0 - p), r / p)
+    low = -np.minimum(r / (1.0 - p), (1.0 - r) / p)
+    return low, high
+
+
+def judge_accuracy(
+    pi: ArrayLike, rate: ArrayLike, accuracy: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""Se and Sp of judges from pi, their judged pass rates and their accuracy coordinates.
+
+    .. math::
+
+        J = \ell + (h - \ell)\,\sigma(a + \log(-\ell/h)),\quad
+        \mathrm{Se} = R + (1 - \pi) J,\quad \mathrm{Sp} = 1 - R + \pi J
+
+    the map the panel model samples through (:mod:`bayesjudge.models.panel`); ``a = 0`` is
+    :math:`J = 0`.
+
+    Examples
+    --------
+    >>> se, sp = judge_accuracy(0.6, [0.6, 0.6], [0.0, 2.0])
+    >>> se.round(4).tolist(), sp.round(4).tolist()
+    ([0.6, 0.8875], [0.4, 0.8313])
+    """
+    low, high = accuracy_bounds(pi, rate)
+    a = np.asarray(accuracy, dtype=float)
+    j = low + (high - low) * expit(a + np.log(-low) - np.log(high))
+    p = np.asarray(pi, dtype=float)
+    r = np.asarray(rate, dtype=float)
+    return r + (1.0 - p) * j, 1.0 - r + p * j
+
+
+def zero_sum_coordinates(offset: ArrayLike) -> NDArray[np.float64]:
+    """Return the free coordinates of a zero-sum vector, as PyMC's ``ZeroSumTransform`` has them.
+
+    The inverse of the transform's backward map (last axis): ``J`` values summing to zero
+    become ``J - 1`` free numbers.
+
+    Examples
+    --------
+    >>> zero_sum_coordinates([1.0, -1.0]).round(6).tolist()
+    [1.414214]
+    """
+    x = np.asarray(offset, dtype=float)
+    n = x.shape[-1]
+    last = x[..., -1:]
+    norm = -last * np.sqrt(n) / (np.sqrt(n) + n)
+    return np.asarray(x[..., :-1] + norm, dtype=float)
+
+
+def sampling_coordinates(
+    pi: float,
+    se: ArrayLike,
+    sp: ArrayLike,
+    loading: ArrayLike | None = None,
+) -> dict[str, NDArray[np.float64]]:
+    r"""Return the model's unconstrained coordinates of a parameter value.
+
+    Parameters
+    ----------
+    pi : float
+    se, sp : array_like, shape (J,)
+    loading : array_like, shape (2, J), optional
+        Loadings in (0, 0.99); omitted for the conditionally independent model.
+
+    Returns
+    -------
+    dict
+        ``pi_logodds__``, ``judged_rate_interval__``, ``accuracy_mean_log__``,
+        ``accuracy_offset_zerosum__`` (two or more judges) and ``loading_share_logodds__``
+        (with loadings): the value variables of :func:`bayesjudge.models.panel.panel_model`.
+
+    Raises
+    ------
+    ValueError
+        If the judges' mean accuracy coordinate is not positive (the point is in the mirror
+        half that the model excludes).
+
+    Examples
+    --------
+    >>> sorted(sampling_coordinates(0.6, [0.9, 0.8], [0.8, 0.7]))  # doctest: +NORMALIZE_WHITESPACE
+    ['accuracy_mean_log__', 'accuracy_offset_zerosum__', 'judged_rate_interval__',
+     'pi_logodds__']
+    """
+    se_arr = np.asarray(se, dtype=float)
+    sp_arr = np.asarray(sp, dtype=float)
+    rate = pi * se_arr + (1.0 - pi) * (1.0 - sp_arr)
+    j = se_arr + sp_arr - 1.0
+    low, high = accuracy_bounds(pi, rate)
+    accuracy = np.log(high * (j - low)) - np.log(-low * (high - j))
+    mean = float(accuracy.mean())
+    if not mean > 0.0:
+        raise ValueError(
+            f"the judges' mean accuracy coordinate is {mean:.4g}; the model samples only the "
+            "half where it is positive (the mirror image of this point is in it)"
+        )
+    out = {
+        "pi_logodds__": np.asarray(logit(pi), dtype=float),
+        "judged_rate_interval__": np.asarray(logit(rate), dtype=float),
+        "accuracy_mean_log__": np.asarray(np.log(mean), dtype=float),
+    }
+    if se_arr.size > 1:
+        out["accuracy_offset_zerosum__"] = zero_sum_coordinates(accuracy - mean)
+    if loading is not None:
+        out["loading_share_logodds__"] = np.asarray(
+            logit(np.asarray(loading, dtype=float) / LOADING_MAX), dtype=float
+        )
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class PanelStart:
+    """The posterior mode the chains start from, and every optimum found on the way.
+
+    Attributes
+    ----------
+    pi : float
+    se, sp : ndarray, shape (J,)
+    loading : ndarray, shape (2, J)
+        Zeros for the conditionally independent model.
+    log_density : float
+        Log posterior at the mode (natural coordinates, up to a constant).
+    optima : tuple of float
+        Log density reached from each starting point, best first.
+    values : dict
+        The mode in the model's sampling coordinates (:func:`sampling_coordinates`).
+    """
+
+    pi: float
+    se: NDArray[np.float64]
+    sp: NDArray[np.float64]
+    loading: NDArray[np.float64]
+    log_density: float
+    optima: tuple[float, ...]
+    values: dict[str, NDArray[np.float64]]
+
+    def to_dict(self) -> dict[str, object]:
+        """Return the mode and the optima as plain values (recorded in the posterior's attrs)."""
+        return {
+            "pi": self.pi,
+            "se": self.se.tolist(),
+            "sp": self.sp.tolist(),
+            "loading": self.loading.tolist(),
+            "log_density": self.log_density,
+            "optima": list(self.optima),
+        }
+
+
+def _beta(
+    prior: Beta, log_x: NDArray[np.float64], log1m_x: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    a, b = prior.alpha, prior.beta
+    return np.asarray((a - 1.0) * log_x + (b - 1.0) * log1m_x - betaln(a, b), dtype=float)
+
+
+def _log_posterior(
+    theta: NDArray[np.float64],
+    patterns: PanelPatterns,
+    priors: PanelPriors,
+    *,
+    dependent: bool,
+    random_gold: bool,
+    size: int,
+    weight: float = 1.0,
+) -> NDArray[np.float64]:
+    """Log posterior in logit coordinates (logit pi, Se, Sp, loading shares); batch first.
+
+    ``weight`` scales the unlabelled items' likelihood (1 is the posterior).
+    """
+    n_judges = patterns.n_judges
+    t = np.atleast_2d(theta)
+    batch = t.shape[0]
+
+    def logs(x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        return log_expit(x), log_expit(-x)
+
+    log_pi, log1m_pi = logs(t[:, 0])
+    log_se, log1m_se = logs(t[:, 1 : 1 + n_judges])
+    log_sp, log1m_sp = logs(t[:, 1 + n_judges : 1 + 2 * n_judges])
+    # priors, with the log Jacobian of each logit (log x + log(1 - x))
+    out = _beta(priors.pi, log_pi, log1m_pi) + log_pi + log1m_pi
+    out = out + (_beta(priors.se, log_se, log1m_se) + log_se + log1m_se).sum(axis=1)
+    out = out + (_beta(priors.sp, log_sp, log1m_sp) + log_sp + log1m_sp).sum(axis=1)
+    if dependent:
+        shares = t[:, 1 + 2 * n_judges :].reshape(batch, 2, n_judges)
+        log_share, log1m_share = logs(shares)
+        out = out + (_beta(priors.loading, log_share, log1m_share) + log_share + log1m_share).sum(
+            axis=(1, 2)
+        )
+        loading = LOADING_MAX * expit(shares)
+    else:
+        loading = np.zeros((batch, 2, n_judges))
+    logp = log_pattern_probabilities(
+        np.exp(log_se), np.exp(log_sp), loading, patterns.verdict, size=size
+    )  # (batch, 2, P)
+    mixed = np.logaddexp(log_pi[:, None] + logp[:, 1], log1m_pi[:, None] + logp[:, 0])
+    per = np.where(patterns.label == 1, logp[:, 1], logp[:, 0])
+    per = np.where(patterns.label == UNLABELLED, mixed, per)
+    count = np.where(patterns.label == UNLABELLED, weight, 1.0) * patterns.count
+    out = out + per @ count
+    if random_gold:
+        n0, n1 = patterns.n_labelled
+        out = out + n1 * log_pi + n0 * log1m_pi
+    return np.asarray(out, dtype=float)
+
+
+def _gold_rates(patterns: PanelPatterns) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Each judge's Se and Sp on its answered gold items (Jeffreys posterior means)."""
+    count = patterns.count.astype(float)
+    rates = []
+    for label, passed in ((1, 1), (0, 0)):
+        rows = patterns.label == label
+        answered = (patterns.verdict[rows] >= 0) * count[rows, None]
+        hits = (patterns.verdict[rows] == passed) * count[rows, None]
+        rates.append((hits.sum(axis=0) + 0.5) / (answered.sum(axis=0) + 1.0))
+    return rates[0], rates[1]
+
+
+def _starting_pi(
+    patterns: PanelPatterns, se: NDArray[np.float64], sp: NDArray[np.float64]
+) -> float:
+    """Median of the judges' clipped Rogan-Gladen estimates on the unlabelled items."""
+    rows = patterns.label == UNLABELLED
+    count = patterns.count[rows].astype(float)
+    answered = ((patterns.verdict[rows] >= 0) * count[:, None]).sum(axis=0)
+    passed = ((patterns.verdict[rows] == 1) * count[:, None]).sum(axis=0)
+    rate = passed / np.maximum(answered, 1.0)
+    j = se + sp - 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        estimates = (rate + sp - 1.0) / j
+    good = np.isfinite(estimates) & (j > 0.05)
+    value = float(np.median(estimates[good])) if good.any() else 0.5
+    return float(np.clip(value, 0.05, 0.95))
+
+
+def _mirror(
+    pi: float, se: NDArray[np.float64], sp: NDArray[np.float64], loading: NDArray[np.float64]
+) -> tuple[float, NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    return 1.0 - pi, 1.0 - sp, 1.0 - se, loading[::-1].copy()
+
+
+def posterior_mode(
+    patterns: PanelPatterns,
+    *,
+    priors: PanelPriors | None = None,
+    dependence: Literal["random_effect", "none"] = "random_effect",
+    calibration: Literal["by_class", "random"] = "by_class",
+    size: int = SEARCH_QUADRATURE_SIZE,
+) -> PanelStart:
+    r"""Maximise the panel's log posterior from several starting points; return the best.
+
+    Starting points: every judge's Se and Sp from its gold items (Jeffreys means, 0.75 where a
+    class has no gold item), pi the median of the judges' Rogan-Gladen estimates, and loadings
+    at each share of :data:`START_LOADINGS` of their largest value (one start without loadings
+    for ``dependence="none"``). Each start is improved by L-BFGS-B in logit coordinates; the
+    best optimum is mapped into the half the model samples (its mirror image if needed).
+
+    Parameters
+    ----------
+    patterns : PanelPatterns
+    priors : PanelPriors, optional
+    dependence : {"random_effect", "none"}
+    calibration : {"by_class", "random"}
+        As in :func:`bayesjudge.models.panel.panel_model`.
+    size : int
+        Quadrature points.
+
+    Returns
+    -------
+    PanelStart
+
+    Examples
+    --------
+    >>> from bayesjudge.panels.simulate import simulate_panel
+    >>> sim = simulate_panel(pi=0.7, se=[0.9, 0.8, 0.85], sp=[0.8, 0.9, 0.75],
+    ...                      n_unlabelled=2000, n_gold=200, random_seed=1)
+    >>> start = posterior_mode(sim.data.patterns(), dependence="none")
+    >>> round(start.pi, 2), start.se.round(2).tolist()
+    (0.7, [0.89, 0.81, 0.85])
+    """
+    priors = PanelPriors() if priors is None else priors
+    dependent = dependence == "random_effect"
+    n_judges = patterns.n_judges
+    gold_se, gold_sp = _gold_rates(patterns)
+    n_fail, n_pass = patterns.n_labelled
+    se0 = gold_se if n_pass else np.full(n_judges, 0.75)
+    sp0 = gold_sp if n_fail else np.full(n_judges, 0.75)
+    pi0 = _starting_pi(patterns, se0, sp0)
+    base = np.concatenate([[logit(pi0)], logit(se0), logit(sp0)])
+    starts = (
+        [np.concatenate([base, np.full(2 * n_judges, logit(s))]) for s in START_LOADINGS]
+        if dependent
+        else [base]
+    )
+
+    n_gold = n_fail + n_pass
+    ladder = [1.0]
+    while n_gold and ladder[0] * patterns.n_unlabelled > 3.0 * n_gold:
+        ladder.insert(0, ladder[0] / 30.0)
+
+    def negative(theta: NDArray[np.float64], weight: float) -> tuple[float, NDArray[np.float64]]:
+        # value and forward-difference gradient in one batched evaluation
+        d = theta.size
+        shifts = np.vstack([np.zeros(d), np.eye(d) * _STEP])
+        values = _log_posterior(
+            theta + shifts,
+            patterns,
+            priors,
+            dependent=dependent,
+            random_gold=calibration == "random",
+            size=size,
+            weight=weight,
+        )
+        gradient = (values[1:] - values[0]) / _STEP
+        return -float(values[0]), -gradient
+
+    bounds = [(-12.0, 12.0)] * starts[0].size
+    results = []
+    for start in starts:
+        theta = start
+        for weight in ladder:
+            # the rungs below 1 only need to lead into the right basin
+            fit = optimize.minimize(
+                negative,
+                theta,
+                args=(weight,),
+                jac=True,
+                method="L-BFGS-B",
+                bounds=bounds,
+                options={"maxiter": 1000 if weight == 1.0 else 60},
+            )
+            theta = fit.x
+        results.append((-float(fit.fun), theta))
+    results.sort(key=lambda r: -r[0])
+    best, theta = results[0]
+    pi = float(expit(theta[0]))
+    se = expit(theta[1 : 1 + n_judges])
+    sp = expit(theta[1 + n_judges : 1 + 2 * n_judges])
+    loading = (
+        LOADING_MAX * expit(theta[1 + 2 * n_judges :].reshape(2, n_judges))
+        if dependent
+        else np.zeros((2, n_judges))
+    )
+    try:
+        values = sampling_coordinates(pi, se, sp, loading if dependent else None)
+    except ValueError:
+        pi, se, sp, loading = _mirror(pi, se, sp, loading)
+        values = sampling_coordinates(pi, se, sp, loading if dependent else None)
+    return PanelStart(
+        pi=pi,
+        se=np.asarray(se, dtype=float),
+        sp=np.asarray(sp, dtype=float),
+        loading=np.asarray(loading, dtype=float),
+        log_density=best,
+        optima=tuple(r[0] for r in results),
+        values=values,
+    )

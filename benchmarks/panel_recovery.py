@@ -1,0 +1,295 @@
+"""Recovery and coverage study of the judge-panel model, and its speed (DESIGN.md family 5).
+
+Recovery: panels of 3 to 6 judges drawn from the random-effects latent-class model with known
+Se, Sp and loadings (:func:`bayesjudge.panels.simulate.panel_scenario`: judge ``a`` and its
+near-copy ``a_copy`` load 0.95 on the latent difficulty, the others 0.3 to 0.5), pi = 0.7,
+2,000 unlabelled items and a random gold set of 50 to 300 items. Each replicate is fitted with
+:func:`bayesjudge.panels.fit.fit_panel` (chains started at the posterior mode; one compiled
+model per panel size, refitted through ``pm.Data``; no retry) and compared with the
+baselines on the same split: majority vote then Rogan-Gladen, PPI++ of the judge with the best
+gold-set J (chosen on the gold set, not by the truth), and unsupervised Dawid-Skene. Reported
+per panel size and gold size: MAE of pi against the unlabelled items' true PASS share; the
+coverage of the model's 95% intervals of pi, every judge's Se and Sp, and the effective number
+of judges (against the population values); the interval width of pi; divergences and the
+largest R-hat.
+
+Speed: compile time and fit time (2 chains x 1,000 draws after 1,000 tuning steps) of a
+four-judge panel with 200 gold items and 10^3 or 10^5 unlabelled items; the pattern compression
+keeps the likelihood at most 3 x 2^J rows whatever the number of items.
+
+Usage::
+
+    python benchmarks/panel_recovery.py            # full study, rewrites results/panels.md
+    python benchmarks/panel_recovery.py --quick    # a small version (also rewrites it)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from bayesjudge.errors import DataError, NotIdentifiableError
+from bayesjudge.models.panel import pad_patterns, panel_model
+from bayesjudge.panels.baselines import dawid_skene, judge_ppi_plus_plus, majority_rogan_gladen
+from bayesjudge.panels.simulate import SimulatedPanel, panel_scenario, simulate_panel
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _record import record
+
+PI = 0.7
+N_UNLABELLED = 2000
+
+
+def _best_judge(sim: SimulatedPanel) -> str:
+    """The judge with the largest J on the gold items (ties: the first)."""
+    best, best_j = sim.data.judges[0], -np.inf
+    for judge in sim.data.judges:
+        labels, verdicts = sim.data.judge(judge)
+        passed, failed = labels == 1, labels == 0
+        if passed.any() and failed.any():
+            j = verdicts[passed].mean() - verdicts[failed].mean()
+            if j > best_j:
+                best, best_j = judge, j
+    return best
+
+
+def _estimate(run) -> float:  # type: ignore[no-untyped-def]
+    try:
+        value = run().estimate
+    except (DataError, NotIdentifiableError):
+        return np.nan
+    return np.nan if value is None else float(value)
+
+
+def _covers(draws: np.ndarray, truth: np.ndarray | float) -> np.ndarray:
+    low, high = np.quantile(draws, [0.025, 0.975], axis=(0, 1))
+    return (low <= truth) & (truth <= high)
+
+
+def recovery_records(
+    *,
+    judges: list[int],
+    gold_sizes: list[int],
+    replicates: int,
+    draws: int,
+    tune: int,
+    chains: int,
+    calibration: str = "random",
+    random_seed: int = 0,
+) -> pd.DataFrame:
+    """One row per (panel size, gold size, replicate, method).
+
+    The gold sets are random samples of the population, so the model is fitted with
+    ``calibration="random"`` by default (its gold labels then inform pi, as they do PPI++'s).
+    """
+    from bayesjudge.errors import FitWarning
+    from bayesjudge.panels.fit import fit_panel
+
+    rows = []
+    for n_judges in judges:
+        scenario = panel_scenario(n_judges)
+        for n_gold in gold_sizes:
+            for rep in range(replicates):
+                seed = random_seed + 1000 * n_judges + 10 * n_gold + rep
+                sim = simulate_panel(
+                    pi=PI, **scenario, n_unlabelled=N_UNLABELLED, n_gold=n_gold, random_seed=seed
+                )
+                start = time.perf_counter()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", FitWarning)
+                    tree = fit_panel(
+                        sim.data,
+                        calibration=calibration,  # type: ignore[arg-type]
+                        draws=draws,
+                        tune=tune,
+                        chains=chains,
+                        random_seed=seed,
+                        progressbar=False,
+                        escalate=False,
+                    )
+                fit_time = time.perf_counter() - start  # the first fit of a size also compiles
+                post = tree["posterior"]
+                diagnostics = json.loads(tree.attrs["diagnostics"])
+                truth = sim.truth
+                pi_draws = post["pi"].to_numpy()
+                low, high = np.quantile(pi_draws, [0.025, 0.975])
+                base = {
+                    "judges": n_judges,
+                    "gold": n_gold,
+                    "replicate": rep,
+                    "target": sim.sample_pi,
+                }
+                rows.append(
+                    {
+                        **base,
+                        "method": "panel_model",
+                        "estimate": float(pi_draws.mean()),
+                        "coverage_pi": float(low <= PI <= high),
+                        "width": float(high - low),
+                        "coverage_se": float(_covers(post["se"].to_numpy(), truth.se).mean()),
+                        "coverage_sp": float(_covers(post["sp"].to_numpy(), truth.sp).mean()),
+                        "coverage_n_eff": float(
+                            _covers(post["effective_judges"].to_numpy(), truth.effective_judges)
+                        ),
+                        "n_eff_true": float(truth.effective_judges),
+                        "n_eff_mean": float(post["effective_judges"].mean()),
+                        "best_rule": tree.attrs["best_rule"],
+                        "passed": bool(tree.attrs["diagnostics_passed"]),
+                        "divergences": int(diagnostics["divergences"]),
+                        "max_rhat": float(diagnostics["r_hat_max"]),
+                        "fit_s": fit_time,
+                    }
+                )
+                best = _best_judge(sim)
+                for method, run in (
+                    ("majority_rogan_gladen", lambda s=sim: majority_rogan_gladen(s.data)),
+                    (
+                        "best_judge_ppi_plus_plus",
+                        lambda s=sim, b=best: judge_ppi_plus_plus(s.data, b),
+                    ),
+                    ("dawid_skene", lambda s=sim: dawid_skene(s.data)),
+                ):
+                    rows.append({**base, "method": method, "estimate": _estimate(run)})
+    frame = pd.DataFrame(rows)
+    frame["abs_error"] = (frame["estimate"] - frame["target"]).abs()
+    return frame
+
+
+def recovery_table(records: pd.DataFrame) -> pd.DataFrame:
+    """MAE per method and the model's coverage, per (panel size, gold size)."""
+    mae = records.pivot_table(
+        index=["judges", "gold"], columns="method", values="abs_error", aggfunc="mean"
+    )
+    mae.columns = [f"mae_{c}" for c in mae.columns]
+    model = records[records["method"] == "panel_model"]
+    cover = model.groupby(["judges", "gold"]).agg(
+        reps=("replicate", "size"),
+        coverage_pi=("coverage_pi", "mean"),
+        coverage_se=("coverage_se", "mean"),
+        coverage_sp=("coverage_sp", "mean"),
+        coverage_n_eff=("coverage_n_eff", "mean"),
+        width_pi=("width", "mean"),
+        n_eff_true=("n_eff_true", "first"),
+        n_eff_mean=("n_eff_mean", "mean"),
+        passed=("passed", "mean"),
+        divergences=("divergences", "sum"),
+        max_rhat=("max_rhat", "max"),
+        fit_s=("fit_s", "median"),
+    )
+    return cover.join(mae).reset_index()
+
+
+def speed_rows(*, sizes: list[int], draws: int = 1000, tune: int = 1000) -> pd.DataFrame:
+    """Compile and fit times of a four-judge panel with 200 gold items at each size."""
+    import nutpie
+
+    scenario = panel_scenario(4)
+    size = 3 * 2**4
+    compiled = None
+    rows = []
+    for n in sizes:
+        sim = simulate_panel(pi=PI, **scenario, n_unlabelled=n, n_gold=200, random_seed=n)
+        patterns = sim.data.patterns()
+        compile_time = np.nan
+        if compiled is None:
+            start = time.perf_counter()
+            compiled = nutpie.compile_pymc_model(panel_model(patterns, n_patterns=size))
+            compile_time = time.perf_counter() - start
+        start = time.perf_counter()
+        trace = nutpie.sample(
+            compiled.with_data(**pad_patterns(patterns, size)),
+            draws=draws,
+            tune=tune,
+            chains=2,
+            seed=1,
+            progress_bar=False,
+        )
+        rows.append(
+            {
+                "unlabelled_items": n,
+                "patterns": len(patterns),
+                "compile_s": compile_time,
+                "fit_s": time.perf_counter() - start,
+                "divergences": int(trace.sample_stats["diverging"].sum()),
+                "pi_sd": float(trace.posterior["pi"].std()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the study and record it in results/panels.md."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a small version")
+    parser.add_argument("--judges", type=int, nargs="+", help="panel sizes (3 to 6)")
+    parser.add_argument("--gold", type=int, nargs="+", help="gold-set sizes")
+    parser.add_argument("--replicates", type=int, help="replicates per cell")
+    parser.add_argument("--no-speed", action="store_true", help="skip the speed benchmark")
+    parser.add_argument(
+        "--calibration",
+        choices=["random", "by_class"],
+        default="random",
+        help="the model's calibration option (the simulated gold sets are random samples)",
+    )
+    args = parser.parse_args(argv)
+    warnings.simplefilter("ignore")
+    if args.quick:
+        settings = {
+            "judges": [3, 6],
+            "gold_sizes": [50, 300],
+            "replicates": 3,
+            "draws": 500,
+            "tune": 500,
+            "chains": 2,
+        }
+    else:
+        settings = {
+            "judges": [3, 4, 6],
+            "gold_sizes": [50, 100, 300],
+            "replicates": 50,
+            "draws": 1000,
+            "tune": 1000,
+            "chains": 4,
+        }
+    for key, value in (
+        ("judges", args.judges),
+        ("gold_sizes", args.gold),
+        ("replicates", args.replicates),
+    ):
+        if value is not None:
+            settings[key] = value
+    command = " ".join(["python", "benchmarks/panel_recovery.py", *(argv or sys.argv[1:])])
+    start = time.perf_counter()
+    records = recovery_records(**settings, calibration=args.calibration)
+    table = recovery_table(records)
+    study_time = time.perf_counter() - start
+    body = (
+        "## Recovery and coverage\n\n"
+        f"pi = {PI}, {N_UNLABELLED} unlabelled items, a random gold set (model fitted with "
+        f"calibration={args.calibration!r}); the scenario of "
+        "`panel_scenario` (judge a and its near-copy a_copy with loadings 0.95). "
+        f"{settings['replicates']} replicates per cell, {settings['chains']} chains x "
+        f"{settings['draws']} draws. MAE against the unlabelled items' PASS share; coverage of "
+        "95% intervals against population values. Study time "
+        f"{study_time:.0f} s.\n\n" + table.to_markdown(index=False, floatfmt=".3f")
+    )
+    if not args.no_speed:
+        speed = speed_rows(sizes=[1_000, 100_000])
+        body += (
+            "\n\n## Speed (4 judges, 200 gold items, 2 chains x 1000 draws + 1000 tuning)\n\n"
+            + speed.to_markdown(index=False, floatfmt=".2f")
+        )
+    print(body)
+    record("panels", "Judge panels: recovery study and speed", command, body)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
