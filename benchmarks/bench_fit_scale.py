@@ -1,17 +1,19 @@
-"""Fit time, diagnostics and peak memory of the gate and channel fits against item count.
+"""Fit time, diagnostics and peak memory of the gate, channel and panel fits against item count.
 
 Run: python benchmarks/bench_fit_scale.py [--sizes 1000 10000 100000 1000000]
+[--families gate channel panel] [--name fit_scale]
 
 Each (family, size) runs in a fresh process (peak RSS from ``resource.getrusage``): data are
 simulated in memory, reduced to the model's cells, and fitted with the defaults through the
 command's analysis function (``analyze_gate`` with caps 1, 2, 5; ``analyze_channel`` with the
-slice hierarchy of the first step). The first size also pays the model's compile, which is
-reported separately by fitting twice in the same process (the second fit is a refit on new data
-of the same padded shape). Results: ``benchmarks/results/fit_scale.md``.
+slice hierarchy of the first step; ``analyze_panel`` on four judges). The first size also pays
+the model's compile, which is reported separately by fitting twice in the same process (the
+second fit is a refit on new data of the same padded shape). Results:
+``benchmarks/results/NAME.md``.
 
-The gate's likelihood depends on an item only through its (label, r, k) cell and the channel's
-only through its slice's counts, so item count should cost data generation and reduction, not
-sampling time.
+The gate's likelihood depends on an item only through its (label, r, k) cell, the channel's only
+through its slice's counts and the panel's only through its verdict pattern, so item count
+should cost data generation and reduction, not sampling time.
 """
 
 from __future__ import annotations
@@ -44,6 +46,14 @@ if family == "gate":
         return Rulings.from_frame(gate.table)
     def fit(rulings, seed):
         return analyze_gate(rulings, caps=[1, 2, 5], random_seed=seed, progressbar=False)
+elif family == "panel":
+    from bayesjudge.panels.analysis import analyze_panel
+    from bayesjudge.panels.simulate import panel_scenario, simulate_panel
+    def data(seed):
+        return simulate_panel(pi=0.7, **panel_scenario(4), n_unlabelled=n, n_gold=200,
+                              random_seed=seed).data
+    def fit(panel, seed):
+        return analyze_panel(panel, random_seed=seed, progressbar=False)
 else:
     from bayesjudge.channels import PairedOutcomes
     from bayesjudge.channels.analysis import analyze_channel
@@ -99,7 +109,10 @@ def main() -> None:
     """Measure every family and size and record the table."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", nargs="+", type=int, default=[1000, 10_000, 100_000, 1_000_000])
-    parser.add_argument("--families", nargs="+", default=["gate", "channel"])
+    parser.add_argument("--families", nargs="+", default=["gate", "channel", "panel"])
+    parser.add_argument(
+        "--name", default="fit_scale", help="results file benchmarks/results/NAME.md"
+    )
     args = parser.parse_args()
     rows = [
         "| family | items | simulate + reduce (s) | first fit incl. compile (s) | refit (s) "
@@ -122,10 +135,13 @@ def main() -> None:
         "own escalation (one retry with smaller steps when a sampler check fails). Gate: "
         "`analyze_gate` with caps 1, 2, 5 on a Table 4-shaped gate (6 rulings per item, "
         "pi 0.6, 150 + 150 gold items by class). Channel: `analyze_channel` with the slice "
-        "hierarchy of the first step (three slices) and exact conjugate draws elsewhere."
+        "hierarchy of the first step (three slices) and exact conjugate draws elsewhere. "
+        "Panel: `analyze_panel` (random-effects dependence) on four judges "
+        "(`panel_scenario(4)`, a near-copy pair among them), pi 0.7, 200 random gold items."
     )
     command = "python benchmarks/bench_fit_scale.py " + " ".join(sys.argv[1:])
-    print(record("fit_scale", "Gate and channel fits against item count", command.strip(), body))
+    title = "Gate, channel and panel fits against item count"
+    print(record(args.name, title, command.strip(), body))
 
 
 if __name__ == "__main__":

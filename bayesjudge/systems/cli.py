@@ -239,7 +239,12 @@ def _cmd_rank(args: argparse.Namespace) -> int:
             args.out, analysis, source=_source(args), inputs=named_paths(args, skip=["out"])
         )
     if args.json:
-        emit_json(analysis.to_dict())
+        from bayesjudge.inference.provenance import provenance
+
+        # the keys, then what every command's JSON records: seed, priors, versions
+        payload = analysis.to_dict()
+        payload["provenance"] = provenance(analysis.seed, priors=analysis.priors, method="nuts")
+        emit_json(payload)
     else:
         _print(args, analysis)
         if args.out is not None:

@@ -81,7 +81,10 @@ def test_json_is_one_object_with_the_documented_keys(capsys, csv_path, fake_fit)
         "reversals",
         "diagnostics",
         "estimates",
+        "provenance",
     }
+    assert payload["provenance"]["seed"] == 4
+    assert "pymc" in payload["provenance"]["versions"]
     assert list(payload["systems"]) == ["a", "b", "c"]
     assert payload["paired"] is True
     # the judge passes c most and a least; the synthetic truth is the reverse
