@@ -43,7 +43,7 @@ def fresh(data: JudgeData, seed: int) -> float:
     import nutpie
 
     start = time.perf_counter()
-    compiled = nutpie.compile_pymc_model(prevalence_model(data))
+    compiled = nutpie.compile_pymc_model(prevalence_model(data.counts))
     nutpie.sample(compiled, seed=seed, progress_bar=False, save_warmup=False, **SAMPLE)
     return time.perf_counter() - start
 
