@@ -22,6 +22,7 @@ __all__ = [
     "PosteriorSummary",
     "estimates_frame",
     "finite_or_none",
+    "unchecked_diagnostics",
 ]
 
 #: The columns of the table every estimate becomes, in order.
@@ -285,3 +286,26 @@ class PosteriorSummary:
             "high": self.eti.high,
             "prob": self.eti.prob,
         }
+
+
+def unchecked_diagnostics(method: str) -> dict[str, Any]:
+    """Return the ``diagnostics`` block of a result no sampler made (e.g. ``method="exact"``).
+
+    The same keys as :meth:`bayesjudge.inference.diagnostics.Diagnostics.json_block`, with no
+    numbers: nothing was sampled, so there is nothing to check.
+
+    Examples
+    --------
+    >>> unchecked_diagnostics("exact")["passed"]
+    True
+    """
+    return {
+        "passed": True,
+        "method": method,
+        "r_hat_max": None,
+        "ess_bulk_min": None,
+        "ess_tail_min": None,
+        "divergences": None,
+        "failures": [],
+        "attempts": [],
+    }

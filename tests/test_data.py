@@ -810,7 +810,7 @@ def test_load_example_matches_its_documented_simulation() -> None:
 
 
 def test_load_example_unknown_name() -> None:
-    message = "name must be one of ['channel', 'gate', 'judge', 'systems']; got 'nope'"
+    message = "name must be one of ['channel', 'gate', 'judge', 'panel', 'systems']; got 'nope'"
     with pytest.raises(ValueError, match=re.escape(message)):
         load_example("nope")  # type: ignore[arg-type]
 
@@ -847,7 +847,7 @@ def test_docs_data_page_shows_its_files() -> None:
     assert names == ["judge.csv", "bad.csv", "rulings.csv", "loop.csv", "paired.csv"]
 
 
-@pytest.mark.parametrize("name", ["judge", "gate", "channel", "systems"])
+@pytest.mark.parametrize("name", ["judge", "gate", "channel", "systems", "panel"])
 def test_bundled_examples_load_into_their_contracts(name: str) -> None:
     import bayesjudge as bj
     from bayesjudge.channels import PairedOutcomes
@@ -867,11 +867,12 @@ def test_bundled_examples_load_into_their_contracts(name: str) -> None:
         outcomes = PairedOutcomes.from_frame(frame)
         assert outcomes.stages == ("e0", "e1", "e2")
         assert sorted(set(outcomes.slice.tolist())) == ["easy", "hard", "medium"]
-    else:
+    elif name == "systems":
         answers = bj.SystemsData.read(frame)
         assert answers.systems == ("assistant-a", "assistant-b", "assistant-c")
         assert (len(answers.items), answers.paired) == (400, True)
-    with pytest.raises(
-        ValueError, match=r"name must be one of \['channel', 'gate', 'judge', 'systems'\]"
-    ):
-        bj.load_example("panel")  # type: ignore[arg-type]
+    else:
+        panel = bj.PanelData.from_wide(frame)
+        assert panel.judges == ("a", "a_copy", "b", "c")
+    with pytest.raises(ValueError, match=r"name must be one of \['channel', 'gate', 'judge'"):
+        bj.load_example("jury")  # type: ignore[arg-type]

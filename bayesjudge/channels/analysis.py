@@ -149,16 +149,7 @@ class ChannelAnalysis:
 
     def diagnostics_dict(self) -> dict[str, Any]:
         """Return the ``diagnostics`` block of the JSON output."""
-        full = self.diagnostics.to_dict()
-        return {
-            "method": self.method,
-            "passed": full["passed"],
-            "r_hat_max": full["r_hat_max"],
-            "ess_bulk_min": full["ess_bulk_min"],
-            "ess_tail_min": full["ess_tail_min"],
-            "divergences": full["divergences"],
-            "failures": full["failures"],
-        }
+        return self.diagnostics.json_block(method=self.method)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON object of ``bayesjudge channel --json``."""

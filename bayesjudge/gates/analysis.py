@@ -224,19 +224,9 @@ class GateAnalysis:
         }
         for name in CURVES:
             posterior[name] = {str(c): self.summary(name, c).to_dict() for c in self.caps}
-        full = self.diagnostics.to_dict()
         out: dict[str, Any] = {
             "posterior": posterior,
-            "diagnostics": {
-                "passed": full["passed"],
-                "method": "nuts",
-                "r_hat_max": full["r_hat_max"],
-                "ess_bulk_min": full["ess_bulk_min"],
-                "ess_tail_min": full["ess_tail_min"],
-                "divergences": full["divergences"],
-                "failures": full["failures"],
-                "attempts": [a.to_dict() for a in self.attempts],
-            },
+            "diagnostics": self.diagnostics.json_block(method="nuts", attempts=self.attempts),
             "estimates": [{"cap": e.cap, **e.estimate.to_dict()} for e in self.estimates],
             "independence_check": self.independence.to_dict(),
             "calibration": {"design": self.calibration, "check": self.calibration_check.to_dict()},

@@ -170,6 +170,24 @@ class Diagnostics:
             "checks": [{**asdict(c), "value": clean(c.value)} for c in self.checks],
         }
 
+    def json_block(
+        self, *, method: str = "nuts", attempts: Sequence[Any] | None = None
+    ) -> dict[str, Any]:
+        """Return the ``diagnostics`` block of every command's JSON output.
+
+        The verdict, the method, the headline numbers, the failed checks and (when given) the
+        fit's attempts, each an object with ``to_dict()``
+        (:class:`~bayesjudge.inference.fit.Attempt`); :meth:`to_dict` has every check. A result
+        no sampler made has :func:`bayesjudge.results.unchecked_diagnostics` instead.
+        """
+        full = self.to_dict()
+        block: dict[str, Any] = {"passed": full["passed"], "method": method}
+        for name in ("r_hat_max", "ess_bulk_min", "ess_tail_min", "divergences", "failures"):
+            block[name] = full[name]
+        if attempts is not None:
+            block["attempts"] = [a.to_dict() for a in attempts]
+        return block
+
     @classmethod
     def from_dict(cls, value: dict[str, Any]) -> Diagnostics:
         """Rebuild diagnostics from :meth:`to_dict` (a missing value comes back as NaN)."""

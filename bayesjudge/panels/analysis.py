@@ -152,17 +152,7 @@ class PanelAnalysis:
 
     def diagnostics_dict(self) -> dict[str, Any]:
         """Return the ``diagnostics`` block of the JSON output (as ``bayesjudge estimate``)."""
-        full = self.diagnostics.to_dict()
-        return {
-            "passed": full["passed"],
-            "method": "nuts",
-            "r_hat_max": full["r_hat_max"],
-            "ess_bulk_min": full["ess_bulk_min"],
-            "ess_tail_min": full["ess_tail_min"],
-            "divergences": full["divergences"],
-            "failures": full["failures"],
-            "attempts": [a.to_dict() for a in self.attempts],
-        }
+        return self.diagnostics.json_block(method="nuts", attempts=self.attempts)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON object of ``bayesjudge panel --json``.

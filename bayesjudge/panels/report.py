@@ -306,7 +306,7 @@ def write_panel_report(
     target = check_output_folder(out, inputs=inputs)
     summaries = analysis.to_frame()
     estimates = analysis.estimates_frame()
-    for column in ("estimate", "low", "high", "prob", "se", "j", "unclipped"):
+    for column in ("estimate", "low", "high", "prob", "std_error", "j", "unclipped"):
         estimates[column] = estimates[column].astype(float)
     diagnostics = analysis.diagnostics.to_frame()
     figures = _figures(analysis)

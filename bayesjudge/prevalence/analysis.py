@@ -25,7 +25,13 @@ from bayesjudge.inference.provenance import provenance
 from bayesjudge.prevalence.baselines import RANDOM_SAMPLE_METHODS, baseline_estimates
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
 from bayesjudge.priors import PrevalencePriors
-from bayesjudge.results import Estimate, EstimatesFrame, PosteriorSummary, estimates_frame
+from bayesjudge.results import (
+    Estimate,
+    EstimatesFrame,
+    PosteriorSummary,
+    estimates_frame,
+    unchecked_diagnostics,
+)
 from bayesjudge.validation import check_choice, check_prob
 
 if TYPE_CHECKING:
@@ -257,27 +263,8 @@ class PrevalenceAnalysis:
     def diagnostics_dict(self) -> dict[str, Any]:
         """Return the ``diagnostics`` block of the JSON output."""
         if self.diagnostics is None:
-            return {
-                "passed": True,
-                "method": "exact",
-                "r_hat_max": None,
-                "ess_bulk_min": None,
-                "ess_tail_min": None,
-                "divergences": None,
-                "failures": [],
-                "attempts": [],
-            }
-        full = self.diagnostics.to_dict()
-        return {
-            "passed": full["passed"],
-            "method": "nuts",
-            "r_hat_max": full["r_hat_max"],
-            "ess_bulk_min": full["ess_bulk_min"],
-            "ess_tail_min": full["ess_tail_min"],
-            "divergences": full["divergences"],
-            "failures": full["failures"],
-            "attempts": [a.to_dict() for a in self.attempts],
-        }
+            return unchecked_diagnostics("exact")
+        return self.diagnostics.json_block(method="nuts", attempts=self.attempts)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON object of ``bayesjudge estimate --json``.

@@ -41,7 +41,7 @@ from bayesjudge.inference.fit import Attempt, attempts_of, diagnostics_of
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.inference.summary import summary_of_draws
 from bayesjudge.priors import SystemsPriors
-from bayesjudge.results import Estimate, PosteriorSummary
+from bayesjudge.results import Estimate, PosteriorSummary, unchecked_diagnostics
 from bayesjudge.systems.baselines import difference_baselines, system_baselines
 from bayesjudge.systems.data import SystemsData
 from bayesjudge.systems.fit import Calibration, JudgeChoice, fit_systems
@@ -266,27 +266,8 @@ class SystemsAnalysis:
     def diagnostics_dict(self) -> dict[str, Any]:
         """Return the ``diagnostics`` block of the JSON output (as in ``bayesjudge estimate``)."""
         if self.diagnostics is None:  # a posterior not made by fit_systems: nothing recorded
-            return {
-                "passed": True,
-                "method": "nuts",
-                "r_hat_max": None,
-                "ess_bulk_min": None,
-                "ess_tail_min": None,
-                "divergences": None,
-                "failures": [],
-                "attempts": [],
-            }
-        full = self.diagnostics.to_dict()
-        return {
-            "passed": full["passed"],
-            "method": "nuts",
-            "r_hat_max": full["r_hat_max"],
-            "ess_bulk_min": full["ess_bulk_min"],
-            "ess_tail_min": full["ess_tail_min"],
-            "divergences": full["divergences"],
-            "failures": full["failures"],
-            "attempts": [a.to_dict() for a in self.attempts],
-        }
+            return unchecked_diagnostics("nuts")
+        return self.diagnostics.json_block(method="nuts", attempts=self.attempts)
 
     def to_dict(self) -> dict[str, Any]:
         r"""Return the JSON object of ``bayesjudge rank --json``.
