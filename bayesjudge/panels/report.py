@@ -39,6 +39,13 @@ from bayesjudge.reporting.html import (
 )
 from bayesjudge.reporting.netcdf import write_posterior
 from bayesjudge.reporting.output import check_output_folder, escape_markdown, output_folder
+from bayesjudge.reporting.summary import (
+    Headline,
+    ReportSummary,
+    ReportWarning,
+    footer_html,
+    footer_markdown,
+)
 
 if TYPE_CHECKING:
     from bayesjudge.panels.analysis import PanelAnalysis
@@ -277,6 +284,49 @@ def _headline(analysis: PanelAnalysis) -> tuple[str, str]:
     )
 
 
+def panel_summary(analysis: PanelAnalysis) -> ReportSummary:
+    """Return the one-screen summary of a panel analysis (the shared report summary).
+
+    The corrected pi beside the naive majority vote, the diagnostics badge, the definitions,
+    which estimate to trust, the warnings of :func:`warnings_of` and the reading (withheld when
+    the diagnostics failed).
+    """
+    pi, naive = analysis.pi, analysis.naive
+    headline = Headline(
+        "true success rate pi",
+        pi.mean,
+        pi.eti.low,
+        pi.eti.high,
+        analysis.prob,
+        naive=naive.estimate,
+        naive_name="majority vote of the judges (naive)",
+    )
+    trust = (
+        "The panel model: it reads every judge's verdicts and the gold labels together, "
+        "estimates how far the judges' errors move together, and carries that into pi. The "
+        "majority vote counts correlated judges as independent, each judge alone ignores the "
+        "others, and Dawid-Skene uses no gold labels; they are shown below for comparison."
+    )
+    reading, _ = _headline(analysis)
+    return ReportSummary(
+        headline,
+        diagnostics=analysis.diagnostics,
+        definitions=DEFINITIONS,
+        trust=trust,
+        reading=reading,
+        warnings=[_as_warning(text) for text in warnings_of(analysis) if "FAILED" not in text],
+        quantities=("pi", "se", "sp", "j"),
+    )
+
+
+def _as_warning(text: str) -> ReportWarning:
+    """Turn a :func:`warnings_of` sentence into a summary warning (title: evidence)."""
+    title, _, evidence = text.partition(": ")
+    if not evidence:
+        title, evidence = "Warning", text
+    return ReportWarning(title, evidence.rstrip("."))
+
+
 def write_panel_report(
     out: str | os.PathLike[str],
     analysis: PanelAnalysis,
@@ -310,20 +360,12 @@ def write_panel_report(
         estimates[column] = estimates[column].astype(float)
     diagnostics = analysis.diagnostics.to_frame()
     figures = _figures(analysis)
-    headline, mass = _headline(analysis)
+    mass = f"{100 * analysis.prob:g}%"
     status = "passed" if analysis.passed else "FAILED"
-    warnings = warnings_of(analysis)
     title = f"bayesjudge panel report: {source}"
-    definitions_html = "".join(
-        f"<li><b>{html.escape(term)}</b>: {html.escape(text)}</li>" for term, text in DEFINITIONS
-    )
-    warnings_html = "".join(f'<p class="fail">{html.escape(w)}</p>' for w in warnings)
-    badge = f'<span class="{"pass" if analysis.passed else "fail"}">diagnostics {status}</span>'
+    summary = panel_summary(analysis)
     judges = ", ".join(html.escape(j) for j in analysis.judges)
-    body = f"""<p class="reading">{html.escape(headline)}</p>
-<p>{badge}</p>
-{warnings_html}
-<ul>{definitions_html}</ul>
+    body = f"""{summary.to_html()}
 <p>bayesjudge {__version__}, model <code>panel</code> (dependence
 <code>{html.escape(analysis.dependence)}</code>), judges {judges}, priors
 <code>{html.escape(analysis.priors.describe())}</code>, calibration
@@ -339,10 +381,7 @@ def write_panel_report(
     markdown = "\n\n".join(
         [
             f"# {escape_markdown(title)}",
-            escape_markdown(headline),
-            f"**Diagnostics: {status}**",
-            *(f"**Warning:** {escape_markdown(w)}" for w in warnings),
-            "\n".join(f"* **{escape_markdown(t)}**: {escape_markdown(x)}" for t, x in DEFINITIONS),
+            summary.to_markdown(),
             f"## Posterior summaries ({mass} equal-tailed intervals)",
             markdown_table(summaries),
             f"## Baselines ({mass} intervals)",
@@ -351,6 +390,7 @@ def write_panel_report(
             markdown_table(diagnostics),
             "Figures: see report.html. Posterior: posterior.nc "
             '(`xarray.open_datatree("posterior.nc")`).',
+            footer_markdown(analysis.seed),
         ]
     )
     with output_folder(target, inputs=inputs) as staging:
@@ -358,7 +398,9 @@ def write_panel_report(
         summaries.to_csv(staging / "posterior.csv", index=False)
         estimates.to_csv(staging / "estimates.csv", index=False)
         diagnostics.to_csv(staging / "diagnostics.csv", index=False)
-        (staging / "report.html").write_text(html_page(title, body), encoding="utf-8")
+        (staging / "report.html").write_text(
+            html_page(title, body, footer=footer_html(analysis.seed)), encoding="utf-8"
+        )
         (staging / "summary.md").write_text(markdown + "\n", encoding="utf-8")
         (staging / "provenance.json").write_text(
             json.dumps({k: str(v) for k, v in analysis.posterior.attrs.items()}, indent=1),

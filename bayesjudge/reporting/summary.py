@@ -373,14 +373,20 @@ class ReportSummary:
     def to_markdown(self) -> str:
         """Return the summary as Markdown (the same content as :meth:`to_html`)."""
         h = self.headline
-        head = f"**{h.value(h.estimate)}** {h.name}, corrected ({h.interval_text()})"
+        # the names are escaped, the bold marks around the values are Markdown
+        head = (
+            f"**{escape_markdown(h.value(h.estimate))}** {escape_markdown(h.name)}, corrected "
+            f"({escape_markdown(h.interval_text())})"
+        )
         if h.naive is not None:
-            head += f" against **{h.value(h.naive)}** {h.naive_name}"
+            head += (
+                f" against **{escape_markdown(h.value(h.naive))}** {escape_markdown(h.naive_name)}"
+            )
         lines = self.badge_lines()
         mark = "PASSED" if self.status == "passed" else "FAILED"
         parts = [
             "## Summary",
-            escape_markdown(head + "."),
+            head + ".",
             f"**Diagnostics {mark}.** "
             + escape_markdown(" ".join(lines[1:]) if len(lines) > 1 else lines[0]),
         ]

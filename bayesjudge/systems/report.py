@@ -31,6 +31,7 @@ from bayesjudge.reporting.html import (
 )
 from bayesjudge.reporting.netcdf import write_posterior
 from bayesjudge.reporting.output import escape_markdown, output_folder
+from bayesjudge.reporting.summary import Headline, ReportSummary, footer_html, footer_markdown
 
 if TYPE_CHECKING:
     from bayesjudge.systems.analysis import SystemsAnalysis
@@ -258,6 +259,40 @@ def _figures(analysis: SystemsAnalysis) -> dict[str, str]:
     return figures
 
 
+def rank_summary(analysis: SystemsAnalysis) -> ReportSummary:
+    """Return the one-screen summary of a rank analysis (the shared report summary).
+
+    The headline is the most likely best system's corrected rate beside its judged pass rate;
+    the reading is :func:`rank_reading` (withheld when the diagnostics failed).
+    """
+    best = analysis.order[0]
+    pi = analysis.pi[best]
+    headline = Headline(
+        f"true success rate of {best}, the most likely best (P(best) {analysis.p_best[best]:.2f})",
+        pi.mean,
+        pi.eti.low,
+        pi.eti.high,
+        analysis.prob,
+        naive=analysis.naive_rate[best],
+        naive_name=f"judged pass rate of {best} (naive)",
+    )
+    judge = "each system's own judge errors" if not analysis.judge.shared else "the judge's errors"
+    trust = (
+        f"The Bayesian model: it corrects every system for {judge}, estimated from the gold "
+        "labels, and uses the pairing of items when the systems answered the same ones. The "
+        "judged pass rates, and the frequentist corrections that assume one judge for all, are "
+        "shown below for comparison."
+    )
+    return ReportSummary(
+        headline,
+        diagnostics=analysis.diagnostics,
+        definitions=DEFINITIONS,
+        trust=trust,
+        reading=" ".join(rank_reading(analysis)),
+        quantities=("pi",),
+    )
+
+
 def write_rank_report(
     out: str | os.PathLike[str],
     analysis: SystemsAnalysis,
@@ -293,7 +328,6 @@ def write_rank_report(
     posterior = analysis.posterior
     if posterior is None or analysis.diagnostics is None:
         raise ValueError("a rank report needs the fitted posterior of analyze_systems")
-    reading = rank_reading(analysis)
     ranking = _ranking_frame(analysis)
     differences = analysis.differences_frame()
     judge = _judge_frame(analysis)
@@ -302,11 +336,6 @@ def write_rank_report(
     figures = _figures(analysis)
     passed = analysis.passed
     status = "passed" if passed else "FAILED"
-    colour = "#1a7f37" if passed else "#c62828"
-    badge = (
-        f'<span style="background:{colour};color:white;padding:2px 10px;border-radius:10px;'
-        f'font-weight:bold">diagnostics {status}</span>'
-    )
     reversals = (
         pd.DataFrame(
             [
@@ -316,10 +345,6 @@ def write_rank_report(
         )
         if analysis.reversals
         else None
-    )
-    definitions = "".join(
-        f"<dt><b>{html.escape(term)}</b></dt><dd>{html.escape(text)}</dd>"
-        for term, text in DEFINITIONS
     )
     data = analysis.data
     counts = data.system_counts()
@@ -333,13 +358,11 @@ def write_rank_report(
         baselines.to_csv(staging / "baselines.csv", index=False)
         diag_frame.to_csv(staging / "diagnostics.csv", index=False)
         reversal_html = table_html(reversals) if reversals is not None else "<p>No reversals.</p>"
-        body = f"""<p>{badge}</p>
-<p class="reading">{"<br>".join(html.escape(line) for line in reading)}</p>
+        body = f"""{rank_summary(analysis).to_html()}
 <h2>Corrected ranking beside the naive one ({100 * analysis.prob:g}% intervals)</h2>
 {table_html(ranking)}
 <h3>Reversals</h3>
 {reversal_html}
-<details><summary>Definitions</summary><dl>{definitions}</dl></details>
 <p>{len(analysis.systems)} systems, {len(data.items)} items ({design}), {labelled}
 gold-labelled answers. bayesjudge {__version__}, model <code>{html.escape(analysis.model)}</code>,
 judge {"shared" if analysis.judge.shared else "per system"}, calibration
@@ -358,12 +381,12 @@ intervals and McNemar's mid-p test; Rogan-Gladen; PPI and PPI++).</p>
 {table_html(baselines)}
 <h2>Diagnostics: {status}</h2>
 {diagnostics_html(diag_frame)}"""
-        (staging / "report.html").write_text(html_page(title, body), encoding="utf-8")
+        page = html_page(title, body, footer=footer_html(analysis.seed))
+        (staging / "report.html").write_text(page, encoding="utf-8")
         markdown = "\n\n".join(
             [
                 f"# {escape_markdown(title)}",
-                f"**diagnostics {status}**",
-                " ".join(escape_markdown(line) for line in reading),
+                rank_summary(analysis).to_markdown(),
                 "## Corrected ranking beside the naive one",
                 markdown_table(ranking),
                 "## Pairwise differences (b - a)",
@@ -374,6 +397,7 @@ intervals and McNemar's mid-p test; Rogan-Gladen; PPI and PPI++).</p>
                 markdown_table(diag_frame),
                 "Figures: see report.html. Posterior: posterior.nc "
                 '(`xarray.open_datatree("posterior.nc")`).',
+                footer_markdown(analysis.seed),
             ]
         )
         (staging / "summary.md").write_text(markdown + "\n", encoding="utf-8")

@@ -204,12 +204,15 @@ def test_report_folder(json_run):
     }
     html = (out / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 4
-    assert "diagnostics passed" in html
+    # the shared one-screen summary first, the footer last
+    assert "badge-pass" in html
+    assert html.index('id="summary"') < html.index("<h2>Figures")
+    assert html.index("<footer") > html.index("Diagnostics")
     assert "effective number of judges" in html
     summary = (out / "summary.md").read_text()
-    assert "**Diagnostics: passed**" in summary
+    assert "**Diagnostics PASSED.**" in summary
     # the summary opens with the corrected pi beside the naive majority vote
-    assert summary.index("naive majority-vote rate") < summary.index("## Posterior summaries")
+    assert summary.index("majority vote of the judges") < summary.index("## Posterior summaries")
     tree = xr.open_datatree(out / "posterior.nc")
     assert float(tree["posterior"]["pi"].mean()) == pytest.approx(
         payload["posterior"]["pi"]["mean"]

@@ -128,8 +128,11 @@ def test_out_writes_the_report(capsys, csv_path, fake_fit, tmp_path):
     names = {p.name for p in out_dir.iterdir()}
     assert {"report.html", "summary.md", "posterior.nc", "systems.csv", "differences.csv"} <= names
     page = (out_dir / "report.html").read_text()
-    assert "diagnostics passed" in page
-    assert "Corrected ranking beside the naive one" in page
+    # the shared one-screen summary first (badge, reading, definitions), the footer last
+    assert 'id="summary"' in page
+    assert "badge-pass" in page
+    assert page.index('id="summary"') < page.index("Corrected ranking beside the naive one")
+    assert page.index("<footer") > page.index("Diagnostics")
     assert page.count("data:image/png;base64") == 3
     assert "Reversals" in page
 
