@@ -28,7 +28,7 @@ All numbers come from ``arviz_stats`` (``rhat``, ``ess``, ``mcse``);
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -318,8 +318,6 @@ def check_fit(
     >>> check_fit(tree).passed
     True
     """
-    import arviz_stats as azs
-
     if not 0.0 < prob < 1.0:
         raise ValueError(f"prob must lie in (0, 1); got {prob!r}")
     for group in ("posterior", "sample_stats"):
@@ -342,30 +340,53 @@ def check_fit(
         raise ValueError("sample_stats has no 'diverging' variable, so divergences are unknown")
 
     checks: list[Check] = []
-    r_hat = azs.rhat(posterior, sample_dims=list(_SAMPLE_DIMS), method="rank")
-    ess_bulk = azs.ess(posterior, sample_dims=list(_SAMPLE_DIMS), method="bulk")
-    ess_tail = azs.ess(posterior, sample_dims=list(_SAMPLE_DIMS), method="tail", prob=TAIL_ESS_PROB)
-    sd = posterior.std(dim=list(_SAMPLE_DIMS))
-    mcse_mean = azs.mcse(posterior, sample_dims=list(_SAMPLE_DIMS), method="mean")
-    tails = {"mcse_low": (1.0 - prob) / 2.0, "mcse_high": (1.0 + prob) / 2.0}
-    mcse_q = {
-        key: azs.mcse(posterior, sample_dims=list(_SAMPLE_DIMS), method="quantile", prob=q)
-        for key, q in tails.items()
-    }
+    # every scalar of every checked variable as one (scalar, chain, draw) array: one call of
+    # each of ArviZ's array functions instead of one per variable and statistic
+    labels, owners, blocks = [], [], []
     for name in names:
-        for label, value in _elements(r_hat[name]):
-            checks.append(_make("r_hat", label, value, r_hat_max, "<="))
-        for label, value in _elements(ess_bulk[name]):
-            checks.append(_make("ess_bulk", label, value, ess_min, ">="))
-        for label, value in _elements(ess_tail[name]):
-            checks.append(_make("ess_tail", label, value, ess_min, ">="))
+        da = posterior[name].transpose(*_SAMPLE_DIMS, ...)
+        template = da.isel({d: 0 for d in _SAMPLE_DIMS}, drop=True).rename(name)
+        for label, _ in _elements(template):
+            labels.append(label)
+            owners.append(name)
+        values = da.to_numpy().astype(float)
+        blocks.append(values.reshape(values.shape[0], values.shape[1], -1))
+    draws = np.moveaxis(np.concatenate(blocks, axis=-1), -1, 0)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a constant scalar gives NaN, checked
+        r_hat, ess_bulk, ess_tail = batched_convergence(draws)
+    sd = draws.std(axis=(-2, -1))
+    by_name: dict[Hashable, list[int]] = {}
+    for index, name in enumerate(owners):
+        by_name.setdefault(name, []).append(index)
+    reported = [i for name in mcse_names for i in by_name[name]]
+    relative: dict[str, np.ndarray] = {}
+    if reported:
+        from arviz_stats.base import array_stats
+
+        subset, scale = draws[reported], sd[reported]
+        tails = {"mcse_low": (1.0 - prob) / 2.0, "mcse_high": (1.0 + prob) / 2.0}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mcse = {"mcse_mean": array_stats.mcse(subset, method="mean")}
+            for key, q in tails.items():
+                mcse[key] = array_stats.mcse(subset, method="quantile", prob=q)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for key, value in mcse.items():
+                ratio = np.where(scale > 0, np.asarray(value, dtype=float) / scale, np.nan)
+                relative[key] = np.where(np.isnan(ratio), 0.0, ratio)
+    position = {index: k for k, index in enumerate(reported)}
+    for name in names:
+        for i in by_name[name]:
+            checks.append(_make("r_hat", labels[i], float(r_hat[i]), r_hat_max, "<="))
+        for i in by_name[name]:
+            checks.append(_make("ess_bulk", labels[i], float(ess_bulk[i]), ess_min, ">="))
+        for i in by_name[name]:
+            checks.append(_make("ess_tail", labels[i], float(ess_tail[i]), ess_min, ">="))
         if name not in mcse_names:
             continue
-        scale = sd[name].where(sd[name] > 0)
-        for key, mcse in (("mcse_mean", mcse_mean), *mcse_q.items()):
-            relative = (mcse[name] / scale).fillna(0.0)
-            for label, value in _elements(relative.rename(name)):
-                checks.append(_make(key, label, value, mcse_rel_max, "<="))
+        for key in ("mcse_mean", "mcse_low", "mcse_high"):
+            for i in by_name[name]:
+                value = float(relative[key][position[i]])
+                checks.append(_make(key, labels[i], value, mcse_rel_max, "<="))
     divergent = int(stats["diverging"].sum())
     checks.append(_make("divergences", "sampler", divergent, max_divergences, "<="))
 

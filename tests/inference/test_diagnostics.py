@@ -174,3 +174,50 @@ def test_errors(rng):
     )
     with pytest.raises(ValueError, match="no 'diverging' variable"):
         check_fit(empty_stats)
+
+
+def test_check_fit_values_are_arviz_dataset_functions_on_every_element():
+    """The batched path gives ArviZ's own per-variable R-hat, ESS and relative MCSE."""
+    import arviz_stats as azs
+    import xarray as xr
+
+    from bayesjudge.inference.diagnostics import TAIL_ESS_PROB, check_fit
+
+    rng = np.random.default_rng(3)
+    posterior = xr.Dataset(
+        {
+            "pi": (("chain", "draw"), rng.beta(3, 2, size=(4, 300))),
+            "se": (("chain", "draw", "judge"), rng.normal(size=(4, 300, 3)).cumsum(axis=1)),
+            "m": (("chain", "draw", "a", "b"), rng.gamma(2.0, size=(4, 300, 2, 3))),
+        },
+        coords={"judge": ["x", "y", "z"]},
+    )
+    stats = xr.Dataset({"diverging": (("chain", "draw"), np.zeros((4, 300), bool))})
+    tree = xr.DataTree.from_dict({"posterior": posterior, "sample_stats": stats})
+    checks = {(c.name, c.variable): c.value for c in check_fit(tree, mcse_var_names=["se"]).checks}
+    dims = ["chain", "draw"]
+    sd = posterior.std(dim=dims)
+    reference = {
+        "r_hat": azs.rhat(posterior, sample_dims=dims, method="rank"),
+        "ess_bulk": azs.ess(posterior, sample_dims=dims, method="bulk"),
+        "ess_tail": azs.ess(posterior, sample_dims=dims, method="tail", prob=TAIL_ESS_PROB),
+        "mcse_mean": azs.mcse(posterior, sample_dims=dims, method="mean") / sd,
+        "mcse_low": azs.mcse(posterior, sample_dims=dims, method="quantile", prob=0.025) / sd,
+        "mcse_high": azs.mcse(posterior, sample_dims=dims, method="quantile", prob=0.975) / sd,
+    }
+    labels = {
+        "pi": [("pi", ())],
+        "se": [(f"se[{j}]", {"judge": j}) for j in ("x", "y", "z")],
+        "m": [(f"m[{a},{b}]", {"a": a, "b": b}) for a in range(2) for b in range(3)],
+    }
+    compared = 0
+    for name, variables in labels.items():
+        for label, where in variables:
+            for key, values in reference.items():
+                if key.startswith("mcse") and name != "se":
+                    assert (key, label) not in checks  # MCSE only on the reported variables
+                    continue
+                expected = float(values[name].sel(where) if where else values[name])
+                assert checks[(key, label)] == pytest.approx(expected, rel=1e-12), (key, label)
+                compared += 1
+    assert compared == 3 * 10 + 3 * 3
