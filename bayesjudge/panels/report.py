@@ -54,6 +54,7 @@ __all__ = ["DEFINITIONS", "PanelReportFiles", "warnings_of", "write_panel_report
 
 #: What the reported quantities mean, shown at the top of every report.
 DEFINITIONS = (
+    ("pi", "the true success rate: the share of items that truly pass (gold label PASS)."),
     ("Se (sensitivity)", "the share of truly PASS items a judge passes."),
     ("Sp (specificity)", "the share of truly FAIL items a judge fails."),
     (
