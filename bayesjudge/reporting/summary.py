@@ -226,6 +226,10 @@ class ReportSummary:
         The reported variables, whose failed checks the badge names first.
     max_failures : int
         Failed checks written out in the badge (the rest are counted).
+    hedge_wide : bool
+        Replace the reading by a sentence saying the data cannot pin the headline down when
+        its interval is wider than :data:`WIDE_INTERVAL` (off for a reading that already
+        weighs the uncertainty, such as a ranking's P(best)).
 
     Examples
     --------
@@ -248,6 +252,7 @@ class ReportSummary:
     exact_note: str = "exact posterior by numerical integration: no sampling, nothing to check"
     quantities: Sequence[str] = ()
     max_failures: int = 6
+    hedge_wide: bool = True
 
     @property
     def status(self) -> str:
@@ -268,7 +273,7 @@ class ReportSummary:
                 "wrong. Follow the advice above and rerun."
             )
         h = self.headline
-        if h.width > WIDE_INTERVAL:
+        if self.hedge_wide and h.width > WIDE_INTERVAL:
             return (
                 f"The data cannot pin the {h.name} down: it lies anywhere from "
                 f"{h.value(h.low)} to {h.value(h.high)} ({100 * h.prob:g}% interval), too wide "

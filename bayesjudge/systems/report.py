@@ -268,13 +268,14 @@ def rank_summary(analysis: SystemsAnalysis) -> ReportSummary:
     best = analysis.order[0]
     pi = analysis.pi[best]
     headline = Headline(
-        f"true success rate of {best}, the most likely best (P(best) {analysis.p_best[best]:.2f})",
+        f"true success rate of {best}",
         pi.mean,
         pi.eti.low,
         pi.eti.high,
         analysis.prob,
         naive=analysis.naive_rate[best],
-        naive_name=f"judged pass rate of {best} (naive)",
+        naive_name=f"judged pass rate of {best} (naive); P({best} is best) = "
+        f"{analysis.p_best[best]:.2f}",
     )
     judge = "each system's own judge errors" if not analysis.judge.shared else "the judge's errors"
     trust = (
@@ -290,6 +291,7 @@ def rank_summary(analysis: SystemsAnalysis) -> ReportSummary:
         trust=trust,
         reading=" ".join(rank_reading(analysis)),
         quantities=("pi",),
+        hedge_wide=False,  # the reading weighs the uncertainty itself (P(best), intervals)
     )
 
 

@@ -239,3 +239,15 @@ def test_badge_names_reported_quantities_first_and_counts_the_rest() -> None:
     ).to_html()
     assert "unreliable: the fit failed" in page
     assert "and 5 more failed checks" in page  # 11 failed, six written out by default
+
+
+def test_a_reading_that_weighs_its_own_uncertainty_is_kept_when_the_interval_is_wide():
+    from bayesjudge.reporting.summary import DEFINITIONS, Headline, ReportSummary
+
+    wide = Headline("true success rate of b", 0.6, 0.4, 0.8, 0.95, naive=0.7)
+    kept = ReportSummary(
+        wide, None, DEFINITIONS.items(), "T", "No system is clearly best.", hedge_wide=False
+    )
+    hedged = ReportSummary(wide, None, DEFINITIONS.items(), "T", "No system is clearly best.")
+    assert kept.shown_reading == "No system is clearly best."
+    assert hedged.shown_reading.startswith("The data cannot pin")
