@@ -3,38 +3,49 @@ SHELL := bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
 OUT ?= bayesjudge-report
 
-.PHONY: setup example test lint typecheck docs bench clean
+.PHONY: setup setup-dev example test lint typecheck docs bench clean
 
+# `make example` installs what the main job needs (the package and nutpie); every other target
+# adds the test, docs and lint tools (the dev extra).
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml scripts/find-python.sh
+setup-dev: $(DEV_STAMP)
+
+$(PY):
 	@interp="$$(scripts/find-python.sh)" || exit 1; \
 	echo "using $$interp ($$($$interp --version))"; \
 	[ -x "$(PY)" ] || "$$interp" -m venv "$(VENV)"
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev]"
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[fast]"
 	@touch $(STAMP)
+
+$(DEV_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[dev]"
+	@touch $(DEV_STAMP) $(STAMP)
 
 example: setup
 	$(VENV)/bin/bayesjudge report --out $(OUT)
 
-lint: setup
+lint: setup-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-typecheck: setup
+typecheck: setup-dev
 	$(VENV)/bin/mypy
 
 test: lint typecheck
 	$(PY) -m pytest -q
 
-docs: setup
+docs: setup-dev
 	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
 	$(PY) scripts/check_docs_offline.py docs/_build/html
 
-bench: setup
+bench: setup-dev
 	$(PY) benchmarks/run.py
 
 clean:
