@@ -123,11 +123,19 @@ def test_entry_holds_the_spec_without_the_replaced_data(filled):
     assert all(s["value"] is None for s in shared.values())  # the data never reach the disk
 
 
-def test_a_fresh_process_loads_without_pymc_and_samples_the_same(filled, tmp_path):
-    root, cache = filled
-    folder = _copy(root, tmp_path)
-    expected = nutpie.sample(
-        cache.compiled(KEY, _build, DATA_NAMES).with_data(**OTHER), seed=4, **SAMPLE
+def _sample_in_a_fresh_process(folder: Path, *, build: bool) -> dict:
+    """Sample the test model in a new interpreter with the disk cache in ``folder``.
+
+    With ``build`` the process builds and compiles the model (and writes the cache); without,
+    building is an error, so the model must come from the disk.
+    """
+    counts = repr(COUNTS.as_dict())
+    build_body = (
+        "from bayesjudge.models.prevalence import prevalence_model\n"
+        "            from bayesjudge.prevalence.data import JudgeCounts\n"
+        f"            return prevalence_model(JudgeCounts(**{counts}))"
+        if build
+        else 'raise AssertionError("a disk hit must not build the model")'
     )
     script = textwrap.dedent(
         f"""
@@ -139,7 +147,7 @@ def test_a_fresh_process_loads_without_pymc_and_samples_the_same(filled, tmp_pat
         cache = ModelCache(maxsize=1)
         key = ("prevalence-test", True, PrevalencePriors())
         def build():
-            raise AssertionError("a disk hit must not build the model")
+            {build_body}
         compiled = cache.compiled(key, build, frozenset({sorted(DATA_NAMES)!r}))
         trace = nutpie.sample(compiled.with_data(**{OTHER!r}), seed=4, **{SAMPLE!r})
         print(json.dumps({{
@@ -156,10 +164,29 @@ def test_a_fresh_process_loads_without_pymc_and_samples_the_same(filled, tmp_pat
     run = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
     )
-    result = json.loads(run.stdout.strip().splitlines()[-1])
-    assert (result["loads"], result["builds"], result["compiles"]) == (1, 0, 0)
-    assert result["imported"] == []
-    np.testing.assert_array_equal(result["pi"], expected.posterior["pi"].values.ravel())
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def test_a_fresh_process_loads_without_pymc_and_samples_the_same(filled, tmp_path):
+    """The process that compiled the model and a later one that loads it draw the same.
+
+    Both are fresh interpreters: the claim is about processes, and the test session's own
+    process has compiled many models by then (in the full suite its in-memory model drew
+    within 6e-11 of the loaded one, not bit for bit).
+    """
+    folder = tmp_path / "cache"
+    compiled = _sample_in_a_fresh_process(folder, build=True)
+    assert (compiled["loads"], compiled["builds"], compiled["compiles"]) == (0, 1, 1)
+    loaded = _sample_in_a_fresh_process(_copy(folder, tmp_path), build=False)
+    assert (loaded["loads"], loaded["builds"], loaded["compiles"]) == (1, 0, 0)
+    assert loaded["imported"] == []
+    np.testing.assert_array_equal(loaded["pi"], compiled["pi"])
+    # and the draws are the ones the test session's copy of the entry gives
+    _, cache = filled
+    session = nutpie.sample(
+        cache.compiled(KEY, _build, DATA_NAMES).with_data(**OTHER), seed=4, **SAMPLE
+    )
+    np.testing.assert_allclose(session.posterior["pi"].values.ravel(), loaded["pi"], rtol=1e-8)
 
 
 def test_python_free_tells_code_that_reaches_python_objects():
