@@ -7,6 +7,7 @@
   fitting path (sample, complete, check, escalate once, record);
 * :mod:`~bayesjudge.inference.diagnostics`: :func:`~bayesjudge.inference.diagnostics.check_fit`
   and its batched twin for studies;
+* :mod:`~bayesjudge.inference.affine`: a model rebuilt in coordinates whitened at its mode;
 * :mod:`~bayesjudge.inference.predictive`: posterior predictive draws of counts;
 * :mod:`~bayesjudge.inference.provenance`: versions, seed and command recorded with results;
 * :mod:`~bayesjudge.inference.summary`: posterior summaries.
