@@ -36,6 +36,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from bayesjudge.inference._convergence import convergence as _convergence
+from bayesjudge.inference._convergence import mcse as _mcse
+
 __all__ = [
     "TAIL_ESS_PROB",
     "Check",
@@ -238,20 +241,27 @@ def ppc_tail_probability(replicated: np.ndarray, observed: np.ndarray) -> np.nda
     return np.minimum(1.0, 2.0 * np.minimum(lower, upper))
 
 
-def _elements(da: xr.DataArray) -> list[tuple[str, float]]:
-    """Flatten a DataArray with no sample dims into (label, value) pairs."""
-    name = str(da.name)
-    if da.ndim == 0:
-        return [(name, float(da))]
-    values = da.to_numpy()
-    labels = [
-        da.coords[d].to_numpy() if d in da.coords else np.arange(da.sizes[d]) for d in da.dims
+def _labels(
+    name: str, dims: tuple[Hashable, ...], shape: tuple[int, ...], coords: xr.Coordinates
+) -> list[str]:
+    """Label each scalar of a variable with these (non-sample) dims: ``name[c1,c2]``."""
+    if not dims:
+        return [name]
+    axes = [
+        coords[d].to_numpy() if d in coords else np.arange(n)
+        for d, n in zip(dims, shape, strict=True)
     ]
-    out = []
-    for index in np.ndindex(values.shape):
-        inner = ",".join(str(labels[axis][i]) for axis, i in enumerate(index))
-        out.append((f"{name}[{inner}]", float(values[index])))
-    return out
+    return [
+        f"{name}[{','.join(str(axes[axis][i]) for axis, i in enumerate(index))}]"
+        for index in np.ndindex(shape)
+    ]
+
+
+def _sample_first(variable: xr.Variable) -> xr.Variable:
+    """Return the variable with ``chain`` and ``draw`` as its first two dims."""
+    if variable.dims[:2] == _SAMPLE_DIMS:
+        return variable
+    return variable.transpose(*_SAMPLE_DIMS, ...)
 
 
 def check_fit(
@@ -344,12 +354,11 @@ def check_fit(
     # each of ArviZ's array functions instead of one per variable and statistic
     labels, owners, blocks = [], [], []
     for name in names:
-        da = posterior[name].transpose(*_SAMPLE_DIMS, ...)
-        template = da.isel({d: 0 for d in _SAMPLE_DIMS}, drop=True).rename(name)
-        for label, _ in _elements(template):
+        variable = _sample_first(posterior.variables[name])
+        for label in _labels(str(name), variable.dims[2:], variable.shape[2:], posterior.coords):
             labels.append(label)
             owners.append(name)
-        values = da.to_numpy().astype(float)
+        values = variable.to_numpy().astype(float)
         blocks.append(values.reshape(values.shape[0], values.shape[1], -1))
     draws = np.moveaxis(np.concatenate(blocks, axis=-1), -1, 0)
     with np.errstate(divide="ignore", invalid="ignore"):  # a constant scalar gives NaN, checked
@@ -361,17 +370,14 @@ def check_fit(
     reported = [i for name in mcse_names for i in by_name[name]]
     relative: dict[str, np.ndarray] = {}
     if reported:
-        from arviz_stats.base import array_stats
-
         subset, scale = draws[reported], sd[reported]
-        tails = {"mcse_low": (1.0 - prob) / 2.0, "mcse_high": (1.0 + prob) / 2.0}
+        tails = ((1.0 - prob) / 2.0, (1.0 + prob) / 2.0)
+        mcse = dict(
+            zip(("mcse_mean", "mcse_low", "mcse_high"), _mcse(subset, probs=tails), strict=True)
+        )
         with np.errstate(divide="ignore", invalid="ignore"):
-            mcse = {"mcse_mean": array_stats.mcse(subset, method="mean")}
-            for key, q in tails.items():
-                mcse[key] = array_stats.mcse(subset, method="quantile", prob=q)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            for key, value in mcse.items():
-                ratio = np.where(scale > 0, np.asarray(value, dtype=float) / scale, np.nan)
+            for key, error in mcse.items():
+                ratio = np.where(scale > 0, np.asarray(error, dtype=float) / scale, np.nan)
                 relative[key] = np.where(np.isnan(ratio), 0.0, ratio)
     position = {index: k for k, index in enumerate(reported)}
     for name in names:
@@ -400,15 +406,13 @@ def check_fit(
         for name in observed.data_vars:
             if name not in replicated:
                 continue
-            rep = replicated[name].stack(__sample__=list(_SAMPLE_DIMS)).transpose("__sample__", ...)
-            obs = observed[name].transpose(*rep.dims[1:])
-            p = xr.DataArray(
-                ppc_tail_probability(rep.to_numpy(), obs.to_numpy()),
-                dims=obs.dims,
-                coords={d: obs.coords[d] for d in obs.dims if d in obs.coords},
-                name=str(name),
-            )
-            for label, value in _elements(p):
+            rep = _sample_first(replicated.variables[name])
+            rest = rep.dims[2:]
+            obs = observed.variables[name].transpose(*rest)
+            p = ppc_tail_probability(rep.to_numpy().reshape(-1, *rep.shape[2:]), obs.to_numpy())
+            for label, value in zip(
+                _labels(str(name), rest, obs.shape, observed.coords), np.ravel(p), strict=True
+            ):
                 checks.append(_make("ppc_tail_prob", label, value, ppc_min, ">="))
     return Diagnostics(tuple(checks), float(prob))
 
@@ -434,10 +438,5 @@ def batched_convergence(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     >>> [a.shape for a in batched_convergence(x)]
     [(3,), (3,), (3,)]
     """
-    from arviz_stats.base import array_stats
-
-    values = np.asarray(draws, dtype=float)
-    r_hat = array_stats.rhat(values, chain_axis=-2, draw_axis=-1, method="rank")
-    bulk = array_stats.ess(values, chain_axis=-2, draw_axis=-1, method="bulk")
-    tail = array_stats.ess(values, chain_axis=-2, draw_axis=-1, method="tail", prob=TAIL_ESS_PROB)
+    r_hat, bulk, tail = _convergence(np.asarray(draws, dtype=float), tail_prob=TAIL_ESS_PROB)
     return np.asarray(r_hat), np.asarray(bulk), np.asarray(tail)
