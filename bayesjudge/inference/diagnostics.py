@@ -6,7 +6,8 @@ r"""Convergence and predictive checks of a posterior, with a pass/fail verdict p
   Bürkner 2021), passing when :math:`\hat R \le` ``r_hat_max`` (1.01);
 * **bulk and tail ESS**: effective sample sizes of the same paper, passing when at least
   ``ess_min`` (400, i.e. 100 per chain for four chains, the paper's recommendation); the tail
-  ESS is the smaller of the ESS of the 5% and 95% quantiles, as in the paper;
+  ESS is the smaller of the ESS of the 10% and 90% quantiles (:data:`TAIL_ESS_PROB`; the
+  paper uses the 5% and 95%);
 * **divergences**: divergent NUTS transitions (``sample_stats["diverging"]``), passing when
   at most ``max_divergences`` (0);
 * **MCSE** of the posterior mean and of the two bounds of the equal-tailed ``prob`` interval,
@@ -22,8 +23,13 @@ r"""Convergence and predictive checks of a posterior, with a pass/fail verdict p
   prior is restricted to J > 0). Both tails count, and ties count on both sides, so the
   check is conservative for discrete counts.
 
-All numbers come from ``arviz_stats`` (``rhat``, ``ess``, ``mcse``);
-:func:`batched_convergence` gives the same R-hat and ESS for many fits at once (the studies).
+The R-hat, ESS and MCSE are those of ``arviz_stats`` (``rhat(method="rank")``,
+``ess(method="bulk" | "tail")``, ``mcse(method="mean" | "quantile")``), computed by
+:mod:`bayesjudge.inference._convergence`: the same operations in numpy, vectorised over every
+scalar of every variable at once (tested against ArviZ to a relative 1e-12 on arrays with
+autocorrelation, heavy tails, ties, constants, NaN and infinities), so the diagnostics cost a
+few milliseconds instead of as much as sampling. :func:`batched_convergence` gives the same
+R-hat and ESS for many fits at once (the studies).
 """
 
 from __future__ import annotations
@@ -49,7 +55,8 @@ __all__ = [
 ]
 
 _SAMPLE_DIMS = ("chain", "draw")
-#: Mass between the two quantiles whose ESS gives the tail ESS (the 5% and 95% quantiles).
+#: ``prob`` of ArviZ's tail ESS: one quantile, with ``1 - prob`` the other, so the tail ESS is
+#: the smaller ESS of the 10% and 90% quantiles (Vehtari et al. 2021 use the 5% and 95%).
 TAIL_ESS_PROB = 0.9
 
 
@@ -420,8 +427,8 @@ def check_fit(
 def batched_convergence(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return rank-normalised split R-hat, bulk ESS and tail ESS of many fits at once.
 
-    The same numbers as :func:`check_fit` (``arviz_stats``' array functions, tail ESS of the
-    5% and 95% quantiles), vectorised over any leading axes.
+    The same numbers as :func:`check_fit` (those of ``arviz_stats``' array functions, tail ESS
+    of the 10% and 90% quantiles), vectorised over any leading axes.
 
     Parameters
     ----------
