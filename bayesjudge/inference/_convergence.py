@@ -53,6 +53,8 @@ the last bit on the arrays tested, not only to rounding.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 __all__ = [
@@ -75,6 +77,9 @@ _BLOM = 3 / 8
 _ONE_SD = np.array([0.1586553, 0.8413447])
 #: Fewest draws per chain for any statistic.
 _MIN_DRAWS = 4
+#: Autocorrelation lags examined before all of them (Geyer's sequence stops early in a chain
+#: that mixes; the result is the same either way).
+_FIRST_LAGS = 64
 
 
 def _as_draws(draws: np.ndarray) -> np.ndarray:
@@ -124,30 +129,82 @@ def z_scale(values: np.ndarray) -> np.ndarray:
     >>> z_scale(np.array([[3.0, 1.0], [2.0, 2.0]])).round(3).tolist()
     [[1.049, -1.049], [0.0, 0.0]]
     """
-    from scipy.special import ndtri
-
     shape = values.shape
     flat = values.reshape(*shape[:-2], -1)
-    size = flat.shape[-1]
     order = np.argsort(flat, axis=-1)  # NaN sort last; the order within ties does not matter
-    ordered = np.take_along_axis(flat, order, axis=-1)
-    index = np.arange(size)
+    return _scores_in_order(order, np.take_along_axis(flat, order, axis=-1)).reshape(shape)
+
+
+def _scores_in_order(order: np.ndarray, ordered: np.ndarray) -> np.ndarray:
+    """Return the normal scores of rows, given their sorting ``order`` and sorted ``ordered``.
+
+    Tied values get the score of their average rank; NaN (sorted last) stays NaN.
+    """
+    size = ordered.shape[-1]
+    z_sorted = np.empty(ordered.shape)  # C order, so that reshape(-1) is a view
+    z_sorted[...] = _normal_scores(size)
     ties = ordered[..., 1:] == ordered[..., :-1]
     if ties.any():
-        starts = np.ones(ordered.shape, dtype=bool)
-        starts[..., 1:] = ~ties
-        ends = np.ones(ordered.shape, dtype=bool)
-        ends[..., :-1] = starts[..., 1:]
-        first = np.maximum.accumulate(np.where(starts, index, 0), axis=-1)
-        last = np.minimum.accumulate(np.where(ends, index, size - 1)[..., ::-1], axis=-1)
-        # the tie group's average of the ranks first + 1 .. last + 1
-        ranks_sorted = 0.5 * (first + last[..., ::-1] + 2)
+        # each run of consecutive tied pairs at sorted positions first .. last - 1 is one tie
+        # group first .. last (flat indices; a run never crosses rows)
+        rows, pos = np.nonzero(ties.reshape(-1, size - 1))
+        where = rows * size + pos
+        breaks = np.flatnonzero(np.diff(where) != 1)
+        first = where[np.r_[0, breaks + 1]]
+        last = where[np.r_[breaks, where.size - 1]] + 1
+        lengths = last - first + 1
+        # the group's average of the ranks first + 1 .. last + 1 (positions within the row)
+        scores = _scores(0.5 * (first % size + last % size + 2), size)
+        offsets = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        z_sorted.reshape(-1)[np.repeat(first, lengths) + offsets] = np.repeat(scores, lengths)
+    z_sorted[np.isnan(ordered)] = np.nan
+    z = np.empty(ordered.shape)  # C order: the reductions that follow sum as ArviZ's do
+    np.put_along_axis(z, order, z_sorted, axis=-1)
+    return z
+
+
+def _median_sorted(ordered: np.ndarray) -> np.ndarray:
+    """``np.median`` of each row from the row sorted (NaN last): the same number."""
+    size = ordered.shape[-1]
+    half = size // 2
+    if size % 2:
+        median = ordered[..., half].copy()
     else:
-        ranks_sorted = np.broadcast_to(index + 1.0, ordered.shape)
-    ranks = np.empty(ordered.shape)  # C order: the reductions that follow sum as ArviZ
-    np.put_along_axis(ranks, order, ranks_sorted, axis=-1)
-    ranks[np.isnan(flat)] = np.nan
-    return np.asarray(ndtri((ranks - _BLOM) / (size - 2 * _BLOM + 1))).reshape(shape)
+        median = np.mean(ordered[..., half - 1 : half + 1], axis=-1)
+    return np.where(np.isnan(ordered[..., -1]), np.nan, median)
+
+
+def _folded_scores(order: np.ndarray, ordered: np.ndarray) -> np.ndarray:
+    r"""Return the normal scores of :math:`|x - \mathrm{median}(x)|` per row, from its sorting.
+
+    In sorted order the folded values fall to the median and rise after it: two sorted runs,
+    which a stable sort (timsort) merges in linear time instead of sorting afresh.
+    """
+    size = ordered.shape[-1]
+    median = _median_sorted(ordered)[..., None]
+    folded = np.abs(ordered - median)
+    below = np.sum(ordered < median, axis=-1, keepdims=True)
+    position = np.arange(size)
+    runs = np.where(position < below, below - 1 - position, position)
+    merged = np.take_along_axis(folded, runs, axis=-1)
+    perm = np.argsort(merged, axis=-1, kind="stable")
+    order_folded = np.take_along_axis(np.take_along_axis(order, runs, axis=-1), perm, axis=-1)
+    return _scores_in_order(order_folded, np.take_along_axis(merged, perm, axis=-1))
+
+
+def _scores(ranks: np.ndarray, size: int) -> np.ndarray:
+    """Blom's normal scores of ``ranks`` among ``size`` draws."""
+    from scipy.special import ndtri
+
+    return np.asarray(ndtri((ranks - _BLOM) / (size - 2 * _BLOM + 1)))
+
+
+@functools.lru_cache(maxsize=16)
+def _normal_scores(size: int) -> np.ndarray:
+    """Return the normal scores of the ranks 1 .. ``size`` (those of every scalar without ties)."""
+    scores = _scores(np.arange(size) + 1.0, size)
+    scores.flags.writeable = False
+    return scores
 
 
 def _gelman_rubin(values: np.ndarray) -> np.ndarray:
@@ -158,6 +215,16 @@ def _gelman_rubin(values: np.ndarray) -> np.ndarray:
     between = n * np.var(chain_mean, axis=-1, ddof=1)
     within = np.mean(chain_var, axis=-1)
     return np.sqrt((between / within + n - 1) / n)
+
+
+def _bulk_and_tail_rhat(split: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Bulk and tail (folded) R-hat of split draws, and their rank-normalised values."""
+    flat = split.reshape(*split.shape[:-2], -1)
+    order = np.argsort(flat, axis=-1)
+    ordered = np.take_along_axis(flat, order, axis=-1)
+    z = _scores_in_order(order, ordered).reshape(split.shape)
+    folded = _folded_scores(order, ordered).reshape(split.shape)
+    return _gelman_rubin(z), _gelman_rubin(folded), z
 
 
 def rhat_rank(draws: np.ndarray) -> np.ndarray:
@@ -184,22 +251,22 @@ def rhat_rank(draws: np.ndarray) -> np.ndarray:
     if values.shape[-1] < _MIN_DRAWS:
         return _nan(values)
     with np.errstate(divide="ignore", invalid="ignore"):
-        split = _split(values)
-        bulk = _gelman_rubin(z_scale(split))
-        flat = split.reshape(*split.shape[:-2], -1)
-        median = np.median(flat, axis=-1)[..., None, None]
-        tail = _gelman_rubin(z_scale(np.abs(split - median)))
+        bulk, tail = _bulk_and_tail_rhat(_split(values))[:2]
         out = np.where(tail > bulk, tail, bulk)
     return np.where(_invalid(values, min_chains=2), np.nan, out)
 
 
-def _geyer_sums(acov: np.ndarray, chain_mean: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r"""Return (rho, L): the truncated, monotone autocorrelations and the count summed twice.
+def _geyer_sums(
+    acov: np.ndarray, chain_mean: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    r"""Return (rho, L, complete): Geyer's truncated, monotone autocorrelations.
 
-    ``acov`` has shape (..., chain, lag), ``chain_mean`` (..., chain). ``rho[..., :L]`` enters
-    :math:`\hat\tau` twice and ``rho[..., L]`` once.
+    ``acov`` has shape (..., chain, lag): the autocovariances of the first lags of chains of
+    ``n`` draws; ``chain_mean`` (..., chain). ``rho[..., :L]`` enters :math:`\hat\tau` twice
+    and ``rho[..., L]`` once. ``complete`` is False when a scalar's initial positive sequence
+    runs past the lags given (then the caller passes them all).
     """
-    n_chain, n = acov.shape[-2], acov.shape[-1]
+    n_chain, lags = acov.shape[-2], acov.shape[-1]
     # the mean over chains of each lag, reduced along a contiguous axis as ArviZ's np.mean of
     # one lag's column is
     lag_mean = np.mean(np.ascontiguousarray(np.swapaxes(acov, -1, -2)), axis=-1)
@@ -209,12 +276,15 @@ def _geyer_sums(acov: np.ndarray, chain_mean: np.ndarray) -> tuple[np.ndarray, n
         var_plus = var_plus + np.var(chain_mean, axis=-1, ddof=1)
     rho = 1.0 - (mean_var[..., None] - lag_mean) / var_plus[..., None]
     rho[..., 0] = 1.0
-    pairs = max(0, (n - 3) // 2)  # pairs j = 1..pairs are reachable by the loop
+    reachable = max(0, (n - 3) // 2)  # pairs j = 1..reachable are reachable by ArviZ's loop
+    pairs = min(reachable, max(0, (lags - 2) // 2))
     pair_sum = np.empty((*rho.shape[:-1], pairs + 1))
     pair_sum[..., 0] = 1.0 + rho[..., 1]
     pair_sum[..., 1:] = rho[..., 2 : 2 * pairs + 2 : 2] + rho[..., 3 : 2 * pairs + 2 : 2]
     stops = ~(pair_sum > 0.0)
-    last = np.where(stops.any(axis=-1), np.argmax(stops, axis=-1), pairs)  # last pair computed
+    stopped = stops.any(axis=-1)
+    complete = pairs == reachable or bool(stopped.all())
+    last = np.where(stopped, np.argmax(stops, axis=-1), pairs)  # the last pair computed
     j = np.arange(pairs + 1)
     kept = (j <= last[..., None]) & (pair_sum >= 0.0)
     kept[..., 0] = True
@@ -246,7 +316,7 @@ def _geyer_sums(acov: np.ndarray, chain_mean: np.ndarray) -> tuple[np.ndarray, n
         out[..., : 2 * pairs + 2] = np.where(
             both, np.repeat(half, 2, axis=-1), out[..., : 2 * pairs + 2]
         )
-    return out, 2 * last
+    return out, 2 * last, complete
 
 
 def ess(values: np.ndarray) -> np.ndarray:
@@ -274,11 +344,15 @@ def ess(values: np.ndarray) -> np.ndarray:
         centred = y - y.mean(axis=-1, keepdims=True)
         spectrum = np.fft.rfft(centred, n=m, axis=-1)
         spectrum *= np.conjugate(spectrum)
-        acov = np.fft.irfft(spectrum, n=m, axis=-1)[..., :n]
-        acov /= n
-        rho, twice = _geyer_sums(acov, y.mean(axis=-1))
+        acov = np.fft.irfft(spectrum, n=m, axis=-1)
+        chain_mean = y.mean(axis=-1)
+        # the truncation is usually reached within a few lags: look at the first ones first
+        window = min(n, _FIRST_LAGS)
+        rho, twice, complete = _geyer_sums(acov[..., :window] / n, chain_mean, n)
+        if not complete:
+            rho, twice, _ = _geyer_sums(acov[..., :n] / n, chain_mean, n)
         # np.sum of rho[:L], one length at a time: the same pairwise summation as ArviZ's
-        flat_rho = rho.reshape(-1, n)
+        flat_rho = rho.reshape(-1, rho.shape[-1])
         flat_twice = twice.reshape(-1)
         head = np.empty(flat_twice.shape)
         for length in np.unique(flat_twice):
@@ -431,12 +505,7 @@ def convergence(draws: np.ndarray, *, tail_prob: float) -> tuple[np.ndarray, ...
         return _nan(values), _nan(values), _nan(values)
     low, high = sorted((tail_prob, 1 - tail_prob))
     with np.errstate(divide="ignore", invalid="ignore"):
-        split = _split(values)
-        z = z_scale(split)
-        bulk_r = _gelman_rubin(z)
-        flat = split.reshape(*split.shape[:-2], -1)
-        median = np.median(flat, axis=-1)[..., None, None]
-        tail_r = _gelman_rubin(z_scale(np.abs(split - median)))
+        bulk_r, tail_r, z = _bulk_and_tail_rhat(_split(values))
         r_hat = np.where(tail_r > bulk_r, tail_r, bulk_r)
         quantiles = _quantiles(values, (low, high))
         bulk, ess_low, ess_high = _ess_together(
