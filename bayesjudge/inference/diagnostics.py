@@ -6,7 +6,8 @@ r"""Convergence and predictive checks of a posterior, with a pass/fail verdict p
   Bürkner 2021), passing when :math:`\hat R \le` ``r_hat_max`` (1.01);
 * **bulk and tail ESS**: effective sample sizes of the same paper, passing when at least
   ``ess_min`` (400, i.e. 100 per chain for four chains, the paper's recommendation); the tail
-  ESS is the smaller of the ESS of the 5% and 95% quantiles, as in the paper;
+  ESS is the smaller of the ESS of the 10% and 90% quantiles (:data:`TAIL_ESS_PROB`; the
+  paper uses the 5% and 95%);
 * **divergences**: divergent NUTS transitions (``sample_stats["diverging"]``), passing when
   at most ``max_divergences`` (0);
 * **MCSE** of the posterior mean and of the two bounds of the equal-tailed ``prob`` interval,
@@ -22,8 +23,13 @@ r"""Convergence and predictive checks of a posterior, with a pass/fail verdict p
   prior is restricted to J > 0). Both tails count, and ties count on both sides, so the
   check is conservative for discrete counts.
 
-All numbers come from ``arviz_stats`` (``rhat``, ``ess``, ``mcse``);
-:func:`batched_convergence` gives the same R-hat and ESS for many fits at once (the studies).
+The R-hat, ESS and MCSE are those of ``arviz_stats`` (``rhat(method="rank")``,
+``ess(method="bulk" | "tail")``, ``mcse(method="mean" | "quantile")``), computed by
+:mod:`bayesjudge.inference._convergence`: the same operations in numpy, vectorised over every
+scalar of every variable at once (tested against ArviZ to a relative 1e-12 on arrays with
+autocorrelation, heavy tails, ties, constants, NaN and infinities), so the diagnostics cost a
+few milliseconds instead of as much as sampling. :func:`batched_convergence` gives the same
+R-hat and ESS for many fits at once (the studies).
 """
 
 from __future__ import annotations
@@ -36,6 +42,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from bayesjudge.inference._convergence import convergence as _convergence
+from bayesjudge.inference._convergence import mcse as _mcse
+
 __all__ = [
     "TAIL_ESS_PROB",
     "Check",
@@ -46,7 +55,8 @@ __all__ = [
 ]
 
 _SAMPLE_DIMS = ("chain", "draw")
-#: Mass between the two quantiles whose ESS gives the tail ESS (the 5% and 95% quantiles).
+#: ``prob`` of ArviZ's tail ESS: one quantile, with ``1 - prob`` the other, so the tail ESS is
+#: the smaller ESS of the 10% and 90% quantiles (Vehtari et al. 2021 use the 5% and 95%).
 TAIL_ESS_PROB = 0.9
 
 
@@ -238,20 +248,27 @@ def ppc_tail_probability(replicated: np.ndarray, observed: np.ndarray) -> np.nda
     return np.minimum(1.0, 2.0 * np.minimum(lower, upper))
 
 
-def _elements(da: xr.DataArray) -> list[tuple[str, float]]:
-    """Flatten a DataArray with no sample dims into (label, value) pairs."""
-    name = str(da.name)
-    if da.ndim == 0:
-        return [(name, float(da))]
-    values = da.to_numpy()
-    labels = [
-        da.coords[d].to_numpy() if d in da.coords else np.arange(da.sizes[d]) for d in da.dims
+def _labels(
+    name: str, dims: tuple[Hashable, ...], shape: tuple[int, ...], coords: xr.Coordinates
+) -> list[str]:
+    """Label each scalar of a variable with these (non-sample) dims: ``name[c1,c2]``."""
+    if not dims:
+        return [name]
+    axes = [
+        coords[d].to_numpy() if d in coords else np.arange(n)
+        for d, n in zip(dims, shape, strict=True)
     ]
-    out = []
-    for index in np.ndindex(values.shape):
-        inner = ",".join(str(labels[axis][i]) for axis, i in enumerate(index))
-        out.append((f"{name}[{inner}]", float(values[index])))
-    return out
+    return [
+        f"{name}[{','.join(str(axes[axis][i]) for axis, i in enumerate(index))}]"
+        for index in np.ndindex(shape)
+    ]
+
+
+def _sample_first(variable: xr.Variable) -> xr.Variable:
+    """Return the variable with ``chain`` and ``draw`` as its first two dims."""
+    if variable.dims[:2] == _SAMPLE_DIMS:
+        return variable
+    return variable.transpose(*_SAMPLE_DIMS, ...)
 
 
 def check_fit(
@@ -344,12 +361,11 @@ def check_fit(
     # each of ArviZ's array functions instead of one per variable and statistic
     labels, owners, blocks = [], [], []
     for name in names:
-        da = posterior[name].transpose(*_SAMPLE_DIMS, ...)
-        template = da.isel({d: 0 for d in _SAMPLE_DIMS}, drop=True).rename(name)
-        for label, _ in _elements(template):
+        variable = _sample_first(posterior.variables[name])
+        for label in _labels(str(name), variable.dims[2:], variable.shape[2:], posterior.coords):
             labels.append(label)
             owners.append(name)
-        values = da.to_numpy().astype(float)
+        values = variable.to_numpy().astype(float)
         blocks.append(values.reshape(values.shape[0], values.shape[1], -1))
     draws = np.moveaxis(np.concatenate(blocks, axis=-1), -1, 0)
     with np.errstate(divide="ignore", invalid="ignore"):  # a constant scalar gives NaN, checked
@@ -361,17 +377,14 @@ def check_fit(
     reported = [i for name in mcse_names for i in by_name[name]]
     relative: dict[str, np.ndarray] = {}
     if reported:
-        from arviz_stats.base import array_stats
-
         subset, scale = draws[reported], sd[reported]
-        tails = {"mcse_low": (1.0 - prob) / 2.0, "mcse_high": (1.0 + prob) / 2.0}
+        tails = ((1.0 - prob) / 2.0, (1.0 + prob) / 2.0)
+        mcse = dict(
+            zip(("mcse_mean", "mcse_low", "mcse_high"), _mcse(subset, probs=tails), strict=True)
+        )
         with np.errstate(divide="ignore", invalid="ignore"):
-            mcse = {"mcse_mean": array_stats.mcse(subset, method="mean")}
-            for key, q in tails.items():
-                mcse[key] = array_stats.mcse(subset, method="quantile", prob=q)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            for key, value in mcse.items():
-                ratio = np.where(scale > 0, np.asarray(value, dtype=float) / scale, np.nan)
+            for key, error in mcse.items():
+                ratio = np.where(scale > 0, np.asarray(error, dtype=float) / scale, np.nan)
                 relative[key] = np.where(np.isnan(ratio), 0.0, ratio)
     position = {index: k for k, index in enumerate(reported)}
     for name in names:
@@ -400,15 +413,13 @@ def check_fit(
         for name in observed.data_vars:
             if name not in replicated:
                 continue
-            rep = replicated[name].stack(__sample__=list(_SAMPLE_DIMS)).transpose("__sample__", ...)
-            obs = observed[name].transpose(*rep.dims[1:])
-            p = xr.DataArray(
-                ppc_tail_probability(rep.to_numpy(), obs.to_numpy()),
-                dims=obs.dims,
-                coords={d: obs.coords[d] for d in obs.dims if d in obs.coords},
-                name=str(name),
-            )
-            for label, value in _elements(p):
+            rep = _sample_first(replicated.variables[name])
+            rest = rep.dims[2:]
+            obs = observed.variables[name].transpose(*rest)
+            p = ppc_tail_probability(rep.to_numpy().reshape(-1, *rep.shape[2:]), obs.to_numpy())
+            for label, value in zip(
+                _labels(str(name), rest, obs.shape, observed.coords), np.ravel(p), strict=True
+            ):
                 checks.append(_make("ppc_tail_prob", label, value, ppc_min, ">="))
     return Diagnostics(tuple(checks), float(prob))
 
@@ -416,8 +427,8 @@ def check_fit(
 def batched_convergence(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return rank-normalised split R-hat, bulk ESS and tail ESS of many fits at once.
 
-    The same numbers as :func:`check_fit` (``arviz_stats``' array functions, tail ESS of the
-    5% and 95% quantiles), vectorised over any leading axes.
+    The same numbers as :func:`check_fit` (those of ``arviz_stats``' array functions, tail ESS
+    of the 10% and 90% quantiles), vectorised over any leading axes.
 
     Parameters
     ----------
@@ -434,10 +445,5 @@ def batched_convergence(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     >>> [a.shape for a in batched_convergence(x)]
     [(3,), (3,), (3,)]
     """
-    from arviz_stats.base import array_stats
-
-    values = np.asarray(draws, dtype=float)
-    r_hat = array_stats.rhat(values, chain_axis=-2, draw_axis=-1, method="rank")
-    bulk = array_stats.ess(values, chain_axis=-2, draw_axis=-1, method="bulk")
-    tail = array_stats.ess(values, chain_axis=-2, draw_axis=-1, method="tail", prob=TAIL_ESS_PROB)
+    r_hat, bulk, tail = _convergence(np.asarray(draws, dtype=float), tail_prob=TAIL_ESS_PROB)
     return np.asarray(r_hat), np.asarray(bulk), np.asarray(tail)

@@ -20,7 +20,7 @@ import importlib.util
 import sys
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 import numpy as np
 import xarray as xr
@@ -137,9 +137,15 @@ def _nutpie_sample(
     *,
     tune: int,
     start: Mapping[str, np.ndarray] | None = None,
+    as_tree: bool = False,
     **options: Any,
 ) -> Any:
-    """Swap ``data`` into a copy of the cached compiled model and run nutpie on it."""
+    """Swap ``data`` into a copy of the cached compiled model and run nutpie on it.
+
+    Returns nutpie's raw trace, or with ``as_tree`` the ``posterior`` and ``sample_stats``
+    DataTree nutpie's own conversion would give (:func:`~._nutpie_tree.tree_from_raw`, built
+    directly from the arrays: about ten times faster for the small models here).
+    """
     import dataclasses
 
     import nutpie
@@ -154,7 +160,33 @@ def _nutpie_sample(
             initial_point_func=_start_function(start, list(names), list(slices), compiled.n_dim),
         )
     # nuts-rs needs at least one tuning step; warm-up draws are never kept
-    return nutpie.sample(compiled, tune=max(tune, 1), save_warmup=False, **options)
+    if not as_tree:
+        return nutpie.sample(compiled, tune=max(tune, 1), save_warmup=False, **options)
+    from bayesjudge.inference._nutpie_tree import tree_from_raw
+
+    background = nutpie.sample(
+        compiled,
+        tune=max(tune, 1),
+        save_warmup=False,
+        return_raw_trace=True,
+        blocking=False,
+        **options,
+    )
+    try:  # what nutpie.sample does when blocking
+        raw = background.wait()
+    except KeyboardInterrupt:
+        raw = background.abort()
+    except BaseException:
+        background.cancel()
+        raise
+    return tree_from_raw(
+        raw,
+        coords=compiled.coords,
+        # the settings nutpie records in sample_stats.attrs (and which statistics it keeps)
+        settings=background._settings.as_dict(),
+        nutpie_version=nutpie.__version__,
+        reparameterized=compiled.reparameterized_names or (),
+    )
 
 
 def _pymc_initvals(
@@ -246,7 +278,7 @@ def sample_nuts(
         Groups ``posterior`` and ``sample_stats`` (with ``diverging``).
     """
     if sampler == "nutpie":
-        trace = _nutpie_sample(
+        tree = _nutpie_sample(
             cache,
             key,
             build,
@@ -259,30 +291,31 @@ def sample_nuts(
             target_accept=target_accept,
             start=start,
             adaptation=adaptation,
+            as_tree=True,
         )
-    else:
-        import pymc as pm
+        return cast(xr.DataTree, tree)
+    import pymc as pm
 
-        with cache.model(key, build) as model:
-            if data:
-                pm.set_data(dict(data))
-            initvals = None if start is None else _pymc_initvals(model, start, chains, seed)
-            full = adaptation == "low_rank"
-            trace = pm.sample(
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                cores=1,
-                random_seed=seed,
-                progressbar=progressbar,
-                nuts_sampler="pymc",
-                target_accept=target_accept,
-                compute_convergence_checks=False,
-                initvals=initvals,
-                init=("adapt_full" if full else "adapt_diag")
-                if start is not None
-                else ("jitter+adapt_full" if full else "jitter+adapt_diag"),
-            )
+    with cache.model(key, build) as model:
+        if data:
+            pm.set_data(dict(data))
+        initvals = None if start is None else _pymc_initvals(model, start, chains, seed)
+        full = adaptation == "low_rank"
+        trace = pm.sample(
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            cores=1,
+            random_seed=seed,
+            progressbar=progressbar,
+            nuts_sampler="pymc",
+            target_accept=target_accept,
+            compute_convergence_checks=False,
+            initvals=initvals,
+            init=("adapt_full" if full else "adapt_diag")
+            if start is not None
+            else ("jitter+adapt_full" if full else "jitter+adapt_diag"),
+        )
     return xr.DataTree.from_dict(
         {
             "posterior": trace["posterior"].to_dataset(),
