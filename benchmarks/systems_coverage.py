@@ -325,10 +325,31 @@ def run(
     return pd.concat(frames, ignore_index=True)
 
 
+METHOD_ORDER = (
+    "bayes_paired_by_class",
+    "bayes_paired_random",
+    "bayes_unpaired_by_class",
+    "bayes_unpaired_random",
+    "naive_difference_newcombe",
+    "naive_difference_tango",
+    "rogan_gladen_difference",
+    "ppi_difference",
+    "ppi_plus_plus_difference",
+    "mcnemar_mid_p",
+)
+
+
+def _ordered(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    table = table.reset_index()
+    table["_m"] = table["method"].map(METHOD_ORDER.index)
+    return table.sort_values([*keys[:-1], "_m"]).drop(columns="_m").reset_index(drop=True)
+
+
 def summarise(raw: pd.DataFrame) -> pd.DataFrame:
+    """One row per scenario and method: coverage with its Monte Carlo error, bias, width."""
     keys = ["design", "judge", "diff", "method"]
     raw = raw.astype({"covered": float, "width": float, "declared": float, "error": float})
-    grouped = raw.groupby(keys, sort=False)
+    grouped = raw.groupby(keys)
     table = grouped.agg(
         reps=("declared", "size"),
         coverage=("covered", "mean"),
@@ -340,7 +361,51 @@ def summarise(raw: pd.DataFrame) -> pd.DataFrame:
     if "divergences" in raw:
         table["divergences"] = grouped["divergences"].sum()
     table["coverage_mcse"] = np.sqrt(table.coverage * (1 - table.coverage) / table.reps)
-    return table.reset_index()
+    return _ordered(table, keys)
+
+
+def pooled(raw: pd.DataFrame) -> pd.DataFrame:
+    """Coverage over the three differences per design, judge and method, with its MCSE.
+
+    The MCSE is the binomial standard error of a proportion, sqrt(c (1 - c) / n), with the
+    number of replicates n of the row.
+    """
+    keys = ["design", "judge", "method"]
+    raw = raw[raw["method"] != "mcnemar_mid_p"].astype(
+        {"covered": float, "width": float, "error": float}
+    )
+    grouped = raw.groupby(keys)
+    table = grouped.agg(
+        reps=("covered", "size"),
+        coverage=("covered", "mean"),
+        mean_width=("width", "mean"),
+        bias=("error", "mean"),
+    )
+    table["coverage_mcse"] = np.sqrt(table.coverage * (1 - table.coverage) / table.reps)
+    return _ordered(table, keys)
+
+
+def false_winners(raw: pd.DataFrame) -> pd.DataFrame:
+    """Rate of declaring a winner at difference 0 (nominal 0.05), with its MCSE."""
+    keys = ["design", "judge", "method"]
+    null = raw[raw["diff"] == 0.0].astype({"declared": float})
+    table = null.groupby(keys).agg(reps=("declared", "size"), declared=("declared", "mean"))
+    table["declared_mcse"] = np.sqrt(table.declared * (1 - table.declared) / table.reps)
+    return _ordered(table, keys)
+
+
+def markdown(raw: pd.DataFrame) -> str:
+    """The three tables of the study as Markdown."""
+    fmt = {"index": False, "floatfmt": ".3f"}
+    return (
+        "## Coverage pooled over the three differences\n\n"
+        + pooled(raw).to_markdown(**fmt)
+        + "\n\n## Declaring a winner when there is none (difference 0)\n\n"
+        + false_winners(raw).to_markdown(**fmt)
+        + "\n\n## Every scenario\n\n"
+        + summarise(raw).to_markdown(**fmt)
+        + "\n"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -387,15 +452,19 @@ def main(argv: list[str] | None = None) -> int:
             chunk=args.chunk,
             time_limit=args.time_limit,
         )
-    table = summarise(raw)
-    text = table.to_markdown(index=False, floatfmt=".3f")
+    text = markdown(raw)
     print(text)
     if args.out is not None:
+        seconds = raw.drop_duplicates(["design", "judge", "diff", "rep"])["seconds"]
         header = (
-            f"# Systems coverage study\n\nProduced by `python benchmarks/systems_coverage.py "
-            f"--reps {args.reps}` in {time.perf_counter() - start:.0f} s.\n\n"
+            "# Systems coverage study\n\nTables produced by `python "
+            "benchmarks/systems_coverage.py --summary-only --raw RAW --out OUT` from "
+            f"{raw.drop_duplicates(['design', 'judge', 'diff', 'rep']).shape[0]} replicates "
+            f"(base seed {args.seed}); the replicates timed in the raw file took "
+            f"{seconds.sum():.0f} s of wall time ({seconds.notna().sum()} timed), this call "
+            f"{time.perf_counter() - start:.0f} s.\n\n"
         )
-        args.out.write_text(header + text + "\n", encoding="utf-8")
+        args.out.write_text(header + text, encoding="utf-8")
     return 0
 
 
