@@ -2,9 +2,11 @@
 
 Run from the repository root:
 
-    python benchmarks/systems_coverage.py --reps 200          # the full study (phase 2)
     python benchmarks/systems_coverage.py --reps 10           # a small run to see it works
-    python benchmarks/systems_coverage.py --reps 10 --out benchmarks/results/systems.md
+    python benchmarks/systems_coverage.py --reps 200 \
+        --raw benchmarks/results/systems_coverage_raw.csv        # the full study, resumable
+    python benchmarks/systems_coverage.py --summary-only \
+        --raw benchmarks/results/systems_coverage_raw.csv --out benchmarks/results/summary.md
 
 Scenarios: design (paired, unpaired) x judge (shared; system-specific: the judge is kinder to
 one system) x true difference pi_B - pi_A in {0, 0.05, 0.1} with pi_A = 0.6. Each replicate
@@ -22,7 +24,19 @@ Each is fitted with ``calibration="by_class"`` (the default: gold labels inform 
 and ``calibration="random"`` (gold labels inform the success rates too: PPI's assumption, and
 true in this simulation). Bias and RMSE use the posterior mean or the point estimate.
 Each model is compiled once and refitted through ``CompiledModel.with_data``; every fit is
-nutpie, 2 chains x 500 draws after 500 tuning steps, and its divergences are counted.
+nutpie, 2 chains x 500 draws after 500 tuning steps, and its divergences are counted. Only
+``pi`` and the divergence flags are read from nutpie's raw Arrow trace (building the ArviZ
+tree took half of a replicate's time and changes no draw).
+
+The study is resumable. Replicate ``r`` of a scenario uses the ``r``-th seed of a stream keyed
+on the scenario (base seed, judge, design, difference), so a run with more replicates extends a
+smaller one with the same data and fits. With ``--raw`` the rows of each finished chunk of
+replicates are appended to the CSV atomically (the file is rewritten to a temporary name and
+renamed), and a rerun computes only the (scenario, replicate) pairs the file does not hold yet,
+round-robin over the scenarios in chunks of ``--chunk`` replicates, so a run stopped at any
+point leaves every scenario with about the same number of replicates. ``--time-limit`` stops
+starting new chunks after that many seconds; ``--summary-only`` tabulates the CSV without
+fitting.
 """
 
 from __future__ import annotations
@@ -82,8 +96,9 @@ def _compiled(judge: str, priors: SystemsPriors) -> dict[str, object]:
 
 def _posterior_diff(compiled, data: dict, *, seed: int, target_accept: float) -> tuple:
     import nutpie
+    import pyarrow as pa
 
-    trace = nutpie.sample(
+    raw = nutpie.sample(
         compiled.with_data(**data),
         draws=500,
         tune=500,
@@ -92,9 +107,17 @@ def _posterior_diff(compiled, data: dict, *, seed: int, target_accept: float) ->
         seed=seed,
         progress_bar=False,
         target_accept=target_accept,
+        return_raw_trace=True,
     )
-    pi = trace.posterior["pi"].values.reshape(-1, 2)
-    return pi[:, 1] - pi[:, 0], int(trace.sample_stats["diverging"].sum())
+    pi, divergences = [], 0
+    for draws, stats in zip(*raw.get_arrow_trace(), strict=True):
+        kept = ~pa.array(stats.column("tuning")).to_numpy(zero_copy_only=False)
+        values = pa.array(draws.column("pi")).flatten().to_numpy().reshape(-1, 2)
+        pi.append(values[kept])
+        diverging = pa.array(stats.column("diverging")).to_numpy(zero_copy_only=False)
+        divergences += int(diverging[kept].sum())
+    stacked = np.concatenate(pi)
+    return stacked[:, 1] - stacked[:, 0], divergences
 
 
 def _row(method: str, low: float, high: float, truth: float, declared: bool, **extra) -> dict:
@@ -179,40 +202,154 @@ def replicate(design: str, judge: str, diff: float, seed: int, models: dict) -> 
     return rows
 
 
+#: Columns of the raw CSV, in order; ``rep`` is the replicate's index in its scenario's seed
+#: stream and ``seconds`` its wall time (all methods together).
+COLUMNS = (
+    "method",
+    "covered",
+    "width",
+    "declared",
+    "estimate",
+    "divergences",
+    "design",
+    "judge",
+    "diff",
+    "seed",
+    "error",
+    "rep",
+    "seconds",
+)
+
+
+def scenario_seeds(base_seed: int, judge: str, design: str, k: int, reps: int) -> np.ndarray:
+    """Seeds of the first ``reps`` replicates of a scenario (a prefix of one stream)."""
+    key = [base_seed, sorted(JUDGES).index(judge), DESIGNS.index(design), k]
+    return np.random.SeedSequence(key).generate_state(reps)
+
+
+def load_raw(path: Path, base_seed: int) -> pd.DataFrame:
+    """Read the raw CSV, filling ``rep`` from the seed streams for rows written without it."""
+    if not path.exists():
+        return pd.DataFrame(columns=list(COLUMNS))
+    raw = pd.read_csv(path)
+    if "rep" not in raw or raw["rep"].isna().any():
+        rep = np.full(len(raw), -1)
+        for (design, judge, diff), rows in raw.groupby(["design", "judge", "diff"]):
+            k = DIFFS.index(diff)
+            seeds = scenario_seeds(base_seed, judge, design, k, int(rows["seed"].nunique()) * 4)
+            index = {int(seed): r for r, seed in enumerate(seeds)}
+            rep[rows.index] = [index.get(int(seed), -1) for seed in rows["seed"]]
+        if (rep < 0).any():
+            raise SystemExit(f"{path}: some seeds are not in their scenario's seed stream")
+        raw["rep"] = rep
+    for column in COLUMNS:
+        if column not in raw:
+            raw[column] = np.nan
+    return raw[list(COLUMNS)]
+
+
+def write_atomic(path: Path, frame: pd.DataFrame) -> None:
+    """Write ``frame`` as CSV to ``path`` through a temporary file and a rename."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    frame.to_csv(tmp, index=False)
+    tmp.replace(path)
+
+
 def run(
     reps: int,
     designs: Iterable[str],
     judges: Iterable[str],
     base_seed: int,
     priors: SystemsPriors,
+    *,
+    raw_path: Path | None = None,
+    chunk: int = 10,
+    time_limit: float | None = None,
 ) -> pd.DataFrame:
-    rows: list[dict] = []
-    for judge in judges:
-        start = time.perf_counter()
-        models = _compiled(judge, priors)
-        print(
-            f"compiled the {judge}-judge models in {time.perf_counter() - start:.0f} s", flush=True
+    """Compute the missing replicates (all of them without ``raw_path``) and return every row."""
+    start = time.perf_counter()
+    raw = load_raw(raw_path, base_seed) if raw_path is not None else pd.DataFrame()
+    if raw_path is not None:
+        write_atomic(raw_path, raw)
+    done = set()
+    if len(raw):
+        done = set(
+            zip(raw["design"], raw["judge"], raw["diff"], raw["rep"].astype(int), strict=True)
         )
+    todo: dict[tuple[str, str, int], list[tuple[int, int]]] = {}
+    for judge in judges:
         for design in designs:
             for k, diff in enumerate(DIFFS):
-                start = time.perf_counter()
-                # keyed on the scenario, so a subset run draws the same data as the full run
-                key = [base_seed, sorted(JUDGES).index(judge), DESIGNS.index(design), k]
-                seeds = np.random.SeedSequence(key).generate_state(reps)
-                for seed in seeds:
-                    rows.extend(replicate(design, judge, diff, int(seed), models))
-                print(
-                    f"{design:8s} {judge:6s} diff={diff:.2f}: {reps} replicates in "
-                    f"{time.perf_counter() - start:.0f} s",
-                    flush=True,
-                )
-    return pd.DataFrame(rows)
+                seeds = scenario_seeds(base_seed, judge, design, k, reps)
+                todo[(judge, design, k)] = [
+                    (r, int(seed))
+                    for r, seed in enumerate(seeds)
+                    if (design, judge, diff, r) not in done
+                ]
+    total = sum(len(pairs) for pairs in todo.values())
+    print(f"{len(done)} replicates on file; {total} to compute", flush=True)
+    models: dict[str, dict[str, object]] = {}
+    frames = [raw] if len(raw) else []
+    computed = 0
+    while any(todo.values()):
+        for (judge, design, k), pairs in todo.items():
+            if not pairs:
+                continue
+            if time_limit is not None and time.perf_counter() - start > time_limit:
+                print(f"time limit reached after {computed} replicates", flush=True)
+                return pd.concat(frames, ignore_index=True)
+            if judge not in models:
+                tic = time.perf_counter()
+                models[judge] = _compiled(judge, priors)
+                print(f"compiled the {judge}-judge models in {time.perf_counter() - tic:.0f} s")
+            batch, todo[(judge, design, k)] = pairs[:chunk], pairs[chunk:]
+            tic = time.perf_counter()
+            rows = []
+            for r, seed in batch:
+                t0 = time.perf_counter()
+                new = replicate(design, judge, DIFFS[k], seed, models[judge])
+                for row in new:
+                    row.update({"rep": r, "seconds": time.perf_counter() - t0})
+                rows.extend(new)
+            frame = pd.DataFrame(rows).reindex(columns=list(COLUMNS))
+            frames.append(frame)
+            computed += len(batch)
+            if raw_path is not None:
+                write_atomic(raw_path, pd.concat(frames, ignore_index=True))
+            print(
+                f"{time.strftime('%H:%M:%S')} {design:8s} {judge:6s} diff={DIFFS[k]:.2f}: "
+                f"replicates {batch[0][0]}-{batch[-1][0]} in {time.perf_counter() - tic:.0f} s "
+                f"({computed}/{total})",
+                flush=True,
+            )
+    return pd.concat(frames, ignore_index=True)
+
+
+METHOD_ORDER = (
+    "bayes_paired_by_class",
+    "bayes_paired_random",
+    "bayes_unpaired_by_class",
+    "bayes_unpaired_random",
+    "naive_difference_newcombe",
+    "naive_difference_tango",
+    "rogan_gladen_difference",
+    "ppi_difference",
+    "ppi_plus_plus_difference",
+    "mcnemar_mid_p",
+)
+
+
+def _ordered(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    table = table.reset_index()
+    table["_m"] = table["method"].map(METHOD_ORDER.index)
+    return table.sort_values([*keys[:-1], "_m"]).drop(columns="_m").reset_index(drop=True)
 
 
 def summarise(raw: pd.DataFrame) -> pd.DataFrame:
+    """One row per scenario and method: coverage with its Monte Carlo error, bias, width."""
     keys = ["design", "judge", "diff", "method"]
     raw = raw.astype({"covered": float, "width": float, "declared": float, "error": float})
-    grouped = raw.groupby(keys, sort=False)
+    grouped = raw.groupby(keys)
     table = grouped.agg(
         reps=("declared", "size"),
         coverage=("covered", "mean"),
@@ -224,7 +361,51 @@ def summarise(raw: pd.DataFrame) -> pd.DataFrame:
     if "divergences" in raw:
         table["divergences"] = grouped["divergences"].sum()
     table["coverage_mcse"] = np.sqrt(table.coverage * (1 - table.coverage) / table.reps)
-    return table.reset_index()
+    return _ordered(table, keys)
+
+
+def pooled(raw: pd.DataFrame) -> pd.DataFrame:
+    """Coverage over the three differences per design, judge and method, with its MCSE.
+
+    The MCSE is the binomial standard error of a proportion, sqrt(c (1 - c) / n), with the
+    number of replicates n of the row.
+    """
+    keys = ["design", "judge", "method"]
+    raw = raw[raw["method"] != "mcnemar_mid_p"].astype(
+        {"covered": float, "width": float, "error": float}
+    )
+    grouped = raw.groupby(keys)
+    table = grouped.agg(
+        reps=("covered", "size"),
+        coverage=("covered", "mean"),
+        mean_width=("width", "mean"),
+        bias=("error", "mean"),
+    )
+    table["coverage_mcse"] = np.sqrt(table.coverage * (1 - table.coverage) / table.reps)
+    return _ordered(table, keys)
+
+
+def false_winners(raw: pd.DataFrame) -> pd.DataFrame:
+    """Rate of declaring a winner at difference 0 (nominal 0.05), with its MCSE."""
+    keys = ["design", "judge", "method"]
+    null = raw[raw["diff"] == 0.0].astype({"declared": float})
+    table = null.groupby(keys).agg(reps=("declared", "size"), declared=("declared", "mean"))
+    table["declared_mcse"] = np.sqrt(table.declared * (1 - table.declared) / table.reps)
+    return _ordered(table, keys)
+
+
+def markdown(raw: pd.DataFrame) -> str:
+    """The three tables of the study as Markdown."""
+    fmt = {"index": False, "floatfmt": ".3f"}
+    return (
+        "## Coverage pooled over the three differences\n\n"
+        + pooled(raw).to_markdown(**fmt)
+        + "\n\n## Declaring a winner when there is none (difference 0)\n\n"
+        + false_winners(raw).to_markdown(**fmt)
+        + "\n\n## Every scenario\n\n"
+        + summarise(raw).to_markdown(**fmt)
+        + "\n"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -240,28 +421,50 @@ def main(argv: list[str] | None = None) -> int:
         default=SystemsPriors().judge_sigma.sigma,
         help="HalfNormal scale of the between-system spread of the judge (system judge)",
     )
-    parser.add_argument("--raw", type=Path, help="write one row per replicate and method (CSV)")
+    parser.add_argument(
+        "--raw",
+        type=Path,
+        help="CSV of one row per replicate and method: extended in place, only missing "
+        "replicates computed",
+    )
+    parser.add_argument("--chunk", type=int, default=10, help="replicates per scenario chunk")
+    parser.add_argument(
+        "--time-limit", type=float, help="start no new chunk after this many seconds"
+    )
+    parser.add_argument(
+        "--summary-only", action="store_true", help="tabulate --raw without fitting"
+    )
     args = parser.parse_args(argv)
     start = time.perf_counter()
     priors = SystemsPriors(judge_sigma=HalfNormal(args.judge_sigma_scale))
-    raw = run(
-        args.reps,
-        args.design or ["paired", "unpaired"],
-        args.judge or list(JUDGES),
-        args.seed,
-        priors,
-    )
-    if args.raw is not None:
-        raw.to_csv(args.raw, index=False)
-    table = summarise(raw)
-    text = table.to_markdown(index=False, floatfmt=".3f")
+    if args.summary_only:
+        if args.raw is None:
+            parser.error("--summary-only needs --raw")
+        raw = load_raw(args.raw, args.seed)
+    else:
+        raw = run(
+            args.reps,
+            args.design or ["paired", "unpaired"],
+            args.judge or list(JUDGES),
+            args.seed,
+            priors,
+            raw_path=args.raw,
+            chunk=args.chunk,
+            time_limit=args.time_limit,
+        )
+    text = markdown(raw)
     print(text)
     if args.out is not None:
+        seconds = raw.drop_duplicates(["design", "judge", "diff", "rep"])["seconds"]
         header = (
-            f"# Systems coverage study\n\nProduced by `python benchmarks/systems_coverage.py "
-            f"--reps {args.reps}` in {time.perf_counter() - start:.0f} s.\n\n"
+            "# Systems coverage study\n\nTables produced by `python "
+            "benchmarks/systems_coverage.py --summary-only --raw RAW --out OUT` from "
+            f"{raw.drop_duplicates(['design', 'judge', 'diff', 'rep']).shape[0]} replicates "
+            f"(base seed {args.seed}); the replicates timed in the raw file took "
+            f"{seconds.sum():.0f} s of wall time ({seconds.notna().sum()} timed), this call "
+            f"{time.perf_counter() - start:.0f} s.\n\n"
         )
-        args.out.write_text(header + text + "\n", encoding="utf-8")
+        args.out.write_text(header + text, encoding="utf-8")
     return 0
 
 

@@ -6,7 +6,8 @@ the baselines beside it); ``bayesjudge rank`` renders it. Data contract and redu
 difference of success rates (:mod:`~bayesjudge.systems.baselines`), ranking summaries of
 posterior draws (:mod:`~bayesjudge.systems.rank`), an exact reference for the paired
 two-system model (:mod:`~bayesjudge.systems.exact`), item-response numerics
-(:mod:`~bayesjudge.systems.irt`), the fit (:mod:`~bayesjudge.systems.fit`), the analysis
+(:mod:`~bayesjudge.systems.irt`), the paired models' predictive check
+(:mod:`~bayesjudge.systems.predictive`), the fit (:mod:`~bayesjudge.systems.fit`), the analysis
 (:mod:`~bayesjudge.systems.analysis`), the report (:mod:`~bayesjudge.systems.report`) and seeded
 simulators (:mod:`~bayesjudge.systems.simulate`).
 The PyMC models live in :mod:`bayesjudge.models.systems`; nothing here imports PyMC.
@@ -22,6 +23,9 @@ _NAMES = {
     "fit_systems": ".fit",
     "mcnemar_test": ".baselines",
     "naive_difference": ".baselines",
+    "pair_verdicts": ".predictive",
+    "paired_predictive": ".predictive",
+    "PairVerdicts": ".predictive",
     "pairwise_table": ".rank",
     "Patterns": ".data",
     "ppi_difference": ".baselines",

@@ -16,6 +16,10 @@ pooled around shared ones); ``"auto"`` (the default) takes the system-specific j
 more systems carry gold labels of both classes, since only then can the data say whether the
 judge treats them differently, and the shared judge otherwise.
 
+Every fit carries a posterior predictive check: the unpaired model replicates its six counts
+per system, the paired models the joint verdict cells of every pair of systems and the judged
+gold answers (:mod:`bayesjudge.systems.predictive`).
+
 The cell models' data are ``pm.Data`` padded to a power of two (:meth:`Patterns.padded
 <bayesjudge.systems.data.Patterns.padded>`), so refits on new data of the same padded size
 reuse the compiled model; the system names are set on the posterior afterwards.
@@ -34,6 +38,7 @@ from bayesjudge.inference.predictive import predictive_counts
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.priors import SystemsPriors
 from bayesjudge.systems.data import SystemsData, bucket_size
+from bayesjudge.systems.predictive import pair_verdicts, paired_predictive
 from bayesjudge.validation import check_choice
 
 __all__ = [
@@ -212,9 +217,12 @@ def fit_systems(
     DataTree
         ``posterior`` with ``pi``, ``se``, ``sp``, ``j``, ``judged_rate``, ``bias`` (dims
         ``system`` where they vary), ``diff`` for the two-system model, ``se_shared`` and
-        ``sp_shared`` for a system-specific judge; ``sample_stats``; for the unpaired model
-        ``posterior_predictive``, ``observed_data`` and ``constant_data`` (the six counts per
-        system). Root attrs as recorded by :func:`~bayesjudge.inference.fit.fit_model`, plus
+        ``sp_shared`` for a system-specific judge; ``sample_stats``; ``posterior_predictive``,
+        ``observed_data`` and ``constant_data``: for the unpaired model the six counts per
+        system, for the paired models the joint verdict cells of every pair of systems and the
+        judged gold answers (:mod:`bayesjudge.systems.predictive`), each observed count
+        checked against its replicates. Root attrs as recorded by
+        :func:`~bayesjudge.inference.fit.fit_model`, plus
         ``model_kind``, ``judge``, ``calibration``, ``restrict_j``, ``systems`` and ``paired``.
 
     Raises
@@ -291,6 +299,15 @@ def fit_systems(
             )
             groups["constant_data"] = xr.Dataset(
                 {name: ("system", counts[name]) for name in ("m1", "m0", "n")}, coords=coords
+            )
+        else:
+            groups.update(
+                paired_predictive(
+                    posterior,
+                    pair_verdicts(data.patterns()),
+                    model="two_system" if kind == "two_system" else "systems_irt",
+                    rng=rng,
+                )
             )
         return xr.DataTree.from_dict(groups)
 

@@ -15,6 +15,7 @@ MODULES = [
     "bayesjudge.systems.rank",
     "bayesjudge.systems.baselines",
     "bayesjudge.systems.fit",
+    "bayesjudge.systems.predictive",
     "bayesjudge.systems.analysis",
     "bayesjudge.models.systems",
 ]

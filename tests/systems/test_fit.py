@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
 from bayesjudge.priors import Beta
 from bayesjudge.systems.data import SystemsData
 from bayesjudge.systems.fit import _model_kind, choose_judge, fit_systems
+from bayesjudge.systems.predictive import VERDICT_PAIRS
 from bayesjudge.systems.simulate import simulate_systems
 
 
@@ -80,3 +83,24 @@ def test_a_real_fit_is_checked_recorded_and_named():
         data, judge="shared", draws=1000, tune=1000, chains=2, random_seed=3, progressbar=False
     )
     assert float(again["posterior"]["pi"].mean()) == float(tree["posterior"]["pi"].mean())
+
+
+@pytest.mark.slow
+def test_a_paired_fit_carries_the_joint_verdict_predictive_check():
+    data = _data(["A"])
+    tree = fit_systems(
+        data, judge="shared", draws=1000, tune=1000, chains=2, random_seed=4, progressbar=False
+    )
+    assert tree.attrs["model"] == "two_system"
+    assert set(tree["posterior_predictive"].data_vars) == {"pair_verdicts", "x1", "x0"}
+    observed = tree["observed_data"]["pair_verdicts"]
+    assert int(observed.sum()) == int(tree["constant_data"]["pair_items"].sum()) == 40
+    checks = json.loads(tree.attrs["diagnostics"])["checks"]
+    predictive = {c["variable"] for c in checks if c["name"] == "ppc_tail_prob"}
+    assert predictive == {
+        *(f"pair_verdicts[A|B,{cell}]" for cell in VERDICT_PAIRS),
+        "x1[A]",
+        "x1[B]",
+        "x0[A]",
+        "x0[B]",
+    }

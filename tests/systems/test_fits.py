@@ -18,10 +18,12 @@ import numpy as np
 import pytest
 import xarray as xr
 
+from bayesjudge.inference.diagnostics import check_fit
 from bayesjudge.models.systems import irt_model, systems_model, two_system_model
 from bayesjudge.systems.baselines import naive_difference
 from bayesjudge.systems.data import Patterns, SystemsData
 from bayesjudge.systems.exact import dirichlet_difference, exact_two_system
+from bayesjudge.systems.predictive import pair_verdicts, paired_predictive
 from bayesjudge.systems.rank import prob_best
 from bayesjudge.systems.simulate import simulate_systems
 
@@ -158,7 +160,92 @@ def test_two_system_with_system_specific_judges():
     _cover(post, "diff", sim.diff)
 
 
+def _failed_predictive_checks(post: xr.Dataset, cells: Patterns, model: str) -> set[str]:
+    """Run the paired predictive check on a fit; return the counts it flags."""
+    groups = paired_predictive(
+        post, pair_verdicts(cells), model=model, rng=np.random.default_rng(0)
+    )
+    stats = xr.Dataset(
+        {
+            "diverging": (
+                ("chain", "draw"),
+                np.zeros((post.sizes["chain"], post.sizes["draw"]), bool),
+            )
+        }
+    )
+    tree = xr.DataTree.from_dict({"posterior": post, "sample_stats": stats, **groups})
+    checks = [c for c in check_fit(tree, var_names=["pi"]).checks if c.name == "ppc_tail_prob"]
+    assert len(checks) == 4 * len(cells.systems) * (len(cells.systems) - 1) // 2 + 2 * len(
+        cells.systems
+    )
+    return {c.variable for c in checks if not c.passed}
+
+
+def _gold_with(unlabelled: dict[tuple[int, ...], int], *, seed: int, systems: int = 2) -> Patterns:
+    """Gold cells of a simulated judge with Se = Sp = 0.9, plus the given unlabelled cells."""
+    sim = simulate_systems(
+        [0.5, 0.5, 0.5][:systems],
+        n_unlabelled=1,
+        n_labelled=150,
+        se=0.9,
+        sp=0.9,
+        labelled_systems=["A", "B"],
+        random_seed=seed,
+    )
+    gold = SystemsData.from_frame(sim.frame).patterns()
+    keep = (gold.state >= 3).any(axis=1)
+    return Patterns(
+        gold.systems,
+        np.concatenate([gold.state[keep], np.array(list(unlabelled), np.int8)]),
+        np.concatenate([gold.count[keep], np.array(list(unlabelled.values()))]),
+    )
+
+
+def test_two_system_predictive_check_passes_on_data_from_the_model(two_shared):
+    sim = simulate_systems(
+        [0.6, 0.7], n_unlabelled=600, n_labelled=150, se=0.9, sp=0.85, random_seed=61
+    )
+    cells = SystemsData.from_frame(sim.frame).patterns()
+    post = _sample(two_shared, cells.padded(SIZE), chains=2, seed=17)
+    assert _failed_predictive_checks(post, cells, "two_system") == set()
+
+
+def test_two_system_predictive_check_fails_on_verdicts_the_judge_cannot_give(two_shared):
+    # 150 gold items pin Se and Sp near 0.9; then 500 unlabelled pairs judged discordant every
+    # time are impossible: a judge that good calls about a fifth of discordant pairs concordant
+    cells = _gold_with({(1, 2): 250, (2, 1): 250}, seed=62)
+    post = _sample(two_shared, cells.padded(SIZE), chains=2, seed=18)
+    failed = _failed_predictive_checks(post, cells, "two_system")
+    assert {"pair_verdicts[A|B,fail_fail]", "pair_verdicts[A|B,pass_pass]"} <= failed
+
+
 # ----------------------------------------------------------------------------- many systems
+@pytest.mark.slow  # its own numba compile: 40-80 s on a loaded 2-core machine
+def test_irt_predictive_check_passes_on_model_data_and_fails_on_anticorrelated_verdicts():
+    sim = simulate_systems(
+        [0.55, 0.7, 0.62],
+        n_unlabelled=600,
+        n_labelled=150,
+        se=0.9,
+        sp=0.85,
+        difficulty_sd=1.5,
+        labelled_systems=["A", "B"],
+        random_seed=63,
+    )
+    cells = SystemsData.from_frame(sim.frame).patterns()
+    compiled = nutpie.compile_pymc_model(irt_model(cells, size=SIZE))
+    post = _sample(compiled, cells.padded(SIZE), chains=2, seed=19)
+    assert _failed_predictive_checks(post, cells, "systems_irt") == set()
+    # A and B judged opposite on every unlabelled item: one shared item difficulty can only
+    # make two systems' outcomes agree more often than independent ones would
+    opposite = _gold_with(
+        {(1, 2, 2): 150, (2, 1, 1): 150, (1, 2, 1): 150, (2, 1, 2): 150}, seed=64, systems=3
+    )
+    post = _sample(compiled, opposite.padded(SIZE), chains=2, seed=20)
+    failed = _failed_predictive_checks(post, opposite, "systems_irt")
+    assert any(name.startswith("pair_verdicts[A|B,") for name in failed)
+
+
 @pytest.mark.slow  # its own numba compile: 40-80 s on a loaded 2-core machine
 def test_irt_model_recovers_rates_and_the_best_system():
     sim = simulate_systems(

@@ -1,0 +1,279 @@
+"""Why does the paired model's 95 % interval of pi_B - pi_A cover less often than nominal?
+
+Run from the repository root after ``benchmarks/systems_coverage.py`` (same data, same seeds):
+
+    python benchmarks/systems_coverage.py --reps 200 --judge shared --design paired \\
+        --raw benchmarks/results/systems_coverage_raw.csv
+    python benchmarks/systems_coverage_diagnosis.py --reps 200 \\
+        --out benchmarks/results/systems_coverage_diagnosis.md
+
+For the paired design with a shared judge (the scenarios of the coverage study, replicate r of
+each difference drawn from the same seed) it refits the paired model with
+``calibration="by_class"`` under two sampler settings, the study's (nutpie, 2 chains x 500
+draws after 500 tuning steps: the same draws as the study) and the package's default (4 chains
+x 2000 draws after 1000), and with the study's settings the paired model with
+``calibration="random"`` and the unpaired model with ``"by_class"``.
+From the draws of each fit it records the posterior mean and sd of the difference, the
+equal-tailed 95 % interval and the posterior quantile of the truth, u = P(diff < truth | data).
+
+What separates the candidate causes:
+
+* the sampler: if the short runs undercover and the long ones do not, the Monte Carlo error of
+  the interval bounds is the cause;
+* the interval's width against the estimator's spread: ``sd_ratio`` is the root mean square of
+  (posterior mean - truth) divided by the root mean square posterior sd; above 1 the posterior
+  is too narrow for the sampling variation of its own mean;
+* location: the mean of (posterior mean - truth), against its standard error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import systems_coverage as study
+
+from bayesjudge.priors import SystemsPriors
+from bayesjudge.systems.data import SystemsData
+from bayesjudge.systems.simulate import simulate_systems
+
+SETTINGS = {
+    "study (2 x 500)": {"draws": 500, "tune": 500, "chains": 2},
+    "default (4 x 2000)": {"draws": 2000, "tune": 1000, "chains": 4},
+}
+#: (model, calibration, sampler settings) refitted on each replicate
+FITS = (
+    ("paired", "by_class", tuple(SETTINGS)),
+    ("paired", "random", ("study (2 x 500)",)),
+    ("unpaired", "by_class", ("study (2 x 500)",)),
+)
+
+
+def _draws(compiled, data: dict, *, seed: int, draws: int, tune: int, chains: int) -> np.ndarray:
+    import nutpie
+    import pyarrow as pa
+
+    raw = nutpie.sample(
+        compiled.with_data(**data),
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        cores=2,
+        seed=seed,
+        progress_bar=False,
+        target_accept=0.8,
+        return_raw_trace=True,
+    )
+    pi = []
+    for batch, stats in zip(*raw.get_arrow_trace(), strict=True):
+        kept = ~pa.array(stats.column("tuning")).to_numpy(zero_copy_only=False)
+        pi.append(pa.array(batch.column("pi")).flatten().to_numpy().reshape(-1, 2)[kept])
+    stacked = np.concatenate(pi)
+    return stacked[:, 1] - stacked[:, 0]
+
+
+def run(
+    reps: int, base_seed: int, diffs: list[float], raw_path: Path | None = None
+) -> pd.DataFrame:
+    models = study._compiled("shared", SystemsPriors())
+    rows: list[dict] = []
+    for diff in diffs:
+        k = study.DIFFS.index(diff)
+        seeds = study.scenario_seeds(base_seed, "shared", "paired", k, reps)
+        for r, seed in enumerate(seeds):
+            sim = simulate_systems(
+                [study.PI_A, study.PI_A + diff],
+                n_unlabelled=study.N_UNLABELLED,
+                n_labelled=study.N_LABELLED,
+                design="paired",
+                difficulty_sd=study.DIFFICULTY_SD,
+                random_seed=int(seed),
+                **study.JUDGES["shared"],
+            )
+            data = SystemsData.from_frame(sim.frame)
+            counts = data.system_counts().as_dict()
+            unpaired = {
+                "m1": counts["m1"],
+                "x1_obs": counts["x1"],
+                "m0": counts["m0"],
+                "x0_obs": counts["x0"],
+                "n": counts["n"],
+                "k_obs": counts["k"],
+            }
+            values = {"paired": data.patterns().padded(study.SIZE), "unpaired": unpaired}
+            for model, calibration, settings in FITS:
+                compiled = models[f"{model}_{calibration}"]
+                for setting in settings:
+                    draws = _draws(compiled, values[model], seed=int(seed), **SETTINGS[setting])
+                    low, high = np.quantile(draws, [0.025, 0.975])
+                    rows.append(
+                        {
+                            "diff": diff,
+                            "rep": r,
+                            "model": model,
+                            "calibration": calibration,
+                            "setting": setting,
+                            "mean": float(draws.mean()),
+                            "sd": float(draws.std()),
+                            "covered": bool(low <= sim.diff <= high),
+                            "u": float(np.mean(draws < sim.diff)),
+                            "error": float(draws.mean() - sim.diff),
+                        }
+                    )
+            if raw_path is not None and (r + 1) % 25 == 0:
+                study.write_atomic(raw_path, pd.DataFrame(rows))
+                stamp = time.strftime("%H:%M:%S")
+                print(f"{stamp} diff={diff:.2f}: {r + 1} replicates", flush=True)
+    return pd.DataFrame(rows)
+
+
+def summarise(raw: pd.DataFrame) -> pd.DataFrame:
+    """Coverage, its MCSE, bias with its standard error, sd ratio and tail shares of u."""
+    keys = ["diff", "model", "calibration", "setting"]
+
+    def one(group: pd.DataFrame) -> pd.Series:
+        n = len(group)
+        coverage = group["covered"].mean()
+        return pd.Series(
+            {
+                "reps": n,
+                "coverage": coverage,
+                "coverage_mcse": np.sqrt(coverage * (1 - coverage) / n),
+                "bias": group["error"].mean(),
+                "bias_se": group["error"].std(ddof=1) / np.sqrt(n),
+                "sd_ratio": np.sqrt(np.mean(group["error"] ** 2) / np.mean(group["sd"] ** 2)),
+                "u_below_0.025": float(np.mean(group["u"] < 0.025)),
+                "u_above_0.975": float(np.mean(group["u"] > 0.975)),
+            }
+        )
+
+    rows = [one(group).rename(name) for name, group in raw.groupby(keys)]
+    table = pd.DataFrame(rows)
+    table.index = pd.MultiIndex.from_tuples(table.index, names=keys)
+    return table.reset_index()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=200, help="replicates per difference")
+    parser.add_argument("--seed", type=int, default=20261123, help="base seed of the study")
+    parser.add_argument("--raw", type=Path, help="write one row per fit (CSV)")
+    parser.add_argument("--out", type=Path, help="write the summary as Markdown here")
+    parser.add_argument(
+        "--diff", type=float, action="append", choices=study.DIFFS, help="differences to run"
+    )
+    parser.add_argument(
+        "--summary-only", action="store_true", help="tabulate --raw without fitting"
+    )
+    parser.add_argument(
+        "--pooling-scale",
+        type=float,
+        action="append",
+        help="instead: refit the paired system-judge by_class model with judge_sigma "
+        "HalfNormal(SCALE) on the study's replicates (--diff, --reps) and write --raw",
+    )
+    args = parser.parse_args(argv)
+    if args.pooling_scale:
+        diffs = args.diff or list(study.DIFFS)
+        frames = [pooling_check(args.reps, args.seed, diffs, s) for s in args.pooling_scale]
+        pooled = pd.concat(frames, ignore_index=True)
+        if args.raw is not None:
+            study.write_atomic(args.raw, pooled)
+        table = pooled.groupby(["scale", "diff"]).agg(
+            reps=("covered", "size"),
+            coverage=("covered", "mean"),
+            above=("above", "sum"),
+            below=("below", "sum"),
+            bias=("error", "mean"),
+            mean_sd=("sd", "mean"),
+            divergences=("divergences", "sum"),
+        )
+        print(table.reset_index().to_markdown(index=False, floatfmt=".3f"))
+        return 0
+    if args.summary_only:
+        if args.raw is None:
+            parser.error("--summary-only needs --raw")
+        raw = pd.read_csv(args.raw)
+    else:
+        raw = run(args.reps, args.seed, args.diff or list(study.DIFFS), args.raw)
+        if args.raw is not None:
+            study.write_atomic(args.raw, raw)
+    text = summarise(raw).to_markdown(index=False, floatfmt=".3f")
+    print(text)
+    if args.out is not None:
+        header = (
+            "# Systems coverage: diagnosis of the paired design with a shared judge\n\n"
+            f"Produced by `python benchmarks/systems_coverage_diagnosis.py --reps {args.reps}` "
+            f"({len(raw)} fits; differences {sorted(raw['diff'].unique().tolist())}, "
+            f"replicates per difference and fit as in the reps column).\n\n"
+        )
+        args.out.write_text(header + text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+def pooling_check(reps: int, base_seed: int, diffs: list[float], scale: float) -> pd.DataFrame:
+    """Refit the paired model (system judge, by_class) with judge_sigma HalfNormal(scale).
+
+    The replicates are the coverage study's "paired, system" ones (same seeds, same sampler
+    settings, target_accept 0.95), so with the default scale 1.5 the fits are the study's.
+    """
+    import nutpie
+
+    from bayesjudge.models.systems import two_system_model
+    from bayesjudge.priors import HalfNormal
+
+    priors = SystemsPriors(judge_sigma=HalfNormal(scale))
+    sim0 = simulate_systems(
+        [0.6, 0.6], n_unlabelled=20, n_labelled=10, se=0.9, sp=0.8, random_seed=0
+    )
+    patterns = SystemsData.from_frame(sim0.frame).patterns()
+    compiled = nutpie.compile_pymc_model(
+        two_system_model(
+            patterns, priors=priors, judge="system", calibration="by_class", size=study.SIZE
+        )
+    )
+    rows = []
+    for diff in diffs:
+        k = study.DIFFS.index(diff)
+        for r, seed in enumerate(study.scenario_seeds(base_seed, "system", "paired", k, reps)):
+            sim = simulate_systems(
+                [study.PI_A, study.PI_A + diff],
+                n_unlabelled=study.N_UNLABELLED,
+                n_labelled=study.N_LABELLED,
+                design="paired",
+                difficulty_sd=study.DIFFICULTY_SD,
+                random_seed=int(seed),
+                **study.JUDGES["system"],
+            )
+            cells = SystemsData.from_frame(sim.frame).patterns().padded(study.SIZE)
+            draws, divergences = study._posterior_diff(
+                compiled, cells, seed=int(seed), target_accept=0.95
+            )
+            low, high = np.quantile(draws, [0.025, 0.975])
+            rows.append(
+                {
+                    "diff": diff,
+                    "rep": r,
+                    "scale": scale,
+                    "mean": float(draws.mean()),
+                    "sd": float(draws.std()),
+                    "covered": bool(low <= sim.diff <= high),
+                    "above": bool(low > sim.diff),
+                    "below": bool(high < sim.diff),
+                    "error": float(draws.mean() - sim.diff),
+                    "divergences": divergences,
+                }
+            )
+        print(f"{time.strftime('%H:%M:%S')} scale {scale} diff={diff:.2f}: {reps}", flush=True)
+    return pd.DataFrame(rows)
