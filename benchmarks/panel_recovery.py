@@ -21,12 +21,20 @@ Usage::
 
     python benchmarks/panel_recovery.py            # full study, rewrites results/panels.md
     python benchmarks/panel_recovery.py --quick    # a small version (also rewrites it)
+    python benchmarks/panel_recovery.py --raw results/panels_raw.csv   # resumable
+
+With ``--raw`` every finished replicate's rows are added to that CSV at once (written beside it
+and renamed over it), and a later run with the same CSV computes only the (panel size, gold
+size, replicate) triples it lacks; the seeds are keyed on the triple, so an interrupted study
+resumed later gives the rows an uninterrupted one would. The table is made from every row in
+the CSV for the cells asked for.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 import warnings
@@ -83,11 +91,15 @@ def recovery_records(
     chains: int,
     calibration: str = "random",
     random_seed: int = 0,
+    done: frozenset[tuple[int, int, int]] = frozenset(),
+    sink=None,  # type: ignore[no-untyped-def]
 ) -> pd.DataFrame:
     """One row per (panel size, gold size, replicate, method).
 
     The gold sets are random samples of the population, so the model is fitted with
     ``calibration="random"`` by default (its gold labels then inform pi, as they do PPI++'s).
+    Triples in ``done`` are skipped; ``sink(rows)`` receives each replicate's rows as soon as
+    they exist.
     """
     from bayesjudge.errors import FitWarning
     from bayesjudge.panels.fit import fit_panel
@@ -97,6 +109,9 @@ def recovery_records(
         scenario = panel_scenario(n_judges)
         for n_gold in gold_sizes:
             for rep in range(replicates):
+                if (n_judges, n_gold, rep) in done:
+                    continue
+                first = len(rows)
                 seed = random_seed + 1000 * n_judges + 10 * n_gold + rep
                 sim = simulate_panel(
                     pi=PI, **scenario, n_unlabelled=N_UNLABELLED, n_gold=n_gold, random_seed=seed
@@ -157,9 +172,24 @@ def recovery_records(
                     ("dawid_skene", lambda s=sim: dawid_skene(s.data)),
                 ):
                     rows.append({**base, "method": method, "estimate": _estimate(run)})
-    frame = pd.DataFrame(rows)
-    frame["abs_error"] = (frame["estimate"] - frame["target"]).abs()
+                if sink is not None:
+                    sink(_with_error(pd.DataFrame(rows[first:])))
+    return _with_error(pd.DataFrame(rows))
+
+
+def _with_error(frame: pd.DataFrame) -> pd.DataFrame:
+    if not frame.empty:
+        frame["abs_error"] = (frame["estimate"] - frame["target"]).abs()
     return frame
+
+
+def _append(path: Path, rows: pd.DataFrame) -> None:
+    """Add ``rows`` to the CSV at ``path`` in one rename (never a half-written file)."""
+    old = pd.read_csv(path) if path.exists() else None
+    combined = rows if old is None else pd.concat([old, rows], ignore_index=True)
+    partial = path.with_name(path.name + ".partial")
+    combined.to_csv(partial, index=False)
+    os.replace(partial, path)
 
 
 def recovery_table(records: pd.DataFrame) -> pd.DataFrame:
@@ -238,6 +268,9 @@ def main(argv: list[str] | None = None) -> int:
         default="random",
         help="the model's calibration option (the simulated gold sets are random samples)",
     )
+    parser.add_argument(
+        "--raw", type=Path, help="CSV of every replicate's rows: resume from it and add to it"
+    )
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     if args.quick:
@@ -267,7 +300,30 @@ def main(argv: list[str] | None = None) -> int:
             settings[key] = value
     command = " ".join(["python", "benchmarks/panel_recovery.py", *(argv or sys.argv[1:])])
     start = time.perf_counter()
-    records = recovery_records(**settings, calibration=args.calibration)
+    if args.raw is None:
+        records = recovery_records(**settings, calibration=args.calibration)
+    else:
+        old = pd.read_csv(args.raw) if args.raw.exists() else pd.DataFrame()
+        done = (
+            frozenset(
+                (int(r.judges), int(r.gold), int(r.replicate))
+                for r in old[old["method"] == "panel_model"].itertuples()
+            )
+            if not old.empty
+            else frozenset()
+        )
+        recovery_records(
+            **settings,
+            calibration=args.calibration,
+            done=done,
+            sink=lambda rows: _append(args.raw, rows),
+        )
+        records = pd.read_csv(args.raw)
+        records = records[
+            records["judges"].isin(settings["judges"])
+            & records["gold"].isin(settings["gold_sizes"])
+            & (records["replicate"] < settings["replicates"])
+        ]
     table = recovery_table(records)
     study_time = time.perf_counter() - start
     body = (
