@@ -19,6 +19,7 @@ import sys
 import warnings
 from collections.abc import Callable, Sequence
 
+from bayesjudge._interrupt import catching_ctrl_c
 from bayesjudge.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -145,6 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(arguments)
         handler: Callable[[argparse.Namespace], int] = args.handler
         with (
+            catching_ctrl_c(),
             claimed_outputs(args),
             recording_command(["bayesjudge", *arguments]),
             warnings.catch_warnings(record=True) as caught,

@@ -72,6 +72,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from bayesjudge._interrupt import check_interrupted
 from bayesjudge._version import __version__
 from bayesjudge.inference.diagnostics import batched_convergence
 from bayesjudge.reporting.netcdf import write_netcdf
@@ -954,6 +955,7 @@ def _execute(
         return
     if workers == 1 or len(pending) <= 1:
         for chunk in pending:
+            check_interrupted()
             on_done(chunk, _run_chunk(spec, *chunk))
         return
     import multiprocessing
@@ -1128,6 +1130,7 @@ def _run(
     bar.update(len(done))
 
     def on_done(chunk: tuple[int, int, int], ds: xr.Dataset) -> None:
+        check_interrupted()  # a Ctrl-C swallowed by a finaliser during the chunk ends here
         if folder is not None:
             write_netcdf(ds, _chunk_path(folder, chunk))
         done[chunk] = ds

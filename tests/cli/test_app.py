@@ -72,6 +72,63 @@ def test_ctrl_c_ends_quietly_with_130(tmp_path: Path) -> None:
     assert sorted(os.listdir(tmp_path)) == ["long.toml", "study"]
 
 
+class _Finaliser:
+    """An object whose finaliser gets the Ctrl-C: there ``KeyboardInterrupt`` cannot propagate."""
+
+    def __del__(self) -> None:
+        signal.raise_signal(signal.SIGINT)
+
+
+def test_a_ctrl_c_swallowed_by_a_finaliser_still_ends_the_study(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Python prints "Exception ignored in ..." for a KeyboardInterrupt raised in a finaliser
+    # (xarray and h5py run many while writing) and carries on; the study must still stop.
+    from bayesjudge.studies import runner
+
+    spec = tmp_path / "small.toml"
+    spec.write_text(SMALL_STUDY)
+    out = tmp_path / "study"
+    chunks: list[tuple[int, int, int]] = []
+    run_chunk = runner._run_chunk
+
+    def interrupted_chunk(spec: object, *chunk: int) -> object:
+        chunks.append(chunk)
+        _Finaliser()  # dropped at once
+        return run_chunk(spec, *chunk)
+
+    monkeypatch.setattr(runner, "_run_chunk", interrupted_chunk)
+    handler = signal.getsignal(signal.SIGINT)
+    assert main(["study", str(spec), "--out", str(out), "--no-progress"]) == EXIT_INTERRUPTED
+    assert capsys.readouterr() == ("", "bayesjudge: interrupted\n")
+    assert len(chunks) == 1  # the next checkpoint stopped it: no second chunk was started
+    assert not list(out.glob("chunks/*.nc"))  # the interrupted chunk was not written
+    assert signal.getsignal(signal.SIGINT) is handler  # the command line's handler is removed
+
+
+def test_a_ctrl_c_swallowed_near_the_end_of_a_command_is_not_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import bayesjudge as bj
+    from bayesjudge.prevalence import cli as prevalence_cli
+
+    data = tmp_path / "judge.csv"
+    bj.load_example("judge").to_csv(data, index=False)
+    baselines = prevalence_cli._cmd_baselines
+
+    def swallowing(args: object) -> int:
+        code = baselines(args)
+        _Finaliser()
+        return code
+
+    monkeypatch.setattr(prevalence_cli, "_cmd_baselines", swallowing)
+    assert main(["baselines", str(data)]) == EXIT_INTERRUPTED
+    assert capsys.readouterr().err == "bayesjudge: interrupted\n"
+    # and a later command in the same process is not interrupted by the old Ctrl-C
+    monkeypatch.setattr(prevalence_cli, "_cmd_baselines", baselines)
+    assert main(["baselines", str(data)]) == EXIT_OK
+
+
 def _full(self: Path, data: object) -> int:
     """A file write that finds the disk full (NetCDF files are written with write_bytes)."""
     with open(self, "wb") as stream:
