@@ -331,7 +331,7 @@ def ess(values: np.ndarray) -> np.ndarray:
     >>> bool(3000 < ess(x) < 5000)
     True
     """
-    from scipy.fftpack import next_fast_len
+    from scipy import fft  # pocketfft's C++ version: about 3x numpy's on batched rows
 
     y = np.ascontiguousarray(values, dtype=float)
     n_chain, n = y.shape[-2], y.shape[-1]
@@ -340,11 +340,11 @@ def ess(values: np.ndarray) -> np.ndarray:
         constant = (np.max(y, axis=(-2, -1)) - np.min(y, axis=(-2, -1))) < np.finfo(
             float
         ).resolution
-        m = next_fast_len(2 * n)
+        m = fft.next_fast_len(2 * n)
         centred = y - y.mean(axis=-1, keepdims=True)
-        spectrum = np.fft.rfft(centred, n=m, axis=-1)
+        spectrum = fft.rfft(centred, n=m, axis=-1)
         spectrum *= np.conjugate(spectrum)
-        acov = np.fft.irfft(spectrum, n=m, axis=-1)
+        acov = fft.irfft(spectrum, n=m, axis=-1)
         chain_mean = y.mean(axis=-1)
         # the truncation is usually reached within a few lags: look at the first ones first
         window = min(n, _FIRST_LAGS)
