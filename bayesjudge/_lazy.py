@@ -1,12 +1,15 @@
-"""Lazy public names for a package: each name is imported from its module on first access."""
+"""Lazy imports: a package's public names loaded on first access, and deferred dependencies."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import sys
+import types
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from importlib import import_module
 from typing import Any
 
-__all__ = ["lazy_exports"]
+__all__ = ["deferring", "lazy_exports"]
 
 
 def lazy_exports(
@@ -22,7 +25,6 @@ def lazy_exports(
         Each public name and the module (relative to ``package`` when it starts with ``.``)
         that defines it.
     """
-    import sys
 
     def __getattr__(name: str) -> Any:
         if name in names:
@@ -36,3 +38,35 @@ def lazy_exports(
         return sorted(set(vars(sys.modules[package])) | set(names))
 
     return __getattr__, __dir__
+
+
+class _Deferred(types.ModuleType):
+    """Stands for a module until one of its attributes is used, then imports it and forwards."""
+
+    def __getattr__(self, attr: str) -> Any:
+        if sys.modules.get(self.__name__) is self:  # used while the import is deferred
+            raise AttributeError(f"{self.__name__} is deferred; {attr!r} is not available yet")
+        return getattr(import_module(self.__name__), attr)
+
+
+@contextmanager
+def deferring(*names: str) -> Iterator[None]:
+    """Let the modules imported in the block import ``names`` without loading them.
+
+    For a dependency that imports a heavy module only to use it in functions bayesjudge never
+    calls: inside the block ``import name`` gives a stand-in, which imports the real module the
+    first time one of its attributes is used. Modules already imported are left as they are,
+    and after the block ``import name`` is the ordinary import again.
+    """
+    added = []
+    for name in names:
+        if name not in sys.modules:
+            stand_in = _Deferred(name)
+            sys.modules[name] = stand_in
+            added.append(stand_in)
+    try:
+        yield
+    finally:
+        for stand_in in added:
+            if sys.modules.get(stand_in.__name__) is stand_in:
+                del sys.modules[stand_in.__name__]

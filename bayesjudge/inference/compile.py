@@ -57,7 +57,13 @@ from numba.core.ccallback import CFunc
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.runtime import rtsys
 from numba.extending import intrinsic
-from nutpie.compile_pymc import CompiledPyMCModel
+
+from bayesjudge._lazy import deferring
+
+# nutpie imports ArviZ, and with it matplotlib (about 1.7 s), for a conversion of its trace
+# that bayesjudge makes itself (_nutpie_tree): ArviZ is loaded only if nutpie ever uses it
+with deferring("arviz"):
+    from nutpie.compile_pymc import CompiledPyMCModel
 
 __all__ = [
     "SPEC_FORMAT",

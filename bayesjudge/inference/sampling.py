@@ -148,7 +148,10 @@ def _nutpie_sample(
     """
     import dataclasses
 
-    import nutpie
+    from bayesjudge._lazy import deferring
+
+    with deferring("arviz"):  # as in .compile: nutpie's ArviZ conversion is not used here
+        import nutpie
 
     compiled = cache.compiled(key, build, replaced=frozenset(data))
     if data:
