@@ -218,10 +218,6 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 def pooling_check(reps: int, base_seed: int, diffs: list[float], scale: float) -> pd.DataFrame:
     """Refit the paired model (system judge, by_class) with judge_sigma HalfNormal(scale).
 
@@ -277,3 +273,7 @@ def pooling_check(reps: int, base_seed: int, diffs: list[float], scale: float) -
             )
         print(f"{time.strftime('%H:%M:%S')} scale {scale} diff={diff:.2f}: {reps}", flush=True)
     return pd.DataFrame(rows)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
