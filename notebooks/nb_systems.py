@@ -69,7 +69,7 @@ def cells() -> list[nbformat.NotebookNode]:
             "for name, (se, sp) in analysis.judge.by_system.items():\n"
             '    print(f"{name}: Se {se.mean:.3f}, Sp {sp.mean:.3f} [{sp.eti.low:.3f}, {sp.eti.high:.3f}]")\n'
             "print(\n"
-            '    "ranking with one judge for all:",\n'
+            '    "ranking with the population-centre judge for every system:",\n'
             '    " > ".join(analysis.judge.shared_order),\n'
             '    "(changes the ranking)" if analysis.judge.changes_ranking else "(same ranking)",\n'
             ")"
@@ -78,7 +78,10 @@ def cells() -> list[nbformat.NotebookNode]:
             "## One judge for all\n"
             "\n"
             '`judge="shared"` assumes the judge treats every assistant alike: `c`\'s extra '
-            "passes then read as extra successes."
+            "passes then read as extra successes. This is a separate fit, with its own Se, Sp "
+            "and success rates; the order printed above instead corrects each assistant's judged "
+            "rate, within the per-system fit, with the judge at the centre of the population. "
+            "`a` and `b` are close, so the two need not order them alike."
         ),
         new_code_cell(
             "shared = analyze_systems(\n"
