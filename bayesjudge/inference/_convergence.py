@@ -331,7 +331,7 @@ def ess(values: np.ndarray) -> np.ndarray:
     >>> bool(3000 < ess(x) < 5000)
     True
     """
-    from scipy import fft  # pocketfft's C++ version: about 3x numpy's on batched rows
+    from scipy import fft  # on these batched rows about 15% faster than numpy.fft (measured)
 
     y = np.ascontiguousarray(values, dtype=float)
     n_chain, n = y.shape[-2], y.shape[-1]
