@@ -32,6 +32,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from _record import record
 
@@ -46,7 +47,9 @@ def _child(repeats: int) -> None:
 
     rng = np.random.default_rng(0)
     data = []
-    for _ in range(repeats + 1):  # the datasets of bench_refit.py
+    # the datasets of bench_refit.py, drawn here: that script imports modules the first
+    # wave's code does not have, and this function runs under either code base
+    for _ in range(repeats + 1):
         m1, m0, n = 150, 150, 2000
         x1, x0 = rng.binomial(m1, 0.9), rng.binomial(m0, 0.15)
         k = rng.binomial(n, 0.7 * 0.9 + 0.3 * 0.15)
@@ -62,7 +65,7 @@ def _child(repeats: int) -> None:
     print(json.dumps({"version": bj.__version__, "times": times}))
 
 
-def _side(python: str, repeats: int) -> dict[str, object]:
+def _side(python: str, repeats: int) -> dict[str, Any]:
     # run outside the repository, so each interpreter imports its own installed bayesjudge
     done = subprocess.run(
         [python, str(HERE), "--child", str(repeats)],
@@ -71,7 +74,7 @@ def _side(python: str, repeats: int) -> dict[str, object]:
         text=True,
         check=True,
     )
-    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
 
@@ -98,7 +101,7 @@ def main() -> None:
         for name, python in sides.items():
             result = _side(python, args.repeats)
             versions[name] = str(result["version"])
-            times[name].extend(float(t) for t in result["times"])  # type: ignore[union-attr]
+            times[name].extend(float(t) for t in result["times"])
     load_after = os.getloadavg()
     median = {name: statistics.median(values) for name, values in times.items()}
     old, new = median["first wave (b7cf44e)"], median["this checkout"]
