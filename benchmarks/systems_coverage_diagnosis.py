@@ -179,10 +179,20 @@ def main(argv: list[str] | None = None) -> int:
         help="instead: refit the paired system-judge by_class model with judge_sigma "
         "HalfNormal(SCALE) on the study's replicates (--diff, --reps) and write --raw",
     )
+    parser.add_argument(
+        "--sampler",
+        choices=["study", "default"],
+        default="study",
+        help="with --pooling-scale: the study's sampler settings (2 x 500, no retry) or the "
+        "package's fit_systems defaults (4 x 2000, start at the mode, one retry)",
+    )
     args = parser.parse_args(argv)
     if args.pooling_scale:
         diffs = args.diff or list(study.DIFFS)
-        frames = [pooling_check(args.reps, args.seed, diffs, s) for s in args.pooling_scale]
+        frames = [
+            pooling_check(args.reps, args.seed, diffs, s, sampler=args.sampler)
+            for s in args.pooling_scale
+        ]
         pooled = pd.concat(frames, ignore_index=True)
         if args.raw is not None:
             study.write_atomic(args.raw, pooled)
@@ -218,11 +228,17 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def pooling_check(reps: int, base_seed: int, diffs: list[float], scale: float) -> pd.DataFrame:
+def pooling_check(
+    reps: int, base_seed: int, diffs: list[float], scale: float, *, sampler: str = "study"
+) -> pd.DataFrame:
     """Refit the paired model (system judge, by_class) with judge_sigma HalfNormal(scale).
 
-    The replicates are the coverage study's "paired, system" ones (same seeds, same sampler
-    settings, target_accept 0.95), so with the default scale 1.5 the fits are the study's.
+    The replicates are the coverage study's "paired, system" ones. With ``sampler="study"``
+    the sampler settings are the study's too (nutpie, 2 x 500, target_accept 0.95, no retry),
+    so with the default scale 1.5 the fits are the study's. With ``sampler="default"`` each
+    replicate is fitted by :func:`bayesjudge.systems.fit.fit_systems` as a user's call would
+    be (4 chains x 2000 draws after 1000 tuning steps, chains started at the mode, one retry
+    when a sampler check fails).
     """
     import nutpie
 
@@ -252,10 +268,14 @@ def pooling_check(reps: int, base_seed: int, diffs: list[float], scale: float) -
                 random_seed=int(seed),
                 **study.JUDGES["system"],
             )
-            cells = SystemsData.from_frame(sim.frame).patterns().padded(study.SIZE)
-            draws, divergences = study._posterior_diff(
-                compiled, cells, seed=int(seed), target_accept=0.95
-            )
+            data = SystemsData.from_frame(sim.frame)
+            passed, attempts = True, 1
+            if sampler == "default":
+                draws, divergences, passed, attempts = _default_fit(data, priors, int(seed))
+            else:
+                draws, divergences = study._posterior_diff(
+                    compiled, data.patterns().padded(study.SIZE), seed=int(seed), target_accept=0.95
+                )
             low, high = np.quantile(draws, [0.025, 0.975])
             rows.append(
                 {
@@ -269,10 +289,40 @@ def pooling_check(reps: int, base_seed: int, diffs: list[float], scale: float) -
                     "below": bool(high < sim.diff),
                     "error": float(draws.mean() - sim.diff),
                     "divergences": divergences,
+                    "sampler": sampler,
+                    "passed": passed,
+                    "attempts": attempts,
                 }
             )
         print(f"{time.strftime('%H:%M:%S')} scale {scale} diff={diff:.2f}: {reps}", flush=True)
     return pd.DataFrame(rows)
+
+
+def _default_fit(
+    data: SystemsData, priors: SystemsPriors, seed: int
+) -> tuple[np.ndarray, int, bool, int]:
+    """Draws of pi_B - pi_A from the package's own fit, its divergences, verdict and attempts."""
+    import json
+    import warnings
+
+    from bayesjudge.errors import FitWarning
+    from bayesjudge.systems.fit import fit_systems
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FitWarning)
+        tree = fit_systems(
+            data,
+            judge="system",
+            calibration="by_class",
+            priors=priors,
+            random_seed=seed,
+            progressbar=False,
+        )
+    pi = tree["posterior"]["pi"]
+    diff = (pi.sel(system="B") - pi.sel(system="A")).to_numpy().ravel()  # simulate_systems' names
+    divergences = int(tree["sample_stats"]["diverging"].sum())
+    attempts = len(json.loads(tree.attrs["attempts"]))
+    return diff, divergences, bool(tree.attrs["diagnostics_passed"]), attempts
 
 
 if __name__ == "__main__":
