@@ -505,7 +505,7 @@ def report_failures(passed: bool, failures: Sequence[str]) -> int:
     for failure in failures:
         print(f"  - {failure}", file=sys.stderr)
     print(
-        "  (the fit was retried once with smaller steps and longer runs; try "
+        "  (the fit was already retried once; try "
         "--target-accept 0.995 --tune 5000 --draws 5000, or check the data and priors)",
         file=sys.stderr,
     )

@@ -11,10 +11,14 @@ checked and recorded the same way:
    constant data);
 3. :func:`~bayesjudge.inference.diagnostics.check_fit` runs with the same rules for every
    caller;
-4. if a *sampler* check failed (R-hat, ESS, divergences, Monte Carlo error), the fit is run
-   once more with smaller steps, longer tuning and more draws (:meth:`NutsSettings.escalated`);
-   a failed posterior predictive check is a property of the model and the data, not of the
-   sampler, and is not retried;
+4. if a *sampler* check failed, the fit is run once more. When divergences or R-hat failed,
+   the retry takes smaller steps, longer tuning and more draws
+   (:meth:`NutsSettings.escalated`); when only the effective sample sizes or the Monte Carlo
+   errors fell short (a sampler that mixes slowly but shows no sign of trouble), it keeps the
+   step size target and tuning and runs long enough for the shortest check to pass, with a
+   margin (:meth:`NutsSettings.lengthened`; Vehtari et al., 2021, section 4). A failed
+   posterior predictive check is a property of the model and the data, not of the sampler,
+   and is not retried;
 5. every attempt, the diagnostics, the priors, the sampler, the seed, the versions and (from
    the command line) the command are written into the root attrs, and a fit that still fails
    warns with :class:`~bayesjudge.errors.FitWarning` naming each failed check and what to try.
@@ -35,7 +39,7 @@ import xarray as xr
 
 from bayesjudge.errors import FitWarning
 from bayesjudge.inference.cache import model_cache
-from bayesjudge.inference.diagnostics import Diagnostics, check_fit
+from bayesjudge.inference.diagnostics import Check, Diagnostics, check_fit
 from bayesjudge.inference.provenance import provenance_attrs
 from bayesjudge.inference.sampling import (
     Adaptation,
@@ -65,6 +69,12 @@ _SHOWN_FAILURES = 6
 _SAMPLER_CHECKS = frozenset(
     {"r_hat", "ess_bulk", "ess_tail", "divergences", "mcse_mean", "mcse_low", "mcse_high"}
 )
+#: Sampler checks that only say the run was too short for its mixing speed.
+_PRECISION_CHECKS = frozenset({"ess_bulk", "ess_tail", "mcse_mean", "mcse_low", "mcse_high"})
+#: Margin on the draws a lengthened retry needs (ESS estimates are themselves noisy).
+_LENGTHEN_MARGIN = 1.25
+#: Largest factor a lengthened retry multiplies the draws by; a larger shortfall escalates.
+_MAX_LENGTHEN = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,9 +131,77 @@ class NutsSettings:
             target_accept=round(min(0.999, 1.0 - (1.0 - self.target_accept) / 5.0), 6),
         )
 
+    def lengthened(self, factor: float) -> NutsSettings:
+        """Return the settings of a retry that only needs more draws.
+
+        ``factor`` times the draws (rounded up, at most ``MAX_DRAWS``), with the same tuning,
+        chains and target acceptance.
+
+        Examples
+        --------
+        >>> NutsSettings(draws=2000, tune=1000).lengthened(2.2)
+        NutsSettings(draws=4400, tune=1000, chains=4, target_accept=0.95)
+        """
+        if not factor >= 1.0:
+            raise ValueError(f"factor must be at least 1; got {factor!r}")
+        return NutsSettings(
+            draws=min(int(np.ceil(self.draws * factor - 1e-9)), MAX_DRAWS),
+            tune=self.tune,
+            chains=self.chains,
+            target_accept=self.target_accept,
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """Return the settings as plain values."""
         return asdict(self)
+
+
+def draws_factor(failures: Sequence[Check]) -> float:
+    r"""Return how many times more draws the failed precision checks need, with no margin.
+
+    An effective sample size grows in proportion to the draws, so an ESS check short by
+    :math:`\mathrm{ESS} < t` needs :math:`t / \mathrm{ESS}` times the draws; a Monte Carlo
+    error shrinks like :math:`1/\sqrt{\mathrm{ESS}}`, so an MCSE check over its limit needs
+    :math:`(\mathrm{MCSE} / t)^2` times. The largest need over ``failures`` (at least 1).
+
+    Examples
+    --------
+    >>> from bayesjudge.inference.diagnostics import Check
+    >>> draws_factor([Check("ess_bulk", "pi", 250.0, 400.0, ">=", False),
+    ...               Check("mcse_low", "pi", 0.006, 0.005, "<=", False)])
+    1.6
+    """
+    need = 1.0
+    for check in failures:
+        if check.name.startswith("ess"):
+            need = max(need, check.threshold / max(check.value, 1.0))
+        elif check.name.startswith("mcse"):
+            need = max(need, (check.value / check.threshold) ** 2)
+    return need
+
+
+def retry_settings(current: NutsSettings, failures: Sequence[Check]) -> NutsSettings:
+    """Return the settings of the one retry after the sampler checks in ``failures`` failed.
+
+    Only precision checks failed (ESS, MCSE) and a run at most five times as long covers the
+    shortfall with a 25 % margin: :meth:`NutsSettings.lengthened` by that factor (at least
+    2). Otherwise (divergences, R-hat, or a larger shortfall): :meth:`NutsSettings.escalated`.
+
+    Examples
+    --------
+    >>> from bayesjudge.inference.diagnostics import Check
+    >>> settings = NutsSettings(draws=2000, tune=1000)
+    >>> retry_settings(settings, [Check("ess_tail", "pi", 225.0, 400.0, ">=", False)])
+    NutsSettings(draws=4445, tune=1000, chains=4, target_accept=0.95)
+    >>> retry_settings(settings, [Check("divergences", "sampler", 3.0, 0.0, "<=", False)])
+    NutsSettings(draws=4000, tune=3000, chains=4, target_accept=0.99)
+    """
+    sampler = [c for c in failures if c.name in _SAMPLER_CHECKS]
+    if sampler and all(c.name in _PRECISION_CHECKS for c in sampler):
+        factor = max(2.0, _LENGTHEN_MARGIN * draws_factor(sampler))
+        if factor <= _MAX_LENGTHEN:
+            return current.lengthened(factor)
+    return current.escalated()
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,7 +318,7 @@ def fit_model(
     progressbar : bool, optional
         Show the sampler's progress bar; by default only when stderr is a terminal.
     escalate : bool, default True
-        Refit once with :meth:`NutsSettings.escalated` when a sampler check fails.
+        Refit once when a sampler check fails, with the settings of :func:`retry_settings`.
     prob : float, default 0.95
         Mass of the interval whose bounds' Monte Carlo error is checked.
     check_vars, mcse_vars : sequence of str, optional
@@ -311,7 +389,7 @@ def fit_model(
         )
         if not retry:
             break
-        current = current.escalated()
+        current = retry_settings(current, diagnostics.failures)
     tree.attrs.update(provenance_attrs(random_seed))
     tree.attrs.update(
         {
@@ -345,7 +423,12 @@ def _failure_message(name: str, attempts: list[Attempt], diagnostics: Diagnostic
     )
     advice = []
     names = {c.name for c in diagnostics.failures}
-    if names & _SAMPLER_CHECKS:
+    if names & _SAMPLER_CHECKS and names & _SAMPLER_CHECKS <= _PRECISION_CHECKS:
+        advice.append(
+            "the chains mix slowly but show no divergences and agree (R-hat): run more draws "
+            "(--draws)"
+        )
+    elif names & _SAMPLER_CHECKS:
         advice.append(
             "the sampler struggled: try a higher target_accept (--target-accept 0.995), more "
             "tuning (--tune) and more draws (--draws)"

@@ -7,7 +7,8 @@ r"""Fit the prevalence models: counts -> cached model -> NUTS -> checked, record
 posterior predictive counts are drawn from the likelihood with numpy
 (:math:`x_1^{rep} \sim \mathrm{Bin}(m_1, \mathrm{Se})`, :math:`x_0^{rep} \sim \mathrm{Bin}(m_0,
 1 - \mathrm{Sp})`, :math:`k^{rep} \sim \mathrm{Bin}(n, R)` at each draw); the diagnostics run
-on every fit, and a fit whose sampler struggled is retried once with smaller steps.
+on every fit, and a fit whose sampler struggled is retried once (with more draws, or with
+smaller steps if it diverged or its chains disagree).
 
 :func:`prevalence_draws` is the fast path for studies that fit thousands of datasets: the same
 cached model, seed rule and settings, returning plain arrays.
@@ -212,8 +213,7 @@ def fit_prevalence(
     1 - \mathrm{Sp})`, :math:`k \sim \mathrm{Bin}(n, \pi\mathrm{Se} + (1-\pi)(1-\mathrm{Sp}))`
     with Beta priors (Jeffreys by default) restricted to :math:`J > 0` (Rogan and Gladen 1978;
     Lee et al. 2025). The posterior is checked (:func:`bayesjudge.check_fit`), and a fit whose
-    sampler struggled is retried once with smaller steps and longer runs
-    (:func:`bayesjudge.inference.fit.fit_model`).
+    sampler struggled is retried once (:func:`bayesjudge.inference.fit.fit_model`).
 
     Parameters
     ----------
@@ -239,7 +239,9 @@ def fit_prevalence(
         ``"auto"`` uses nutpie when it is installed and PyMC's NUTS otherwise; the sampler used,
         and why, is recorded in ``attrs["sampler"]`` and ``attrs["sampler_note"]``.
     escalate : bool, default True
-        Retry once with smaller steps, longer tuning and more draws when a sampler check fails.
+        Retry once when a sampler check fails: with more draws when only the effective sample
+        sizes or Monte Carlo errors fell short, otherwise with smaller steps, longer tuning and
+        more draws (:func:`bayesjudge.inference.fit.retry_settings`).
     prob : float, default 0.95
         Mass of the interval whose bounds' Monte Carlo error is checked.
 

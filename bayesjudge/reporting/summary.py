@@ -99,7 +99,7 @@ DEFINITIONS: dict[str, str] = {
 ESCALATION = (
     "rerun with smaller steps and longer chains: --target-accept 0.995 --tune 5000 --draws 5000 "
     "on the command line (target_accept=0.995, tune=5000, draws=5000 in Python); bayesjudge "
-    "already retried once with smaller steps"
+    "already retried once"
 )
 
 #: Interval width (in units of the quantity, e.g. 0.25 = 25 percentage points) above which the

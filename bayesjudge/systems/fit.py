@@ -180,8 +180,8 @@ def fit_systems(
     paired many-system Rasch model, or unpaired per-system model, each with the judge's
     :math:`\mathrm{Se}, \mathrm{Sp}` shared or system-specific and restricted to
     :math:`J > 0` (Rogan and Gladen 1978; Rasch 1960). The posterior is checked
-    (:func:`bayesjudge.check_fit`) and a fit whose sampler struggled is retried once with
-    smaller steps (:func:`bayesjudge.inference.fit.fit_model`).
+    (:func:`bayesjudge.check_fit`) and a fit whose sampler struggled is retried once
+    (:func:`bayesjudge.inference.fit.fit_model`).
 
     Parameters
     ----------
@@ -208,7 +208,9 @@ def fit_systems(
     sampler : {"auto", "nutpie", "pymc"}
         The NUTS implementation (nutpie when installed).
     escalate : bool, default True
-        Retry once with smaller steps, longer tuning and more draws when a sampler check fails.
+        Retry once when a sampler check fails: with more draws when only the effective sample
+        sizes or Monte Carlo errors fell short, otherwise with smaller steps, longer tuning and
+        more draws (:func:`bayesjudge.inference.fit.retry_settings`).
     prob : float, default 0.95
         Mass of the interval whose bounds' Monte Carlo error is checked.
 

@@ -166,7 +166,8 @@ def test_bad_fit_is_flagged(example):
     ):
         fit = fit_prevalence(example, draws=20, tune=0, chains=2, random_seed=3, progressbar=False)
     assert fit.attrs["diagnostics_passed"] is False
-    # the sampler checks failed, so the fit was retried once with smaller steps, longer runs
+    # the sampler checks failed (R-hat among them), so the fit was retried once with smaller
+    # steps and longer runs
     first, retry = attempts_of(fit)
     assert (first.settings.target_accept, first.settings.tune, first.settings.draws) == (
         0.95,
