@@ -86,6 +86,7 @@ out.update(passed=bool(d.passed), divergences=int(d.divergences),
            attempts=[[x.settings.draws, x.settings.target_accept] for x in b.attempts],
            first_passed=bool(a.diagnostics.passed),
            first_attempts=[[x.settings.draws, x.settings.target_accept] for x in a.attempts],
+           first_run_failures=[list(x.failures)[:6] for x in (a.attempts[0], b.attempts[0])],
            failures=[c.label for c in d.failures][:5],
            peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 print(json.dumps(out))

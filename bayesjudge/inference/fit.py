@@ -11,14 +11,12 @@ checked and recorded the same way:
    constant data);
 3. :func:`~bayesjudge.inference.diagnostics.check_fit` runs with the same rules for every
    caller;
-4. if a *sampler* check failed, the fit is run once more. When divergences or R-hat failed,
-   the retry takes smaller steps, longer tuning and more draws
-   (:meth:`NutsSettings.escalated`); when only the effective sample sizes or the Monte Carlo
-   errors fell short (a sampler that mixes slowly but shows no sign of trouble), it keeps the
-   step size target and tuning and runs long enough for the shortest check to pass, with a
-   margin (:meth:`NutsSettings.lengthened`; Vehtari et al., 2021, section 4). A failed
-   posterior predictive check is a property of the model and the data, not of the sampler,
-   and is not retried;
+4. if a *sampler* check failed, the fit is run once more (:func:`retry_settings`). After
+   divergent transitions the retry takes smaller steps, longer tuning and more draws
+   (:meth:`NutsSettings.escalated`); otherwise (ESS, Monte Carlo error or R-hat short: chains
+   that mix slowly) it keeps the step-size target and runs long enough for the shortest check
+   to pass, with a margin (:meth:`NutsSettings.lengthened`). A failed posterior predictive
+   check is a property of the model and the data, not of the sampler, and is not retried;
 5. every attempt, the diagnostics, the priors, the sampler, the seed, the versions and (from
    the command line) the command are written into the root attrs, and a fit that still fails
    warns with :class:`~bayesjudge.errors.FitWarning` naming each failed check and what to try.
@@ -31,7 +29,7 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -69,7 +67,7 @@ _SHOWN_FAILURES = 6
 _SAMPLER_CHECKS = frozenset(
     {"r_hat", "ess_bulk", "ess_tail", "divergences", "mcse_mean", "mcse_low", "mcse_high"}
 )
-#: Sampler checks that only say the run was too short for its mixing speed.
+#: Sampler checks whose shortfall a run of more draws makes up in proportion.
 _PRECISION_CHECKS = frozenset({"ess_bulk", "ess_tail", "mcse_mean", "mcse_low", "mcse_high"})
 #: Margin on the draws a lengthened retry needs (ESS estimates are themselves noisy).
 _LENGTHEN_MARGIN = 1.25
@@ -183,9 +181,15 @@ def draws_factor(failures: Sequence[Check]) -> float:
 def retry_settings(current: NutsSettings, failures: Sequence[Check]) -> NutsSettings:
     """Return the settings of the one retry after the sampler checks in ``failures`` failed.
 
-    Only precision checks failed (ESS, MCSE) and a run at most five times as long covers the
-    shortfall with a 25 % margin: :meth:`NutsSettings.lengthened` by that factor (at least
-    2). Otherwise (divergences, R-hat, or a larger shortfall): :meth:`NutsSettings.escalated`.
+    Divergent transitions mean the step size is too large for the posterior's curvature: the
+    retry takes smaller steps, longer tuning and twice the draws
+    (:meth:`NutsSettings.escalated`). Without divergences, a short effective sample size, a
+    large Monte Carlo error or an R-hat above its limit mean the chains mix slowly or have not
+    yet mixed: smaller steps do not help, a longer run does (Vehtari et al., 2021). The retry
+    then keeps the step-size target and multiplies the draws by what the precision checks need
+    with a 25 % margin, at least 2 (:func:`draws_factor`), and doubles the tuning when R-hat
+    failed (the chains may not have reached the typical set). A shortfall that would need more
+    than five times the draws escalates instead.
 
     Examples
     --------
@@ -193,14 +197,20 @@ def retry_settings(current: NutsSettings, failures: Sequence[Check]) -> NutsSett
     >>> settings = NutsSettings(draws=2000, tune=1000)
     >>> retry_settings(settings, [Check("ess_tail", "pi", 225.0, 400.0, ">=", False)])
     NutsSettings(draws=4445, tune=1000, chains=4, target_accept=0.95)
+    >>> retry_settings(settings, [Check("r_hat", "pi", 1.02, 1.01, "<=", False)])
+    NutsSettings(draws=4000, tune=2000, chains=4, target_accept=0.95)
     >>> retry_settings(settings, [Check("divergences", "sampler", 3.0, 0.0, "<=", False)])
     NutsSettings(draws=4000, tune=3000, chains=4, target_accept=0.99)
     """
     sampler = [c for c in failures if c.name in _SAMPLER_CHECKS]
-    if sampler and all(c.name in _PRECISION_CHECKS for c in sampler):
+    names = {c.name for c in sampler}
+    if names and "divergences" not in names:
         factor = max(2.0, _LENGTHEN_MARGIN * draws_factor(sampler))
         if factor <= _MAX_LENGTHEN:
-            return current.lengthened(factor)
+            longer = current.lengthened(factor)
+            if "r_hat" in names:
+                return replace(longer, tune=min(max(2 * current.tune, 1), MAX_DRAWS))
+            return longer
     return current.escalated()
 
 
@@ -423,10 +433,10 @@ def _failure_message(name: str, attempts: list[Attempt], diagnostics: Diagnostic
     )
     advice = []
     names = {c.name for c in diagnostics.failures}
-    if names & _SAMPLER_CHECKS and names & _SAMPLER_CHECKS <= _PRECISION_CHECKS:
+    if names & _SAMPLER_CHECKS and "divergences" not in names:
         advice.append(
-            "the chains mix slowly but show no divergences and agree (R-hat): run more draws "
-            "(--draws)"
+            "the chains mix slowly (no divergent transitions): run more draws (--draws) and "
+            "longer tuning (--tune)"
         )
     elif names & _SAMPLER_CHECKS:
         advice.append(

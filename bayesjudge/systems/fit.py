@@ -208,9 +208,9 @@ def fit_systems(
     sampler : {"auto", "nutpie", "pymc"}
         The NUTS implementation (nutpie when installed).
     escalate : bool, default True
-        Retry once when a sampler check fails: with more draws when only the effective sample
-        sizes or Monte Carlo errors fell short, otherwise with smaller steps, longer tuning and
-        more draws (:func:`bayesjudge.inference.fit.retry_settings`).
+        Retry once when a sampler check fails: with smaller steps, longer tuning and more draws
+        after divergent transitions, otherwise with more draws at the same step-size target
+        (:func:`bayesjudge.inference.fit.retry_settings`).
     prob : float, default 0.95
         Mass of the interval whose bounds' Monte Carlo error is checked.
 

@@ -58,18 +58,28 @@ def test_precision_only_failures_lengthen_the_run():
     assert retry_settings(SETTINGS, [_ess(300.0), PPC]).draws == 4000
 
 
+def test_r_hat_without_divergences_lengthens_and_doubles_the_tuning():
+    doubled = NutsSettings(draws=4000, tune=2000, chains=4, target_accept=0.95)
+    assert retry_settings(SETTINGS, [R_HAT]) == doubled
+    assert retry_settings(SETTINGS, [_ess(300.0), R_HAT]) == doubled
+    # the ESS shortfall sets the draws, the R-hat failure the tuning
+    assert retry_settings(SETTINGS, [_ess(160.0), R_HAT]) == NutsSettings(
+        draws=6250, tune=2000, chains=4, target_accept=0.95
+    )
+
+
 @pytest.mark.parametrize(
     "failures",
     [
-        [R_HAT],
         [DIVERGENCES],
-        [_ess(300.0), R_HAT],
         [_ess(300.0), DIVERGENCES],
+        [R_HAT, DIVERGENCES],
         [_ess(90.0)],  # 1.25 x 400 / 90 = 5.6 > 5: too far short to only lengthen
-        [PPC],
+        [_ess(90.0), R_HAT],
+        [PPC],  # not a sampler check: fit_model does not retry, and nothing says lengthen
     ],
 )
-def test_other_failures_escalate(failures):
+def test_divergences_or_a_large_shortfall_escalate(failures):
     assert retry_settings(SETTINGS, failures) == SETTINGS.escalated()
     assert SETTINGS.escalated() == NutsSettings(draws=4000, tune=3000, chains=4, target_accept=0.99)
 
@@ -135,8 +145,8 @@ def test_fit_model_lengthens_after_an_ess_shortfall(monkeypatch):
     assert len(json.loads(tree.attrs["attempts"])) == 2
 
 
-def test_fit_model_escalates_after_an_r_hat_failure(monkeypatch):
-    tree = _fit_with_first_failures(monkeypatch, [_ess(160.0), R_HAT])
+def test_fit_model_escalates_after_divergences(monkeypatch):
+    tree = _fit_with_first_failures(monkeypatch, [_ess(160.0), DIVERGENCES])
     _, retry = attempts_of(tree)
     assert retry.settings == NutsSettings(draws=2000, tune=3000, chains=2, target_accept=0.96)
     assert retry.passed
