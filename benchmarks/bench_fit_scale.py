@@ -114,7 +114,7 @@ def _yes(passed: object) -> str:
 
 
 def _runs(attempts: object) -> str:
-    """``2000 @ 0.95, 4445 @ 0.95`` from the child's [[draws, target_accept], ...]."""
+    """``2000 @ 0.95, 5334 @ 0.95`` from the child's [[draws, target_accept], ...]."""
     return ", ".join(f"{draws} @ {accept:g}" for draws, accept in attempts)  # type: ignore[attr-defined]
 
 
@@ -147,9 +147,9 @@ def main() -> None:
     body = "\n".join(rows) + (
         "\n\nThe refit is the second fit in the same process, on new data of the same size: "
         "it reuses the compiled model. 'passed' is the verdict of `check_fit` after the fit's "
-        "own retry (`bayesjudge.inference.fit.retry_settings`: more draws when only ESS or "
-        "MCSE fell short, smaller steps otherwise); the divergences, ESS and R-hat are the "
-        "refit's last run. Gate: "
+        "own retry (`bayesjudge.inference.fit.retry_settings`: smaller steps after divergences "
+        "or an ESS shortfall beyond five times the draws, more draws at the same step size "
+        "otherwise); the divergences, ESS and R-hat are the refit's last run. Gate: "
         "`analyze_gate` with caps 1, 2, 5 on a Table 4-shaped gate (6 rulings per item, "
         "pi 0.6, 150 + 150 gold items by class). Channel: `analyze_channel` with the slice "
         "hierarchy of the first step (three slices) and exact conjugate draws elsewhere. "

@@ -70,7 +70,7 @@ _SAMPLER_CHECKS = frozenset(
 #: Sampler checks whose shortfall a run of more draws makes up in proportion.
 _PRECISION_CHECKS = frozenset({"ess_bulk", "ess_tail", "mcse_mean", "mcse_low", "mcse_high"})
 #: Margin on the draws a lengthened retry needs (ESS estimates are themselves noisy).
-_LENGTHEN_MARGIN = 1.25
+_LENGTHEN_MARGIN = 1.5
 #: Largest factor a lengthened retry multiplies the draws by; a larger shortfall escalates.
 _MAX_LENGTHEN = 5.0
 
@@ -187,7 +187,7 @@ def retry_settings(current: NutsSettings, failures: Sequence[Check]) -> NutsSett
     large Monte Carlo error or an R-hat above its limit mean the chains mix slowly or have not
     yet mixed: smaller steps do not help, a longer run does (Vehtari et al., 2021). The retry
     then keeps the step-size target and multiplies the draws by what the precision checks need
-    with a 25 % margin, at least 2 (:func:`draws_factor`), and doubles the tuning when R-hat
+    with a 50 % margin, at least 2 (:func:`draws_factor`), and doubles the tuning when R-hat
     failed (the chains may not have reached the typical set). A shortfall that would need more
     than five times the draws escalates instead.
 
@@ -196,7 +196,7 @@ def retry_settings(current: NutsSettings, failures: Sequence[Check]) -> NutsSett
     >>> from bayesjudge.inference.diagnostics import Check
     >>> settings = NutsSettings(draws=2000, tune=1000)
     >>> retry_settings(settings, [Check("ess_tail", "pi", 225.0, 400.0, ">=", False)])
-    NutsSettings(draws=4445, tune=1000, chains=4, target_accept=0.95)
+    NutsSettings(draws=5334, tune=1000, chains=4, target_accept=0.95)
     >>> retry_settings(settings, [Check("r_hat", "pi", 1.02, 1.01, "<=", False)])
     NutsSettings(draws=4000, tune=2000, chains=4, target_accept=0.95)
     >>> retry_settings(settings, [Check("divergences", "sampler", 3.0, 0.0, "<=", False)])

@@ -46,14 +46,14 @@ def test_draws_factor_scales_ess_linearly_and_mcse_quadratically():
 
 
 def test_precision_only_failures_lengthen_the_run():
-    # 1.25 x 400 / 225 = 2.22...: 4445 draws, same tuning and step-size target
+    # 1.5 x 400 / 225 = 2.67: 5334 draws, same tuning and step-size target
     assert retry_settings(SETTINGS, [_ess(225.0, "ess_tail"), _ess(300.0)]) == NutsSettings(
-        draws=4445, tune=1000, chains=4, target_accept=0.95
+        draws=5334, tune=1000, chains=4, target_accept=0.95
     )
     # a small shortfall still doubles the draws
     assert retry_settings(SETTINGS, [_ess(390.0)]).draws == 4000
-    # MCSE: 1.25 x (0.3 / 0.2)^2 = 2.8125
-    assert retry_settings(SETTINGS, [_mcse(0.3)]).draws == 5625
+    # MCSE: 1.5 x (0.3 / 0.2)^2 = 3.375
+    assert retry_settings(SETTINGS, [_mcse(0.3)]).draws == 6750
     # a failed predictive check beside them does not change the sampler's retry
     assert retry_settings(SETTINGS, [_ess(300.0), PPC]).draws == 4000
 
@@ -64,7 +64,7 @@ def test_r_hat_without_divergences_lengthens_and_doubles_the_tuning():
     assert retry_settings(SETTINGS, [_ess(300.0), R_HAT]) == doubled
     # the ESS shortfall sets the draws, the R-hat failure the tuning
     assert retry_settings(SETTINGS, [_ess(160.0), R_HAT]) == NutsSettings(
-        draws=6250, tune=2000, chains=4, target_accept=0.95
+        draws=7500, tune=2000, chains=4, target_accept=0.95
     )
 
 
@@ -74,7 +74,7 @@ def test_r_hat_without_divergences_lengthens_and_doubles_the_tuning():
         [DIVERGENCES],
         [_ess(300.0), DIVERGENCES],
         [R_HAT, DIVERGENCES],
-        [_ess(90.0)],  # 1.25 x 400 / 90 = 5.6 > 5: too far short to only lengthen
+        [_ess(90.0)],  # 1.5 x 400 / 90 = 6.7 > 5: too far short to only lengthen
         [_ess(90.0), R_HAT],
         [PPC],  # not a sampler check: fit_model does not retry, and nothing says lengthen
     ],
@@ -136,12 +136,12 @@ def test_fit_model_lengthens_after_an_ess_shortfall(monkeypatch):
     first, retry = attempts_of(tree)
     assert not first.passed
     assert first.failures[0] == "ess_bulk(pi) = 160 (needs >= 400)"
-    # 1.25 x 400 / 160 = 3.125 times 1000 draws; tuning and target acceptance kept
-    assert retry.settings == NutsSettings(draws=3125, tune=300, chains=2, target_accept=0.8)
+    # 1.5 x 400 / 160 = 3.75 times 1000 draws; tuning and target acceptance kept
+    assert retry.settings == NutsSettings(draws=3750, tune=300, chains=2, target_accept=0.8)
     assert retry.passed
     assert tree.attrs["diagnostics_passed"]
-    assert tree["posterior"]["a"].shape == (2, 3125)
-    assert (tree.attrs["draws"], tree.attrs["tune"]) == (3125, 300)
+    assert tree["posterior"]["a"].shape == (2, 3750)
+    assert (tree.attrs["draws"], tree.attrs["tune"]) == (3750, 300)
     assert len(json.loads(tree.attrs["attempts"])) == 2
 
 
