@@ -7,8 +7,8 @@ r"""Fit the prevalence models: counts -> cached model -> NUTS -> checked, record
 posterior predictive counts are drawn from the likelihood with numpy
 (:math:`x_1^{rep} \sim \mathrm{Bin}(m_1, \mathrm{Se})`, :math:`x_0^{rep} \sim \mathrm{Bin}(m_0,
 1 - \mathrm{Sp})`, :math:`k^{rep} \sim \mathrm{Bin}(n, R)` at each draw); the diagnostics run
-on every fit, and a fit whose sampler struggled is retried once (with more draws, or with
-smaller steps if it diverged or its chains disagree).
+on every fit, and a fit whose sampler struggled is retried once (with smaller steps after
+divergent transitions, with more draws otherwise).
 
 :func:`prevalence_draws` is the fast path for studies that fit thousands of datasets: the same
 cached model, seed rule and settings, returning plain arrays.
