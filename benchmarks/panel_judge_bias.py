@@ -24,6 +24,7 @@ import json
 import sys
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -32,8 +33,9 @@ from bayesjudge.panels.fit import fit_panel
 from bayesjudge.panels.simulate import panel_scenario, simulate_panel
 from bayesjudge.priors import PanelPriors
 
-PI = 0.7
-N_UNLABELLED = 2000
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from panel_recovery import N_UNLABELLED, PI, replicate_seed
+
 N_JUDGES = 3
 
 
@@ -58,7 +60,7 @@ def refit(
         scenario["loading"] = np.full((2, N_JUDGES), float(loading))
     rows: list[dict[str, object]] = []
     for rep in range(first, stop):
-        seed = 1000 * N_JUDGES + 10 * n_gold + rep  # panel_recovery.py's seed of the triple
+        seed = replicate_seed(N_JUDGES, n_gold, rep)
         sim = simulate_panel(
             pi=PI, **scenario, n_unlabelled=N_UNLABELLED, n_gold=n_gold, random_seed=seed
         )

@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from bayesjudge.errors import DataError, NotIdentifiableError
+from bayesjudge.inference.fit import attempts_of
 from bayesjudge.models.panel import pad_patterns, panel_model
 from bayesjudge.panels.baselines import dawid_skene, judge_ppi_plus_plus, majority_rogan_gladen
 from bayesjudge.panels.simulate import SimulatedPanel, panel_scenario, simulate_panel
@@ -54,6 +55,11 @@ from _record import record
 
 PI = 0.7
 N_UNLABELLED = 2000
+
+
+def replicate_seed(n_judges: int, n_gold: int, rep: int, random_seed: int = 0) -> int:
+    """The seed of replicate ``rep`` of the (panel size, gold size) cell: data and sampler."""
+    return random_seed + 1000 * n_judges + 10 * n_gold + rep
 
 
 def _best_judge(sim: SimulatedPanel) -> str:
@@ -113,7 +119,7 @@ def recovery_records(
                 if (n_judges, n_gold, rep) in done:
                     continue
                 first = len(rows)
-                seed = random_seed + 1000 * n_judges + 10 * n_gold + rep
+                seed = replicate_seed(n_judges, n_gold, rep, random_seed)
                 sim = simulate_panel(
                     pi=PI, **scenario, n_unlabelled=N_UNLABELLED, n_gold=n_gold, random_seed=seed
                 )
@@ -157,7 +163,7 @@ def recovery_records(
                         "n_eff_mean": float(post["effective_judges"].mean()),
                         "best_rule": tree.attrs["best_rule"],
                         "passed": bool(tree.attrs["diagnostics_passed"]),
-                        "attempts": len(json.loads(tree.attrs["attempts"])),
+                        "attempts": len(attempts_of(tree)),
                         "divergences": int(diagnostics["divergences"]),
                         "max_rhat": float(diagnostics["r_hat_max"]),
                         "fit_s": fit_time,

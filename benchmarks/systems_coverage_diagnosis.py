@@ -246,15 +246,17 @@ def pooling_check(
     from bayesjudge.priors import HalfNormal
 
     priors = SystemsPriors(judge_sigma=HalfNormal(scale))
-    sim0 = simulate_systems(
-        [0.6, 0.6], n_unlabelled=20, n_labelled=10, se=0.9, sp=0.8, random_seed=0
-    )
-    patterns = SystemsData.from_frame(sim0.frame).patterns()
-    compiled = nutpie.compile_pymc_model(
-        two_system_model(
-            patterns, priors=priors, judge="system", calibration="by_class", size=study.SIZE
+    compiled = None
+    if sampler == "study":  # fit_systems compiles (and caches) its own model
+        sim0 = simulate_systems(
+            [0.6, 0.6], n_unlabelled=20, n_labelled=10, se=0.9, sp=0.8, random_seed=0
         )
-    )
+        patterns = SystemsData.from_frame(sim0.frame).patterns()
+        compiled = nutpie.compile_pymc_model(
+            two_system_model(
+                patterns, priors=priors, judge="system", calibration="by_class", size=study.SIZE
+            )
+        )
     rows = []
     for diff in diffs:
         k = study.DIFFS.index(diff)
@@ -302,10 +304,10 @@ def _default_fit(
     data: SystemsData, priors: SystemsPriors, seed: int
 ) -> tuple[np.ndarray, int, bool, int]:
     """Draws of pi_B - pi_A from the package's own fit, its divergences, verdict and attempts."""
-    import json
     import warnings
 
     from bayesjudge.errors import FitWarning
+    from bayesjudge.inference.fit import attempts_of
     from bayesjudge.systems.fit import fit_systems
 
     with warnings.catch_warnings():
@@ -321,7 +323,7 @@ def _default_fit(
     pi = tree["posterior"]["pi"]
     diff = (pi.sel(system="B") - pi.sel(system="A")).to_numpy().ravel()  # simulate_systems' names
     divergences = int(tree["sample_stats"]["diverging"].sum())
-    attempts = len(json.loads(tree.attrs["attempts"]))
+    attempts = len(attempts_of(tree))
     return diff, divergences, bool(tree.attrs["diagnostics_passed"]), attempts
 
 
