@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -189,13 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.pooling_scale:
         diffs = args.diff or list(study.DIFFS)
-        frames = [
-            pooling_check(args.reps, args.seed, diffs, s, sampler=args.sampler)
-            for s in args.pooling_scale
-        ]
-        pooled = pd.concat(frames, ignore_index=True)
-        if args.raw is not None:
-            study.write_atomic(args.raw, pooled)
+        pooled = pooling_check(
+            args.reps, args.seed, diffs, args.pooling_scale, sampler=args.sampler, raw_path=args.raw
+        )
         table = pooled.groupby(["scale", "diff"]).agg(
             reps=("covered", "size"),
             coverage=("covered", "mean"),
@@ -229,7 +226,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def pooling_check(
-    reps: int, base_seed: int, diffs: list[float], scale: float, *, sampler: str = "study"
+    reps: int,
+    base_seed: int,
+    diffs: list[float],
+    scales: list[float],
+    *,
+    sampler: str = "study",
+    raw_path: Path | None = None,
 ) -> pd.DataFrame:
     """Refit the paired model (system judge, by_class) with judge_sigma HalfNormal(scale).
 
@@ -239,7 +242,41 @@ def pooling_check(
     replicate is fitted by :func:`bayesjudge.systems.fit.fit_systems` as a user's call would
     be (4 chains x 2000 draws after 1000 tuning steps, chains started at the mode, one retry
     when a sampler check fails).
+
+    With ``raw_path`` every row so far is rewritten there (atomically) after every ten fits and
+    at the end, and rows already in it (same scale, sampler, difference and replicate) are
+    kept and not refitted: a stopped run resumes where it stopped. Returns the rows of this
+    call's scales, sampler, differences and first ``reps`` replicates.
     """
+    rows = [] if raw_path is None or not raw_path.exists() else _read_rows(raw_path)
+    done = {(r["scale"], r["sampler"], r["diff"], r["rep"]) for r in rows}
+    fitted = 0
+    for scale in scales:
+        for diff in diffs:
+            for row in _pooling_rows(reps, base_seed, diff, scale, sampler, done):
+                rows.append(row)
+                fitted += 1
+                if raw_path is not None and fitted % 10 == 0:
+                    study.write_atomic(raw_path, pd.DataFrame(rows))
+            print(f"{time.strftime('%H:%M:%S')} scale {scale} diff={diff:.2f}: {reps}", flush=True)
+    frame = pd.DataFrame(rows)
+    if raw_path is not None:
+        study.write_atomic(raw_path, frame)
+    keep = frame["sampler"].eq(sampler) & frame["scale"].isin(scales) & frame["diff"].isin(diffs)
+    return frame[keep & frame["rep"].lt(reps)]
+
+
+def _read_rows(path: Path) -> list[dict]:
+    """The rows of an earlier run; those written before the sampler column are the study's."""
+    frame = pd.read_csv(path)
+    frame["sampler"] = frame["sampler"].fillna("study")
+    return frame.to_dict("records")
+
+
+def _pooling_rows(
+    reps: int, base_seed: int, diff: float, scale: float, sampler: str, done: set
+) -> Iterator[dict]:
+    """Fit the replicates of one difference that are not in ``done``, one row per fit."""
     import nutpie
 
     from bayesjudge.models.systems import two_system_model
@@ -257,47 +294,43 @@ def pooling_check(
                 patterns, priors=priors, judge="system", calibration="by_class", size=study.SIZE
             )
         )
-    rows = []
-    for diff in diffs:
-        k = study.DIFFS.index(diff)
-        for r, seed in enumerate(study.scenario_seeds(base_seed, "system", "paired", k, reps)):
-            sim = simulate_systems(
-                [study.PI_A, study.PI_A + diff],
-                n_unlabelled=study.N_UNLABELLED,
-                n_labelled=study.N_LABELLED,
-                design="paired",
-                difficulty_sd=study.DIFFICULTY_SD,
-                random_seed=int(seed),
-                **study.JUDGES["system"],
+    k = study.DIFFS.index(diff)
+    for r, seed in enumerate(study.scenario_seeds(base_seed, "system", "paired", k, reps)):
+        if (scale, sampler, diff, r) in done:
+            continue
+        sim = simulate_systems(
+            [study.PI_A, study.PI_A + diff],
+            n_unlabelled=study.N_UNLABELLED,
+            n_labelled=study.N_LABELLED,
+            design="paired",
+            difficulty_sd=study.DIFFICULTY_SD,
+            random_seed=int(seed),
+            **study.JUDGES["system"],
+        )
+        data = SystemsData.from_frame(sim.frame)
+        passed, attempts = True, 1
+        if sampler == "default":
+            draws, divergences, passed, attempts = _default_fit(data, priors, int(seed))
+        else:
+            draws, divergences = study._posterior_diff(
+                compiled, data.patterns().padded(study.SIZE), seed=int(seed), target_accept=0.95
             )
-            data = SystemsData.from_frame(sim.frame)
-            passed, attempts = True, 1
-            if sampler == "default":
-                draws, divergences, passed, attempts = _default_fit(data, priors, int(seed))
-            else:
-                draws, divergences = study._posterior_diff(
-                    compiled, data.patterns().padded(study.SIZE), seed=int(seed), target_accept=0.95
-                )
-            low, high = np.quantile(draws, [0.025, 0.975])
-            rows.append(
-                {
-                    "diff": diff,
-                    "rep": r,
-                    "scale": scale,
-                    "mean": float(draws.mean()),
-                    "sd": float(draws.std()),
-                    "covered": bool(low <= sim.diff <= high),
-                    "above": bool(low > sim.diff),
-                    "below": bool(high < sim.diff),
-                    "error": float(draws.mean() - sim.diff),
-                    "divergences": divergences,
-                    "sampler": sampler,
-                    "passed": passed,
-                    "attempts": attempts,
-                }
-            )
-        print(f"{time.strftime('%H:%M:%S')} scale {scale} diff={diff:.2f}: {reps}", flush=True)
-    return pd.DataFrame(rows)
+        low, high = np.quantile(draws, [0.025, 0.975])
+        yield {
+            "diff": diff,
+            "rep": r,
+            "scale": scale,
+            "mean": float(draws.mean()),
+            "sd": float(draws.std()),
+            "covered": bool(low <= sim.diff <= high),
+            "above": bool(low > sim.diff),
+            "below": bool(high < sim.diff),
+            "error": float(draws.mean() - sim.diff),
+            "divergences": divergences,
+            "sampler": sampler,
+            "passed": passed,
+            "attempts": attempts,
+        }
 
 
 def _default_fit(
