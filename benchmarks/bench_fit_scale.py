@@ -33,7 +33,7 @@ from _record import record  # noqa: E402
 CHILD = r"""
 import json, resource, sys, time, warnings
 import numpy as np
-family, n = sys.argv[1], int(sys.argv[2])
+family, n, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 out = {}
 if family == "gate":
     from bayesjudge.gates import Rulings, TABLE4, rejudgment_gate, table4_gate
@@ -75,10 +75,10 @@ else:
         return analyze_channel(outcomes, by_slice=True, random_seed=seed)
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    t0 = time.perf_counter(); first = data(1); out["data_s"] = time.perf_counter() - t0
-    t0 = time.perf_counter(); a = fit(first, 1); out["first_fit_s"] = time.perf_counter() - t0
-    second = data(2)
-    t0 = time.perf_counter(); b = fit(second, 2); out["refit_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter(); first = data(seed); out["data_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter(); a = fit(first, seed); out["first_fit_s"] = time.perf_counter() - t0
+    second = data(seed + 1)
+    t0 = time.perf_counter(); b = fit(second, seed + 1); out["refit_s"] = time.perf_counter() - t0
 d = b.diagnostics
 out.update(passed=bool(d.passed), divergences=int(d.divergences),
            ess_bulk_min=float(d.ess_bulk_min), ess_tail_min=float(d.ess_tail_min),
@@ -87,17 +87,22 @@ out.update(passed=bool(d.passed), divergences=int(d.divergences),
            first_passed=bool(a.diagnostics.passed),
            first_attempts=[[x.settings.draws, x.settings.target_accept] for x in a.attempts],
            first_run_failures=[list(x.failures)[:6] for x in (a.attempts[0], b.attempts[0])],
+           last_run_failures=[list(x.failures)[:6] for x in (a.attempts[-1], b.attempts[-1])],
            failures=[c.label for c in d.failures][:5],
            peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 print(json.dumps(out))
 """
 
 
-def run(family: str, size: int) -> dict[str, object]:
-    """Run one (family, size) in a fresh process and return its measurements."""
+def run(family: str, size: int, seed: int = 1) -> dict[str, object]:
+    """Run one (family, size) in a fresh process and return its measurements.
+
+    The first fit is on data simulated with ``seed`` (and fitted with it), the refit on data
+    from ``seed + 1``.
+    """
     start = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-c", CHILD, family, str(size)],
+        [sys.executable, "-c", CHILD, family, str(size), str(seed)],
         capture_output=True,
         text=True,
         check=False,
@@ -126,24 +131,33 @@ def main() -> None:
     parser.add_argument(
         "--name", default="fit_scale", help="results file benchmarks/results/NAME.md"
     )
+    parser.add_argument(
+        "--seeds",
+        nargs="+",
+        type=int,
+        default=[1],
+        help="one process per seed S and size: first fit on data S, refit on data S + 1",
+    )
     args = parser.parse_args()
     rows = [
-        "| family | items | simulate + reduce (s) | first fit incl. compile (s) | refit (s) "
-        "| passed (first / refit) | refit's runs: draws per chain @ target_accept "
-        "| divergences | min bulk / tail ESS | max R-hat | peak MB |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| family | items | seeds | simulate + reduce (s) | first fit incl. compile (s) "
+        "| refit (s) | passed (first / refit) | runs: draws per chain @ target_accept "
+        "(first fit; refit) | divergences | min bulk / tail ESS | max R-hat | peak MB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for family in args.families:
         for size in args.sizes:
-            m = run(family, size)
-            print(family, size, m, flush=True)
-            rows.append(
-                f"| {family} | {size:,} | {m['data_s']:.1f} | {m['first_fit_s']:.1f} | "
-                f"{m['refit_s']:.1f} | {_yes(m['first_passed'])} / {_yes(m['passed'])} | "
-                f"{_runs(m['attempts'])} | {m['divergences']} | "
-                f"{m['ess_bulk_min']:.0f} / {m['ess_tail_min']:.0f} | {m['r_hat_max']:.3f} | "
-                f"{m['peak_mb']:.0f} |"
-            )
+            for seed in args.seeds:
+                m = run(family, size, seed)
+                print(family, size, seed, m, flush=True)
+                rows.append(
+                    f"| {family} | {size:,} | {seed}, {seed + 1} | {m['data_s']:.1f} | "
+                    f"{m['first_fit_s']:.1f} | {m['refit_s']:.1f} | "
+                    f"{_yes(m['first_passed'])} / {_yes(m['passed'])} | "
+                    f"{_runs(m['first_attempts'])}; {_runs(m['attempts'])} | {m['divergences']} | "
+                    f"{m['ess_bulk_min']:.0f} / {m['ess_tail_min']:.0f} | "
+                    f"{m['r_hat_max']:.3f} | {m['peak_mb']:.0f} |"
+                )
     body = "\n".join(rows) + (
         "\n\nThe refit is the second fit in the same process, on new data of the same size: "
         "it reuses the compiled model. 'passed' is the verdict of `check_fit` after the fit's "

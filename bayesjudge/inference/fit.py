@@ -67,8 +67,6 @@ _SHOWN_FAILURES = 6
 _SAMPLER_CHECKS = frozenset(
     {"r_hat", "ess_bulk", "ess_tail", "divergences", "mcse_mean", "mcse_low", "mcse_high"}
 )
-#: Sampler checks whose shortfall a run of more draws makes up in proportion.
-_PRECISION_CHECKS = frozenset({"ess_bulk", "ess_tail", "mcse_mean", "mcse_low", "mcse_high"})
 #: Margin on the draws a lengthened retry needs (ESS estimates are themselves noisy).
 _LENGTHEN_MARGIN = 1.5
 #: Largest factor a lengthened retry multiplies the draws by; a larger shortfall escalates.
@@ -155,12 +153,21 @@ class NutsSettings:
 
 
 def draws_factor(failures: Sequence[Check]) -> float:
-    r"""Return how many times more draws the failed precision checks need, with no margin.
+    r"""Return how many times more draws the failed sampler checks need, with no margin.
 
     An effective sample size grows in proportion to the draws, so an ESS check short by
     :math:`\mathrm{ESS} < t` needs :math:`t / \mathrm{ESS}` times the draws; a Monte Carlo
     error shrinks like :math:`1/\sqrt{\mathrm{ESS}}`, so an MCSE check over its limit needs
-    :math:`(\mathrm{MCSE} / t)^2` times. The largest need over ``failures`` (at least 1).
+    :math:`(\mathrm{MCSE} / t)^2` times. Once the chains are stationary, R-hat and the
+    effective sample size are tied by :math:`\hat R^2 \approx 1 + m / \mathrm{ESS}` for
+    :math:`m` chains (Vats and Knudson, 2021), so an R-hat over its limit :math:`t` needs
+    :math:`(\hat R^2 - 1) / (t^2 - 1)` times the draws. The largest need over ``failures``
+    (at least 1); divergences and checks of the model rather than the sampler add none.
+
+    References
+    ----------
+    .. [1] Vats, D. and Knudson, C. (2021). Revisiting the Gelman-Rubin diagnostic.
+       *Statistical Science* 36(4), 518-529.
 
     Examples
     --------
@@ -168,6 +175,8 @@ def draws_factor(failures: Sequence[Check]) -> float:
     >>> draws_factor([Check("ess_bulk", "pi", 250.0, 400.0, ">=", False),
     ...               Check("mcse_low", "pi", 0.006, 0.005, "<=", False)])
     1.6
+    >>> round(draws_factor([Check("r_hat", "pi", 1.02, 1.01, "<=", False)]), 3)
+    2.01
     """
     need = 1.0
     for check in failures:
@@ -175,6 +184,8 @@ def draws_factor(failures: Sequence[Check]) -> float:
             need = max(need, check.threshold / max(check.value, 1.0))
         elif check.name.startswith("mcse"):
             need = max(need, (check.value / check.threshold) ** 2)
+        elif check.name == "r_hat" and check.threshold > 1.0:
+            need = max(need, (check.value**2 - 1.0) / (check.threshold**2 - 1.0))
     return need
 
 
@@ -186,10 +197,11 @@ def retry_settings(current: NutsSettings, failures: Sequence[Check]) -> NutsSett
     (:meth:`NutsSettings.escalated`). Without divergences, a short effective sample size, a
     large Monte Carlo error or an R-hat above its limit mean the chains mix slowly or have not
     yet mixed: smaller steps do not help, a longer run does (Vehtari et al., 2021). The retry
-    then keeps the step-size target and multiplies the draws by what the precision checks need
-    with a 50 % margin, at least 2 (:func:`draws_factor`), and doubles the tuning when R-hat
-    failed (the chains may not have reached the typical set). A shortfall that would need more
-    than five times the draws escalates instead.
+    then keeps the step-size target and multiplies the draws by what the failed checks need
+    with a 50 % margin, at least 2 (:func:`draws_factor`: ESS, MCSE and R-hat each translated
+    into draws), and doubles the tuning when R-hat failed (the chains may not have reached the
+    typical set). A shortfall that would need more than five times the draws escalates
+    instead.
 
     Examples
     --------
@@ -198,7 +210,7 @@ def retry_settings(current: NutsSettings, failures: Sequence[Check]) -> NutsSett
     >>> retry_settings(settings, [Check("ess_tail", "pi", 225.0, 400.0, ">=", False)])
     NutsSettings(draws=5334, tune=1000, chains=4, target_accept=0.95)
     >>> retry_settings(settings, [Check("r_hat", "pi", 1.02, 1.01, "<=", False)])
-    NutsSettings(draws=4000, tune=2000, chains=4, target_accept=0.95)
+    NutsSettings(draws=6030, tune=2000, chains=4, target_accept=0.95)
     >>> retry_settings(settings, [Check("divergences", "sampler", 3.0, 0.0, "<=", False)])
     NutsSettings(draws=4000, tune=3000, chains=4, target_accept=0.99)
     """

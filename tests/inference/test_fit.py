@@ -42,7 +42,17 @@ def test_draws_factor_scales_ess_linearly_and_mcse_quadratically():
     assert draws_factor([_mcse(0.3)]) == pytest.approx(2.25)
     assert draws_factor([_ess(200.0), _mcse(0.3, "mcse_high")]) == pytest.approx(2.25)
     assert draws_factor([_ess(0.0)]) == pytest.approx(400.0)  # no division by zero
-    assert draws_factor([R_HAT, DIVERGENCES]) == 1.0  # not precision checks: no need counted
+    assert draws_factor([DIVERGENCES, PPC]) == 1.0  # more draws do not mend these
+
+
+def test_draws_factor_reads_r_hat_through_its_tie_to_the_ess():
+    # R-hat^2 - 1 ~ m / ESS (Vats and Knudson 2021): (1.02^2 - 1) / (1.01^2 - 1) = 0.0404 / 0.0201
+    assert draws_factor([R_HAT]) == pytest.approx(0.0404 / 0.0201)
+    assert draws_factor([R_HAT, DIVERGENCES]) == pytest.approx(0.0404 / 0.0201)
+    assert draws_factor([R_HAT, _ess(100.0)]) == pytest.approx(4.0)  # the larger need wins
+    assert draws_factor([Check("r_hat", "pi", 1.0101, 1.01, "<=", False)]) == pytest.approx(
+        (1.0101**2 - 1) / (1.01**2 - 1)
+    )
 
 
 def test_precision_only_failures_lengthen_the_run():
@@ -59,12 +69,18 @@ def test_precision_only_failures_lengthen_the_run():
 
 
 def test_r_hat_without_divergences_lengthens_and_doubles_the_tuning():
-    doubled = NutsSettings(draws=4000, tune=2000, chains=4, target_accept=0.95)
-    assert retry_settings(SETTINGS, [R_HAT]) == doubled
-    assert retry_settings(SETTINGS, [_ess(300.0), R_HAT]) == doubled
-    # the ESS shortfall sets the draws, the R-hat failure the tuning
+    # 1.5 x 2.01 = 3.015 times the draws: 6030, and twice the tuning
+    longer = NutsSettings(draws=6030, tune=2000, chains=4, target_accept=0.95)
+    assert retry_settings(SETTINGS, [R_HAT]) == longer
+    assert retry_settings(SETTINGS, [_ess(300.0), R_HAT]) == longer  # R-hat needs more
+    # here the ESS shortfall needs more draws than R-hat: 1.5 x 400 / 160 = 3.75
     assert retry_settings(SETTINGS, [_ess(160.0), R_HAT]) == NutsSettings(
         draws=7500, tune=2000, chains=4, target_accept=0.95
+    )
+    # an R-hat just over its limit still doubles the draws
+    barely = Check("r_hat", "pi", 1.011, 1.01, "<=", False)
+    assert retry_settings(SETTINGS, [barely]) == NutsSettings(
+        draws=4000, tune=2000, chains=4, target_accept=0.95
     )
 
 
@@ -76,6 +92,8 @@ def test_r_hat_without_divergences_lengthens_and_doubles_the_tuning():
         [R_HAT, DIVERGENCES],
         [_ess(90.0)],  # 1.5 x 400 / 90 = 6.7 > 5: too far short to only lengthen
         [_ess(90.0), R_HAT],
+        # 1.5 x (1.04^2 - 1) / (1.01^2 - 1) = 6.1 > 5: chains too far apart to only lengthen
+        [Check("r_hat", "pi", 1.04, 1.01, "<=", False)],
         [PPC],  # not a sampler check: fit_model does not retry, and nothing says lengthen
     ],
 )
