@@ -33,7 +33,11 @@ None when numba's cache does not hold the code (another CPU, another numba).
 
 Sampling is unchanged: the log density and gradient are PyTensor's compiled graph, called through
 an equivalent callback, and the starting points are PyMC's, so a model from here gives the same
-draws as ``nutpie.compile_pymc_model`` for the same seed (``tests/inference/test_compile.py``).
+draws as ``nutpie.compile_pymc_model`` for the same seed (``tests/inference/test_compile.py``,
+on the prevalence model). That holds bit for bit between two processes that both compiled or
+both loaded; between the process that compiled and one that loaded, the panel model's gradient
+was seen to differ in its last bits at about 3 % of points, enough for NUTS trajectories to
+part (``benchmarks/cache_reproducibility.py``, ``docs/architecture.md``).
 """
 
 from __future__ import annotations
