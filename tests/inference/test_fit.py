@@ -56,31 +56,31 @@ def test_draws_factor_reads_r_hat_through_its_tie_to_the_ess():
 
 
 def test_precision_only_failures_lengthen_the_run():
-    # 1.5 x 400 / 225 = 2.67: 5334 draws, same tuning and step-size target
+    # 2 x 400 / 225 = 3.56: 7112 draws, same tuning and step-size target
     assert retry_settings(SETTINGS, [_ess(225.0, "ess_tail"), _ess(300.0)]) == NutsSettings(
-        draws=5334, tune=1000, chains=4, target_accept=0.95
+        draws=7112, tune=1000, chains=4, target_accept=0.95
     )
-    # a small shortfall still doubles the draws
-    assert retry_settings(SETTINGS, [_ess(390.0)]).draws == 4000
-    # MCSE: 1.5 x (0.3 / 0.2)^2 = 3.375
-    assert retry_settings(SETTINGS, [_mcse(0.3)]).draws == 6750
+    # a small shortfall still doubles the draws: 2 x 400 / 399 = 2.005
+    assert retry_settings(SETTINGS, [_ess(399.0)]).draws == 4011
+    # MCSE: 2 x (0.3 / 0.2)^2 = 4.5
+    assert retry_settings(SETTINGS, [_mcse(0.3)]).draws == 9000
     # a failed predictive check beside them does not change the sampler's retry
-    assert retry_settings(SETTINGS, [_ess(300.0), PPC]).draws == 4000
+    assert retry_settings(SETTINGS, [_ess(300.0), PPC]).draws == 5334
 
 
 def test_r_hat_without_divergences_lengthens_and_doubles_the_tuning():
-    # 1.5 x 2.01 = 3.015 times the draws: 6030, and twice the tuning
-    longer = NutsSettings(draws=6030, tune=2000, chains=4, target_accept=0.95)
+    # 2 x 2.01 = 4.02 times the draws: 8040, and twice the tuning
+    longer = NutsSettings(draws=8040, tune=2000, chains=4, target_accept=0.95)
     assert retry_settings(SETTINGS, [R_HAT]) == longer
     assert retry_settings(SETTINGS, [_ess(300.0), R_HAT]) == longer  # R-hat needs more
-    # here the ESS shortfall needs more draws than R-hat: 1.5 x 400 / 160 = 3.75
-    assert retry_settings(SETTINGS, [_ess(160.0), R_HAT]) == NutsSettings(
-        draws=7500, tune=2000, chains=4, target_accept=0.95
+    # here the ESS shortfall needs more draws than R-hat: 2 x 400 / 180 = 4.44
+    assert retry_settings(SETTINGS, [_ess(180.0), R_HAT]) == NutsSettings(
+        draws=8889, tune=2000, chains=4, target_accept=0.95
     )
-    # an R-hat just over its limit still doubles the draws
+    # an R-hat just over its limit: 2 x (1.011^2 - 1) / (1.01^2 - 1) = 2.2
     barely = Check("r_hat", "pi", 1.011, 1.01, "<=", False)
     assert retry_settings(SETTINGS, [barely]) == NutsSettings(
-        draws=4000, tune=2000, chains=4, target_accept=0.95
+        draws=4403, tune=2000, chains=4, target_accept=0.95
     )
 
 
@@ -90,10 +90,10 @@ def test_r_hat_without_divergences_lengthens_and_doubles_the_tuning():
         [DIVERGENCES],
         [_ess(300.0), DIVERGENCES],
         [R_HAT, DIVERGENCES],
-        [_ess(90.0)],  # 1.5 x 400 / 90 = 6.7 > 5: too far short to only lengthen
+        [_ess(150.0)],  # 2 x 400 / 150 = 5.3 > 5: too far short to only lengthen
         [_ess(90.0), R_HAT],
-        # 1.5 x (1.04^2 - 1) / (1.01^2 - 1) = 6.1 > 5: chains too far apart to only lengthen
-        [Check("r_hat", "pi", 1.04, 1.01, "<=", False)],
+        # 2 x (1.03^2 - 1) / (1.01^2 - 1) = 6.1 > 5: chains too far apart to only lengthen
+        [Check("r_hat", "pi", 1.03, 1.01, "<=", False)],
         [PPC],  # not a sampler check: fit_model does not retry, and nothing says lengthen
     ],
 )
@@ -154,12 +154,12 @@ def test_fit_model_lengthens_after_an_ess_shortfall(monkeypatch):
     first, retry = attempts_of(tree)
     assert not first.passed
     assert first.failures[0] == "ess_bulk(pi) = 160 (needs >= 400)"
-    # 1.5 x 400 / 160 = 3.75 times 1000 draws; tuning and target acceptance kept
-    assert retry.settings == NutsSettings(draws=3750, tune=300, chains=2, target_accept=0.8)
+    # 2 x 400 / 160 = 5 times 1000 draws; tuning and target acceptance kept
+    assert retry.settings == NutsSettings(draws=5000, tune=300, chains=2, target_accept=0.8)
     assert retry.passed
     assert tree.attrs["diagnostics_passed"]
-    assert tree["posterior"]["a"].shape == (2, 3750)
-    assert (tree.attrs["draws"], tree.attrs["tune"]) == (3750, 300)
+    assert tree["posterior"]["a"].shape == (2, 5000)
+    assert (tree.attrs["draws"], tree.attrs["tune"]) == (5000, 300)
     assert len(json.loads(tree.attrs["attempts"])) == 2
 
 
