@@ -70,8 +70,8 @@ _SAMPLER_CHECKS = frozenset(
 #: Margin on the draws a lengthened retry needs. With 4 chains (8 split halves) ESS 400 and
 #: R-hat 1.01 are the same condition (R-hat^2 - 1 ~ 8 / ESS), and R-hat's between-chain
 #: variance, estimated from 8 halves, has a chi-square(7) / 7 noise whose 95th percentile is
-#: 2.0 times its mean: a run aimed at exactly what the checks need fails R-hat about half the
-#: time, one aimed at twice as much about one time in twenty.
+#: 2.0 times its mean: for one quantity, a run aimed at exactly what the checks need fails
+#: R-hat 43 % of the time, one aimed at twice as much 5 %.
 _LENGTHEN_MARGIN = 2.0
 #: Largest factor a lengthened retry multiplies the draws by; a larger shortfall escalates.
 _MAX_LENGTHEN = 5.0
