@@ -54,7 +54,7 @@ from bayesjudge.models.systems import systems_model, two_system_model
 from bayesjudge.priors import HalfNormal, SystemsPriors
 from bayesjudge.systems.baselines import difference_baselines, mcnemar_test
 from bayesjudge.systems.data import SystemsData
-from bayesjudge.systems.simulate import simulate_systems
+from bayesjudge.systems.simulate import SimulatedSystems, simulate_systems
 
 PI_A = 0.6
 DIFFS = (0.0, 0.05, 0.1)
@@ -130,8 +130,9 @@ def _row(method: str, low: float, high: float, truth: float, declared: bool, **e
     }
 
 
-def replicate(design: str, judge: str, diff: float, seed: int, models: dict) -> list[dict]:
-    sim = simulate_systems(
+def simulate(design: str, judge: str, diff: float, seed: int) -> SimulatedSystems:
+    """The data set of one replicate: the study's design with pi_B - pi_A = ``diff``."""
+    return simulate_systems(
         [PI_A, PI_A + diff],
         n_unlabelled=N_UNLABELLED,
         n_labelled=N_LABELLED,
@@ -140,6 +141,10 @@ def replicate(design: str, judge: str, diff: float, seed: int, models: dict) -> 
         random_seed=seed,
         **JUDGES[judge],
     )
+
+
+def replicate(design: str, judge: str, diff: float, seed: int, models: dict) -> list[dict]:
+    sim = simulate(design, judge, diff, seed)
     data = SystemsData.from_frame(sim.frame)
     truth = sim.diff
     target_accept = 0.95 if judge == "system" else 0.8

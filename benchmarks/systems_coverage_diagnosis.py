@@ -89,15 +89,7 @@ def run(
         k = study.DIFFS.index(diff)
         seeds = study.scenario_seeds(base_seed, "shared", "paired", k, reps)
         for r, seed in enumerate(seeds):
-            sim = simulate_systems(
-                [study.PI_A, study.PI_A + diff],
-                n_unlabelled=study.N_UNLABELLED,
-                n_labelled=study.N_LABELLED,
-                design="paired",
-                difficulty_sd=study.DIFFICULTY_SD,
-                random_seed=int(seed),
-                **study.JUDGES["shared"],
-            )
+            sim = study.simulate("paired", "shared", diff, int(seed))
             data = SystemsData.from_frame(sim.frame)
             counts = data.system_counts().as_dict()
             unpaired = {
@@ -298,15 +290,7 @@ def _pooling_rows(
     for r, seed in enumerate(study.scenario_seeds(base_seed, "system", "paired", k, reps)):
         if (scale, sampler, diff, r) in done:
             continue
-        sim = simulate_systems(
-            [study.PI_A, study.PI_A + diff],
-            n_unlabelled=study.N_UNLABELLED,
-            n_labelled=study.N_LABELLED,
-            design="paired",
-            difficulty_sd=study.DIFFICULTY_SD,
-            random_seed=int(seed),
-            **study.JUDGES["system"],
-        )
+        sim = study.simulate("paired", "system", diff, int(seed))
         data = SystemsData.from_frame(sim.frame)
         passed, attempts = True, 1
         if sampler == "default":
