@@ -67,11 +67,11 @@ _SHOWN_FAILURES = 6
 _SAMPLER_CHECKS = frozenset(
     {"r_hat", "ess_bulk", "ess_tail", "divergences", "mcse_mean", "mcse_low", "mcse_high"}
 )
-#: Margin on the draws a lengthened retry needs. With 4 chains (8 split halves) ESS 400 and
-#: R-hat 1.01 are the same condition (R-hat^2 - 1 ~ 8 / ESS), and R-hat's between-chain
-#: variance, estimated from 8 halves, has a chi-square(7) / 7 noise whose 95th percentile is
-#: 2.0 times its mean: for one quantity, a run aimed at exactly what the checks need fails
-#: R-hat 43 % of the time, one aimed at twice as much 5 %.
+#: Margin on the draws a lengthened retry needs. With the default 4 chains (8 split halves)
+#: ESS 400 and R-hat 1.01 are the same condition (R-hat^2 - 1 ~ 8 / ESS), and R-hat's
+#: between-chain variance, estimated from 8 halves, has a chi-square(7) / 7 noise whose 95th
+#: percentile is 2.0 times its mean: for one quantity, a run aimed at exactly what the checks
+#: need fails R-hat 43 % of the time, one aimed at twice as much 5 %.
 _LENGTHEN_MARGIN = 2.0
 #: Largest factor a lengthened retry multiplies the draws by; a larger shortfall escalates.
 _MAX_LENGTHEN = 5.0
@@ -204,9 +204,8 @@ def retry_settings(current: NutsSettings, failures: Sequence[Check]) -> NutsSett
     then keeps the step-size target and multiplies the draws by twice what the failed checks
     need (:func:`draws_factor`: ESS, MCSE and R-hat each translated into draws; the margin is
     for R-hat's own noise, whose 95th percentile over 4 chains is twice its mean), and doubles
-    the tuning when R-hat failed (the chains may not have reached the
-    typical set). A shortfall that would need more than five times the draws escalates
-    instead.
+    the tuning when R-hat failed (the chains may not have reached the typical set). A
+    shortfall that would need more than five times the draws escalates instead.
 
     Examples
     --------
