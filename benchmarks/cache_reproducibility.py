@@ -92,12 +92,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         cache = root / "cache"
-        runs = {
-            "compiled": child(root / "compiled.npy", str(cache)),
-            "loaded": child(root / "loaded.npy", str(cache)),
-            "compiled again": child(root / "again.npy", "off"),
-        }
-        values = {name: np.load(root / f"{name.split()[-1]}.npy") for name in runs}
+        settings = {"compiled": str(cache), "loaded": str(cache), "compiled again": "off"}
+        runs, values = {}, {}
+        for i, (name, folder) in enumerate(settings.items()):  # in order: compile, then load
+            runs[name] = child(root / f"{i}.npy", folder)
+            values[name] = np.load(root / f"{i}.npy")
     for a, b in [("compiled", "loaded"), ("compiled", "compiled again")]:
         same = runs[a]["pi"] == runs[b]["pi"]
         print(

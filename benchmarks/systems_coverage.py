@@ -74,7 +74,13 @@ CALIBRATIONS = ("by_class", "random")
 DESIGNS = ("paired", "unpaired")
 
 
-def _compiled(judge: str, priors: SystemsPriors) -> dict[str, object]:
+def _compiled(
+    judge: str,
+    priors: SystemsPriors,
+    designs: tuple[str, ...] = ("paired", "unpaired"),
+    calibrations: tuple[str, ...] = CALIBRATIONS,
+) -> dict[str, object]:
+    """The study's models compiled for nutpie, keyed ``"{design}_{calibration}"``."""
     import nutpie
 
     sim = simulate_systems(
@@ -82,15 +88,17 @@ def _compiled(judge: str, priors: SystemsPriors) -> dict[str, object]:
     )
     data = SystemsData.from_frame(sim.frame)
     models = {}
-    for calibration in CALIBRATIONS:
-        paired = two_system_model(
-            data.patterns(), priors=priors, judge=judge, calibration=calibration, size=SIZE
-        )
-        unpaired = systems_model(
-            data.system_counts(), priors=priors, judge=judge, calibration=calibration
-        )
-        models[f"paired_{calibration}"] = nutpie.compile_pymc_model(paired)
-        models[f"unpaired_{calibration}"] = nutpie.compile_pymc_model(unpaired)
+    for calibration in calibrations:
+        if "paired" in designs:
+            paired = two_system_model(
+                data.patterns(), priors=priors, judge=judge, calibration=calibration, size=SIZE
+            )
+            models[f"paired_{calibration}"] = nutpie.compile_pymc_model(paired)
+        if "unpaired" in designs:
+            unpaired = systems_model(
+                data.system_counts(), priors=priors, judge=judge, calibration=calibration
+            )
+            models[f"unpaired_{calibration}"] = nutpie.compile_pymc_model(unpaired)
     return models
 
 

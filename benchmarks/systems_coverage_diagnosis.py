@@ -43,7 +43,6 @@ import systems_coverage as study
 
 from bayesjudge.priors import SystemsPriors
 from bayesjudge.systems.data import SystemsData
-from bayesjudge.systems.simulate import simulate_systems
 
 SETTINGS = {
     "study (2 x 500)": {"draws": 500, "tune": 500, "chains": 2},
@@ -240,12 +239,20 @@ def pooling_check(
     kept and not refitted: a stopped run resumes where it stopped. Returns the rows of this
     call's scales, sampler, differences and first ``reps`` replicates.
     """
+    from bayesjudge.priors import HalfNormal
+
     rows = [] if raw_path is None or not raw_path.exists() else _read_rows(raw_path)
     done = {(r["scale"], r["sampler"], r["diff"], r["rep"]) for r in rows}
     fitted = 0
     for scale in scales:
+        priors = SystemsPriors(judge_sigma=HalfNormal(scale))
+        compiled = None
+        if sampler == "study":  # fit_systems compiles (and caches) its own model
+            models = study._compiled("system", priors, ("paired",), ("by_class",))
+            compiled = models["paired_by_class"]
         for diff in diffs:
-            for row in _pooling_rows(reps, base_seed, diff, scale, sampler, done):
+            fits = _pooling_rows(reps, base_seed, diff, scale, priors, compiled, sampler, done)
+            for row in fits:
                 rows.append(row)
                 fitted += 1
                 if raw_path is not None and fitted % 10 == 0:
@@ -266,26 +273,19 @@ def _read_rows(path: Path) -> list[dict]:
 
 
 def _pooling_rows(
-    reps: int, base_seed: int, diff: float, scale: float, sampler: str, done: set
+    reps: int,
+    base_seed: int,
+    diff: float,
+    scale: float,
+    priors: SystemsPriors,
+    compiled: object | None,
+    sampler: str,
+    done: set,
 ) -> Iterator[dict]:
-    """Fit the replicates of one difference that are not in ``done``, one row per fit."""
-    import nutpie
+    """Fit the replicates of one difference that are not in ``done``, one row per fit.
 
-    from bayesjudge.models.systems import two_system_model
-    from bayesjudge.priors import HalfNormal
-
-    priors = SystemsPriors(judge_sigma=HalfNormal(scale))
-    compiled = None
-    if sampler == "study":  # fit_systems compiles (and caches) its own model
-        sim0 = simulate_systems(
-            [0.6, 0.6], n_unlabelled=20, n_labelled=10, se=0.9, sp=0.8, random_seed=0
-        )
-        patterns = SystemsData.from_frame(sim0.frame).patterns()
-        compiled = nutpie.compile_pymc_model(
-            two_system_model(
-                patterns, priors=priors, judge="system", calibration="by_class", size=study.SIZE
-            )
-        )
+    ``compiled`` is the study's paired by_class model under ``priors`` (``sampler="study"``).
+    """
     k = study.DIFFS.index(diff)
     for r, seed in enumerate(study.scenario_seeds(base_seed, "system", "paired", k, reps)):
         if (scale, sampler, diff, r) in done:
