@@ -396,9 +396,12 @@ class SystemsPriors(Priors):
         HalfNormal(1.5), weak pooling). With few systems the spread is barely identified and
         this prior decides how far each system's judge is pulled toward the others, that is,
         toward the one-judge-for-all assumption the system-specific model exists to relax.
-        In the coverage study (``benchmarks/systems_coverage.py``: paired items, a judge kinder
-        to one system, 30 replicates) a scale of 0.5 left a bias of +0.05 in the difference,
-        83 % coverage and a 30 % false-winner rate; 1.5 gave +0.002, 97 % and 0 %.
+        In a first coverage run (``benchmarks/systems_coverage.py``: paired items, a judge
+        kinder to one system, 30 replicates) a scale of 0.5 left a bias of +0.05 in the
+        difference, 83 % coverage and a 30 % false-winner rate; 1.5 gave +0.002, 97 % and 0 %.
+        On 300 replicates per design 1.5 leaves +0.007 to +0.023 and covers 0.907 to 0.957;
+        scales of 2.5 and 5 shrink that bias but make a fit of three systems diverge where the
+        spread is large (``benchmarks/results/systems_coverage_diagnosis.md``).
 
     Examples
     --------
