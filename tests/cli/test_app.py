@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,20 @@ def test_ctrl_c_ends_quietly_with_130(tmp_path: Path) -> None:
     assert sorted(os.listdir(tmp_path)) == ["long.toml", "study"]
 
 
+@pytest.fixture
+def ctrl_c_reaches_python() -> Iterator[None]:
+    """Python's own Ctrl-C handler for the test, as in a terminal.
+
+    A test runner started as a background job (``pytest &``) has SIGINT ignored, and the command
+    line then leaves Ctrl-C alone (as it should), so these tests would see no interrupt at all.
+    """
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 class _Finaliser:
     """An object whose finaliser gets the Ctrl-C: there ``KeyboardInterrupt`` cannot propagate."""
 
@@ -79,6 +94,7 @@ class _Finaliser:
         signal.raise_signal(signal.SIGINT)
 
 
+@pytest.mark.usefixtures("ctrl_c_reaches_python")
 def test_a_ctrl_c_swallowed_by_a_finaliser_still_ends_the_study(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -106,6 +122,7 @@ def test_a_ctrl_c_swallowed_by_a_finaliser_still_ends_the_study(
     assert signal.getsignal(signal.SIGINT) is handler  # the command line's handler is removed
 
 
+@pytest.mark.usefixtures("ctrl_c_reaches_python")
 def test_a_ctrl_c_swallowed_near_the_end_of_a_command_is_not_lost(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
