@@ -32,12 +32,15 @@ PyTensor when the code never touches Python objects (checked when it is compiled
 None when numba's cache does not hold the code (another CPU, another numba).
 
 Sampling is unchanged: the log density and gradient are PyTensor's compiled graph, called through
-an equivalent callback, and the starting points are PyMC's, so a model from here gives the same
-draws as ``nutpie.compile_pymc_model`` for the same seed (``tests/inference/test_compile.py``,
-on the prevalence model). That holds bit for bit between two processes that both compiled or
-both loaded; between the process that compiled and one that loaded, the panel model's gradient
-was seen to differ in its last bits at about 3 % of points, enough for NUTS trajectories to
-part (``benchmarks/cache_reproducibility.py``, ``docs/architecture.md``).
+an equivalent callback, and the starting points are PyMC's. The graph's code that a callback calls
+is linked into the callback as its own copy, under names of its own (``_own_copies``), so the
+process that compiled a model, every process that loads it and a process with the disk cache off
+run the same machine code and give the same draws for a seed, bit for bit
+(``tests/inference/test_compile.py``, on the panel model; before the copies had names of their own,
+the compiling process ran the graph's standalone code instead, and its gradient differed in the
+last bit at about 3 % of points). The log density and gradient agree with
+``nutpie.compile_pymc_model``'s to rounding, whose callbacks call the standalone code: on the
+prevalence model exactly, at 4,000 random points.
 """
 
 from __future__ import annotations
@@ -49,15 +52,18 @@ import re
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 import numba
 import numpy as np
+from llvmlite.binding import Linkage
 from numba.core import caching, cgutils, sigutils, types
 from numba.core.ccallback import CFunc
+from numba.core.codegen import CPUCodeLibrary
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.runtime import rtsys
 from numba.extending import intrinsic
@@ -79,7 +85,7 @@ __all__ = [
 ]
 
 #: Version of the :class:`CompiledSpec` layout and of the generated callbacks; part of the key.
-SPEC_FORMAT = 2
+SPEC_FORMAT = 3
 
 #: Seeds on which the numpy starting-point rule must equal PyMC's before it is trusted.
 _CHECK_SEEDS = (0, 1, 2, 12345, 2**31 - 1, 2**32 - 2, 2**63 - 1, 2**64 - 1)
@@ -429,8 +435,42 @@ class _MissingCode(LookupError):
     """numba's cache does not hold the machine code of a callback."""
 
 
+@contextmanager
+def _own_copies(name: str, tag: str) -> Iterator[None]:
+    """While compiling callback ``name``, give the functions linked into it names of its own.
+
+    numba links the code of every function a callback calls (PyTensor's graph, its kernels)
+    into the callback's module as ``linkonce_odr`` copies, which the object file (and numba's
+    cache) holds as weak symbols under the functions' own names. A weak definition gives way to
+    a strong one of the same name already in the process: the process that compiled the model
+    has the graph's standalone code, and its callback called that; a process that loaded the
+    callback from disk has only the copies, and called those. The two are separate compilations
+    (the copies are optimised again inside the callback's module) and were seen to differ in the
+    last bit of some gradient entries, so a seed's draws depended on whether the model was
+    compiled or loaded (``benchmarks/cache_reproducibility.py``). Renamed with ``tag`` (the
+    callback's source digest) before the module is optimised, the copies are the only
+    definitions of their names, so every process runs the same machine code. They stay weak
+    and exported: made internal instead, numba code compiled later in the same process failed
+    tests and once crashed (numba keeps one JIT engine and one symbol registry per process).
+    """
+    original = CPUCodeLibrary._optimize_final_module
+
+    def optimize(library: Any) -> None:
+        if library.name == name:
+            for function in library._final_module.functions:
+                if not function.is_declaration and function.linkage == Linkage.linkonce_odr:
+                    function.name = f"{function.name}.bayesjudge.{tag}"
+        original(library)
+
+    CPUCodeLibrary._optimize_final_module = optimize  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        CPUCodeLibrary._optimize_final_module = original  # type: ignore[method-assign]
+
+
 def _cached_cfunc(
-    py_func: Any, signature: Any, *, load_only: bool, python_free: bool = False
+    py_func: Any, signature: Any, *, tag: str, load_only: bool, python_free: bool = False
 ) -> Any:
     """Return a numba C callback kept in numba's cache in our folder.
 
@@ -453,8 +493,9 @@ def _cached_cfunc(
         else:
             compiled = cache.load_overload(function._sig, target)
             if compiled is None:
-                compiled = function._compile_uncached()
-                cache.save_overload(function._sig, compiled)
+                with _own_copies(py_func.__name__, tag):  # numba finalises the code as it saves it
+                    compiled = function._compile_uncached()
+                    cache.save_overload(function._sig, compiled)
         function._library = compiled.library
         function._wrapper_name = compiled.fndesc.llvm_cfunc_wrapper_name
         function._wrapper_address = compiled.library.get_pointer_to_function(function._wrapper_name)
@@ -489,14 +530,17 @@ def _callback(
     code = compile(source, f"<bayesjudge-{name}>", "exec")
     exec(code, namespace)  # our own generated source
     py_func = namespace[name]
-    if folder is None:
-        return numba.cfunc(signature)(py_func)
     digest = hashlib.sha256(source.encode()).hexdigest()
+    if folder is None:
+        with _own_copies(name, digest[:16]):  # numba finalises the code as it compiles a cfunc
+            return numba.cfunc(signature)(py_func)
     py_func.__bayesjudge_cache__ = (folder, digest)
     with warnings.catch_warnings():
         # numba warns when code cannot be cached; compile_model checks _is_cached instead
         warnings.simplefilter("ignore", numba.NumbaWarning)
-        return _cached_cfunc(py_func, signature, load_only=inner is None, python_free=python_free)
+        return _cached_cfunc(
+            py_func, signature, tag=digest[:16], load_only=inner is None, python_free=python_free
+        )
 
 
 # --------------------------------------------------------------------------- the model object
