@@ -493,9 +493,10 @@ def _cached_cfunc(
         else:
             compiled = cache.load_overload(function._sig, target)
             if compiled is None:
-                with _own_copies(py_func.__name__, tag):  # numba finalises the code as it saves it
+                with _own_copies(py_func.__name__, tag):
                     compiled = function._compile_uncached()
-                    cache.save_overload(function._sig, compiled)
+                    compiled.library._ensure_finalized()  # links and optimises: the renaming
+                cache.save_overload(function._sig, compiled)
         function._library = compiled.library
         function._wrapper_name = compiled.fndesc.llvm_cfunc_wrapper_name
         function._wrapper_address = compiled.library.get_pointer_to_function(function._wrapper_name)
@@ -532,7 +533,9 @@ def _callback(
     py_func = namespace[name]
     digest = hashlib.sha256(source.encode()).hexdigest()
     if folder is None:
-        with _own_copies(name, digest[:16]):  # numba finalises the code as it compiles a cfunc
+        # numba finalises the code as it compiles a cfunc; the lock keeps other threads'
+        # compilations out of the patched window, as in _cached_cfunc
+        with global_compiler_lock, _own_copies(name, digest[:16]):
             return numba.cfunc(signature)(py_func)
     py_func.__bayesjudge_cache__ = (folder, digest)
     with warnings.catch_warnings():
