@@ -23,6 +23,7 @@ Usage::
     python benchmarks/panel_recovery.py            # full study, rewrites results/panels.md
     python benchmarks/panel_recovery.py --quick    # a small version (also rewrites it)
     python benchmarks/panel_recovery.py --raw results/panels_raw.csv   # resumable
+    python benchmarks/panel_recovery.py --raw results/panels_raw.csv --table-only   # tabulate
 
 With ``--raw`` every finished replicate's rows are added to that CSV at once (written beside it
 and renamed over it), and a later run with the same CSV computes only the (panel size, gold
@@ -279,8 +280,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--raw", type=Path, help="CSV of every replicate's rows: resume from it and add to it"
     )
+    parser.add_argument(
+        "--table-only",
+        action="store_true",
+        help="with --raw: print the table of every row the CSV holds for the cells asked; fit "
+        "nothing and record nothing",
+    )
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
+    if args.table_only:
+        if args.raw is None:
+            parser.error("--table-only needs --raw")
+        rows = pd.read_csv(args.raw)
+        if args.judges is not None:
+            rows = rows[rows["judges"].isin(args.judges)]
+        if args.gold is not None:
+            rows = rows[rows["gold"].isin(args.gold)]
+        print(recovery_table(rows).to_markdown(index=False, floatfmt=".3f"))
+        return 0
     if args.quick:
         settings = {
             "judges": [3, 6],
