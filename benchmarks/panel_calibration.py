@@ -15,10 +15,11 @@ accuracy coordinate being positive (the mirror image removed; the coordinate fro
 :func:`bayesjudge.panels.start.sampling_coordinates`, tested against the model's own map),
 simulates 2,000 unlabelled and ``--gold`` random gold items from those values, and fits the model
 as a user would (:func:`bayesjudge.panels.fit.fit_panel`, ``calibration="random"``, mode start,
-retry; 4 chains x 1,000 draws as in the recovery study). A data set whose gold items lack a class
-(which the model refuses) is drawn again: that selection is on the data alone, so each posterior is
-unchanged by it and the average coverage stays nominal (the joint law of parameters and data is
-only restricted to the kept data sets).
+retry; 4 chains x 1,000 draws as in the recovery study). When the gold items lack a class (which
+the model refuses), parameters and data are drawn again together: that rejects draws of the joint
+law on the data alone, so each posterior is unchanged by it and the average coverage stays nominal
+(the joint law is only restricted to the kept data sets; redrawing the data alone would change the
+law of the parameters).
 
 Reported: the coverage of the central 50 %, 80 % and 95 % intervals of pi, of every Se and of
 every Sp, and of the effective number of judges against the drawn values, with binomial standard
@@ -75,7 +76,11 @@ def prior_draw(
 
 
 def simulate(seed: int, n_judges: int, n_gold: int) -> SimulatedPanel:
-    """Parameters from the prior and a data set with gold items of both classes."""
+    """Parameters from the prior and a data set with gold items of both classes.
+
+    A draw whose gold items lack a class is rejected whole (parameters and data), which samples
+    the joint law restricted to the kept data sets.
+    """
     rng = np.random.default_rng(seed)
     while True:
         pi, se, sp, loading = prior_draw(rng, n_judges)
