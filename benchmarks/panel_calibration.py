@@ -22,8 +22,9 @@ law on the data alone, so each posterior is unchanged by it and the average cove
 law of the parameters).
 
 Reported: the coverage of the central 50 %, 80 % and 95 % intervals of pi, of every Se and of
-every Sp, and of the effective number of judges against the drawn values, with binomial standard
-errors (the Se and Sp rows pool the judges, so their errors understate the spread a little).
+every Sp, of the effective number of judges and of every loading against the drawn values, with
+binomial standard errors (the Se, Sp and loading rows pool the judges, so their errors understate
+the spread a little).
 
 Usage::
 
@@ -54,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from panel_recovery import _append
 
 LEVELS = (0.5, 0.8, 0.95)
+QUANTITIES = ("pi", "se", "sp", "effective_judges", "loading")
 N_UNLABELLED = 2000
 
 
@@ -140,6 +142,7 @@ def replicate_row(
         ("se", truth.se),
         ("sp", truth.sp),
         ("effective_judges", truth.effective_judges),
+        ("loading", truth.loading),
     ):
         sample = post[name].to_numpy()
         for level in LEVELS:
@@ -153,7 +156,9 @@ def summary(raw: pd.DataFrame) -> pd.DataFrame:
     """Coverage per quantity and level, with binomial standard errors."""
     out = []
     for (judges, gold), cell in raw.groupby(["judges", "gold"]):
-        for name in ("pi", "se", "sp", "effective_judges"):
+        for name in QUANTITIES:
+            if f"{name}_n" not in cell or cell[f"{name}_n"].isna().any():
+                continue  # rows written before the quantity was recorded
             n = int(cell[f"{name}_n"].sum())
             entry: dict[str, object] = {
                 "judges": judges,
