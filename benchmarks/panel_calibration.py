@@ -52,11 +52,10 @@ from bayesjudge.panels.simulate import SimulatedPanel, simulate_panel
 from bayesjudge.panels.start import sampling_coordinates
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from panel_recovery import _append
+from panel_recovery import N_UNLABELLED, _append, _covers
 
 LEVELS = (0.5, 0.8, 0.95)
 QUANTITIES = ("pi", "se", "sp", "effective_judges", "loading")
-N_UNLABELLED = 2000
 
 
 def prior_draw(
@@ -100,12 +99,6 @@ def simulate(seed: int, n_judges: int, n_gold: int) -> SimulatedPanel:
             return sim
 
 
-def _covered(draws: np.ndarray, truth: np.ndarray | float, level: float) -> np.ndarray:
-    tail = (1.0 - level) / 2.0
-    low, high = np.quantile(draws, [tail, 1.0 - tail], axis=(0, 1))
-    return (low <= truth) & (truth <= high)
-
-
 def replicate_row(
     rep: int, *, seed: int, n_judges: int, n_gold: int, draws: int
 ) -> dict[str, object]:
@@ -137,16 +130,11 @@ def replicate_row(
         "attempts": len(attempts_of(tree)),
         "fit_s": time.perf_counter() - start,
     }
-    for name, values in (
-        ("pi", truth.pi),
-        ("se", truth.se),
-        ("sp", truth.sp),
-        ("effective_judges", truth.effective_judges),
-        ("loading", truth.loading),
-    ):
+    for name in QUANTITIES:  # each one a posterior variable and an attribute of the truth
+        values = getattr(truth, name)
         sample = post[name].to_numpy()
         for level in LEVELS:
-            hits = np.atleast_1d(_covered(sample, values, level))
+            hits = np.atleast_1d(_covers(sample, values, level))
             row[f"{name}_{round(100 * level)}"] = int(hits.sum())
         row[f"{name}_n"] = int(np.size(values))
     return row

@@ -84,8 +84,10 @@ def _estimate(run) -> float:  # type: ignore[no-untyped-def]
     return np.nan if value is None else float(value)
 
 
-def _covers(draws: np.ndarray, truth: np.ndarray | float) -> np.ndarray:
-    low, high = np.quantile(draws, [0.025, 0.975], axis=(0, 1))
+def _covers(draws: np.ndarray, truth: np.ndarray | float, level: float = 0.95) -> np.ndarray:
+    """Whether the central ``level`` interval of ``draws`` (chain, draw, ...) holds ``truth``."""
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(draws, [tail, 1.0 - tail], axis=(0, 1))
     return (low <= truth) & (truth <= high)
 
 
