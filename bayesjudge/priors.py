@@ -381,19 +381,23 @@ class SystemsPriors(Priors):
         Dirichlet(c, c, c, c). The default c = 1/2 is the Jeffreys prior of a four-cell
         multinomial and makes each system's success rate uniform a priori.
     se, sp : Beta
-        The shared judge's sensitivity and specificity (Jeffreys); with a system-specific
-        judge, their means centre the population means on the logit scale.
+        The shared judge's sensitivity and specificity (Jeffreys). A system-specific judge
+        without pooling (the default for two systems) gives each system's Se and Sp these
+        priors; with partial pooling their means centre the population means on the logit
+        scale.
     ability : Normal
         Many-system item model: each system's ability on the logit scale (default
         Normal(0, 1.5), about 95 % of a typical system's prior mass on rates 0.05-0.95).
     difficulty_sd : HalfNormal
         Many-system item model: the spread of item difficulty (default HalfNormal(1.5)).
     judge_mu : Normal
-        System-specific judge: the population means of logit Se and logit Sp are the logit of
-        the ``se`` (``sp``) prior mean plus this (default Normal(0, 1.5)).
+        Partially pooled system-specific judge (the default for three or more systems): the
+        population means of logit Se and logit Sp are the logit of the ``se`` (``sp``) prior
+        mean plus this (default Normal(0, 1.5)).
     judge_sigma : HalfNormal
-        System-specific judge: the spread of logit Se and logit Sp between systems (default
-        HalfNormal(1.5), weak pooling). With few systems the spread is barely identified and
+        Partially pooled system-specific judge: the spread of logit Se and logit Sp between
+        systems (default HalfNormal(1.5), weak pooling). With few systems the spread is
+        barely identified and
         this prior decides how far each system's judge is pulled toward the others, that is,
         toward the one-judge-for-all assumption the system-specific model exists to relax.
         In a first coverage run (``benchmarks/systems_coverage.py``: paired items, a judge
@@ -401,7 +405,10 @@ class SystemsPriors(Priors):
         difference, 83 % coverage and a 30 % false-winner rate; 1.5 gave +0.002, 97 % and 0 %.
         On 300 replicates per design 1.5 leaves +0.007 to +0.023 and covers 0.907 to 0.957;
         scales of 2.5 and 5 shrink that bias but make a fit of three systems diverge where the
-        spread is large (``benchmarks/results/systems_coverage_diagnosis.md``).
+        spread is large (``benchmarks/results/systems_coverage_diagnosis.md``). With two
+        systems the spread has one degree of freedom and this prior alone would set it, so
+        two systems get a judge without pooling by default (``pooling`` in
+        :func:`bayesjudge.systems.fit.fit_systems`).
 
     Examples
     --------

@@ -56,15 +56,30 @@ Three builders:
 
 **The judge** (``judge=``). ``"shared"``: one Se and Sp for every system, Beta priors. This is
 the assumption that makes one system's gold labels correct another's verdicts.
-``"system"``: each system's judge is partially pooled on the logit scale around shared
-values, :math:`\mathrm{logit}\,\mathrm{Se}_s \sim N(\mu_{Se}, \sigma_{Se}^2)`,
-:math:`\mathrm{logit}\,\mathrm{Sp}_s \sim N(\mu_{Sp}, \sigma_{Sp}^2)`, non-centred, with
-:math:`\mu \sim N(\mathrm{logit}\,m + \mu_0, s_\mu^2)` (:math:`m` the mean of the Beta prior
-of Se or Sp; :math:`N(\mu_0, s_\mu^2)` the ``judge_mu`` prior, default N(0, 1.5^2)) and
-:math:`\sigma \sim \mathrm{HalfNormal}(s)` (the ``judge_sigma`` prior, default s = 1.5);
-``se_shared`` and ``sp_shared`` are :math:`\mathrm{expit}\,\mu`. Use it when gold labels exist
-for several systems (self-preference, length bias); the posterior of ``sigma_se``,
-``sigma_sp`` and of each system's ``se``, ``sp`` says how differently the judge treats them.
+``"system"``: each system has its own Se and Sp, tied together as ``pooling=`` says. Use it
+when gold labels exist for several systems (self-preference, length bias); the posterior of
+each system's ``se``, ``sp`` and of ``sigma_se``, ``sigma_sp`` says how differently the judge
+treats them.
+
+* ``pooling="partial"`` (the default for three or more systems): partially pooled on the
+  logit scale around shared values, :math:`\mathrm{logit}\,\mathrm{Se}_s \sim N(\mu_{Se},
+  \sigma_{Se}^2)`, :math:`\mathrm{logit}\,\mathrm{Sp}_s \sim N(\mu_{Sp}, \sigma_{Sp}^2)`,
+  non-centred, with :math:`\mu \sim N(\mathrm{logit}\,m + \mu_0, s_\mu^2)` (:math:`m` the mean
+  of the Beta prior of Se or Sp; :math:`N(\mu_0, s_\mu^2)` the ``judge_mu`` prior, default
+  N(0, 1.5^2)) and :math:`\sigma \sim \mathrm{HalfNormal}(s)` (the ``judge_sigma`` prior,
+  default s = 1.5); ``se_shared`` and ``sp_shared`` are :math:`\mathrm{expit}\,\mu`.
+* ``pooling="none"`` (the default for two systems): every system's (Se, Sp) has the shared
+  judge's Beta priors and construction on its own (below), so a system's judge is learnt from
+  its own gold labels only. ``se_shared`` and ``sp_shared`` are the expit of the mean of the
+  systems' logits and ``sigma_se``, ``sigma_sp`` the standard deviation of those logits
+  (derived, not parameters). With two systems the between-system spread has one degree of
+  freedom and only its prior can set it; a HalfNormal prior on it, whose density is largest at
+  0, pulls the two judges together (toward the one-judge assumption the system-specific
+  judge exists to relax). In the coverage study (``benchmarks/systems_coverage.py``, a judge
+  kinder to one of two systems) the partially pooled models overestimated the difference by
+  about 0.02 and the paired model's 95 % interval (by_class) covered 0.907 on 300 replicates;
+  without pooling the bias is gone and it covers 0.946 on 1,200
+  (``benchmarks/results/systems_coverage.md``).
 
 **Label switching.** Every likelihood above is unchanged when, for one system (or, with a shared
 judge, for all at once), the true outcome is flipped together with
@@ -95,7 +110,8 @@ wall, as in :mod:`bayesjudge.models.prevalence`:
   calibration class without errors has an integrable pole there under the Jeffreys prior)
   never meets a probability rounded to exactly 0 or 1. Without the restriction, ``logit_se``
   and ``logit_sp`` carry the two Beta priors the same way;
-* system-specific judge: :math:`J_s > 0 \iff \mathrm{logit}\,\mathrm{Se}_s +
+* system-specific judge without pooling: the shared judge's construction for each system;
+* partially pooled judge: :math:`J_s > 0 \iff \mathrm{logit}\,\mathrm{Se}_s +
   \mathrm{logit}\,\mathrm{Sp}_s > 0`, a half-plane; given the hyper-parameters each system's
   pair is drawn from the bivariate normal truncated to it by the inverse CDF of the log
   diagnostic odds ratio (``dor_u``) and the normal conditional of logit Se (``se_z``), exactly
@@ -105,9 +121,11 @@ wall, as in :mod:`bayesjudge.models.prevalence`:
 and Sp, and then the unlabelled joint verdicts of a pair (three free frequencies) identify the
 three free joint outcome probabilities, because the 4 x 4 misclassification matrix
 :math:`E \otimes E` is invertible whenever :math:`J \ne 0`. With a system-specific judge a
-system without gold labels has two more unknowns than its verdicts can pin down; its Se and Sp
-then come from the population of judges (the hierarchical prior), and its interval widens
-accordingly, which is the honest answer. With no gold labels at all nothing is identified
+system without gold labels has two more unknowns than its verdicts can pin down; with partial
+pooling its Se and Sp then come from the population of judges (the hierarchical prior), and
+its interval widens accordingly, which is the honest answer; without pooling they keep their
+priors, and so does its success rate (:func:`bayesjudge.systems.fit.fit_systems` pools by
+default in that case). With no gold labels at all nothing is identified
 beyond the prior; the data contract refuses that case.
 
 **Calibration** (``calibration=``). ``"by_class"`` (default): only :math:`P(v \mid y)` is
@@ -123,9 +141,12 @@ Variables (dims in brackets):
 
 * shared judge: free (flat) ``logit_se`` and ``logit_fpr_ratio`` (restricted) or
   ``logit_sp``; derived ``se``, ``sp``, ``j``; potential ``judge_prior`` (the Beta priors);
-* system judge: free ``mu_se``, ``mu_sp``, ``sigma_se``, ``sigma_sp``, ``se_z`` [system] and
-  ``dor_u`` [system] (restricted) or ``sp_z`` [system]; derived ``se``, ``sp``, ``j``
-  [system], ``se_shared``, ``sp_shared``;
+* system judge, partial pooling: free ``mu_se``, ``mu_sp``, ``sigma_se``, ``sigma_sp``,
+  ``se_z`` [system] and ``dor_u`` [system] (restricted) or ``sp_z`` [system]; derived ``se``,
+  ``sp``, ``j`` [system], ``se_shared``, ``sp_shared``;
+* system judge, no pooling: free (flat) ``logit_se`` and ``logit_fpr_ratio`` (or ``logit_sp``)
+  [system]; derived ``se``, ``sp``, ``j`` [system], ``se_shared``, ``sp_shared``,
+  ``sigma_se``, ``sigma_sp``; potential ``judge_prior``;
 * :func:`two_system_model`: free ``joint`` [outcome]; derived ``pi``, ``discordant``,
   ``judged_rate``, ``bias`` [system], ``diff``, ``outcome_correlation``; data ``cell_state``
   [cell, system], ``cell_weight`` [cell]; potential ``loglik``;
@@ -173,11 +194,13 @@ __all__ = [
     "IRT",
     "JUDGES",
     "OUTCOMES",
+    "POOLINGS",
     "SYSTEMS",
     "TWO_SYSTEM",
     "SystemsModelInfo",
     "irt_model",
     "model_info",
+    "resolve_pooling",
     "systems_model",
     "two_system_model",
 ]
@@ -192,15 +215,22 @@ OUTCOMES = ("fail_fail", "fail_pass", "pass_fail", "pass_pass")
 
 Judge = Literal["shared", "system"]
 Calibration = Literal["by_class", "random"]
+Pooling = Literal["partial", "none"]
 #: How the judge may differ between systems.
 JUDGES: tuple[str, ...] = get_args(Judge)
+#: How a system-specific judge's rates are tied together (see the module docstring).
+POOLINGS: tuple[str, ...] = get_args(Pooling)
 #: What the gold-labelled items are assumed to be (see the module docstring).
 CALIBRATIONS: tuple[str, ...] = get_args(Calibration)
 
 
 @dataclass(frozen=True, slots=True)
 class SystemsModelInfo:
-    """What a systems model is: name, priors, judge, calibration, restriction and systems."""
+    """What a systems model is: name, priors, judge, pooling, calibration, restriction, systems.
+
+    ``pooling`` is ``"partial"`` or ``"none"`` for a system-specific judge and ``""`` for a
+    shared one.
+    """
 
     name: str
     priors: SystemsPriors
@@ -208,12 +238,14 @@ class SystemsModelInfo:
     calibration: str
     restrict_j: bool
     systems: tuple[str, ...]
+    pooling: str = ""
 
     def as_attrs(self) -> dict[str, object]:
         """Return the information as DataTree-ready attrs (plain strings, numbers, booleans)."""
         attrs: dict[str, object] = {
             "model": self.name,
             "judge": self.judge,
+            "pooling": self.pooling,
             "calibration": self.calibration,
             "restrict_j": self.restrict_j,
             "systems": list(self.systems),
@@ -256,6 +288,26 @@ def _check_options(
     return priors
 
 
+def resolve_pooling(pooling: str | None, judge: str, n_systems: int) -> str:
+    """Return the pooling a model uses: ``""`` for a shared judge, else ``pooling`` or its default.
+
+    The default (``None``) is ``"none"`` for two systems and ``"partial"`` for more: with two
+    systems only the prior identifies the spread between them (module docstring).
+
+    Examples
+    --------
+    >>> resolve_pooling(None, "system", 2), resolve_pooling(None, "system", 3)
+    ('none', 'partial')
+    """
+    if pooling is not None and pooling not in POOLINGS:
+        raise ValueError(f"pooling must be one of {list(POOLINGS)} or None; got {pooling!r}")
+    if judge == "shared":
+        return ""
+    if pooling is None:
+        return "none" if n_systems == 2 else "partial"
+    return pooling
+
+
 def _check_patterns(patterns: Patterns, size: int | None) -> dict[str, np.ndarray]:
     if not isinstance(patterns, Patterns):
         raise TypeError(f"patterns must be Patterns; got {type(patterns).__name__}")
@@ -294,46 +346,65 @@ class _JudgeTerms:
         return pt.exp(self.log_fp)
 
 
-def _judge(priors: SystemsPriors, judge: str, restrict_j: bool, n_systems: int) -> _JudgeTerms:
-    """Create the judge's variables in the current model and return its rates per system.
+def _beta_judge(
+    priors: SystemsPriors, restrict_j: bool, dims: str | None
+) -> tuple[pt.TensorVariable, ...]:
+    """Create Se and Sp with their Beta priors on logit scales: one pair, or one per system.
 
-    The shared judge is sampled on logit scales and its Beta prior enters as a potential
-    written with log-sigmoids, so a posterior piled against Se = 1 or Sp = 1 (a calibration
-    class without errors under the Jeffreys prior has an integrable pole there) never meets a
-    probability rounded to exactly 0 or 1.
+    Returns ``(logit_se, log_se, log_fn, log_fp, log_tn)``, each of shape ``()`` or (systems,).
+    The Beta priors enter as the potential ``judge_prior`` written with log-sigmoids, so a
+    posterior piled against Se = 1 or Sp = 1 (a calibration class without errors has an
+    integrable pole there under the Jeffreys prior) never meets a probability rounded to
+    exactly 0 or 1.
     """
+    logit_se = pm.Flat("logit_se", dims=dims)
+    log_se, log_fn = _log_sigmoid(logit_se), _log_sigmoid(-logit_se)
+    se_prior = priors.se.alpha * log_se + priors.se.beta * log_fn
+    if restrict_j:
+        # f = r Se with r = expit(b) in (0, 1); density in (logit Se, b) derived in the
+        # module docstring: a_Se log Se + b_Se log(1 - Se) + (a_Sp - 1) log(1 - f)
+        # + b_Sp log f + log(1 - r)
+        logit_ratio = pm.Flat("logit_fpr_ratio", dims=dims)
+        log_fp = log_se + _log_sigmoid(logit_ratio)
+        log_tn = pt.log1mexp(log_fp)
+        prior = (
+            se_prior
+            + (priors.sp.alpha - 1.0) * log_tn
+            + priors.sp.beta * log_fp
+            + _log_sigmoid(-logit_ratio)
+        )
+    else:
+        logit_sp = pm.Flat("logit_sp", dims=dims)
+        log_tn, log_fp = _log_sigmoid(logit_sp), _log_sigmoid(-logit_sp)
+        prior = se_prior + priors.sp.alpha * log_tn + priors.sp.beta * log_fp
+    pm.Potential("judge_prior", pt.sum(prior))
+    return logit_se, log_se, log_fn, log_fp, log_tn
+
+
+def _judge(
+    priors: SystemsPriors, judge: str, restrict_j: bool, n_systems: int, pooling: str
+) -> _JudgeTerms:
+    """Create the judge's variables in the current model and return its rates per system."""
     ones = pt.ones(n_systems)
     if judge == "shared":
-        logit_se = pm.Flat("logit_se")
-        log_se, log_fn = _log_sigmoid(logit_se), _log_sigmoid(-logit_se)
-        se_prior = priors.se.alpha * log_se + priors.se.beta * log_fn
-        if restrict_j:
-            # f = r Se with r = expit(b) in (0, 1); density in (logit Se, b) derived in the
-            # module docstring: a_Se log Se + b_Se log(1 - Se) + (a_Sp - 1) log(1 - f)
-            # + b_Sp log f + log(1 - r)
-            logit_ratio = pm.Flat("logit_fpr_ratio")
-            log_fp = log_se + _log_sigmoid(logit_ratio)
-            log_tn = pt.log1mexp(log_fp)
-            pm.Potential(
-                "judge_prior",
-                se_prior
-                + (priors.sp.alpha - 1.0) * log_tn
-                + priors.sp.beta * log_fp
-                + _log_sigmoid(-logit_ratio),
-            )
-        else:
-            logit_sp = pm.Flat("logit_sp")
-            log_tn, log_fp = _log_sigmoid(logit_sp), _log_sigmoid(-logit_sp)
-            pm.Potential(
-                "judge_prior",
-                se_prior + priors.sp.alpha * log_tn + priors.sp.beta * log_fp,
-            )
+        logit_se, log_se, log_fn, log_fp, log_tn = _beta_judge(priors, restrict_j, None)
         se = pm.Deterministic("se", pt.exp(log_se))
         sp = pm.Deterministic("sp", pt.exp(log_tn))
         pm.Deterministic("j", se + sp - 1.0)
         return _JudgeTerms(
             logit_se * ones, log_se * ones, log_fn * ones, log_fp * ones, log_tn * ones
         )
+    if pooling == "none":
+        logit_se, log_se, log_fn, log_fp, log_tn = _beta_judge(priors, restrict_j, "system")
+        se_s = pm.Deterministic("se", pt.exp(log_se), dims="system")
+        sp_s = pm.Deterministic("sp", pt.exp(log_tn), dims="system")
+        pm.Deterministic("j", se_s + sp_s - 1.0, dims="system")
+        logit_sp = log_tn - log_fp
+        pm.Deterministic("se_shared", pt.sigmoid(pt.mean(logit_se)))
+        pm.Deterministic("sp_shared", pt.sigmoid(pt.mean(logit_sp)))
+        pm.Deterministic("sigma_se", pt.std(logit_se, ddof=1))
+        pm.Deterministic("sigma_sp", pt.std(logit_sp, ddof=1))
+        return _JudgeTerms(logit_se, log_se, log_fn, log_fp, log_tn)
 
     dims = "system"
     mu_se = pm.Normal(
@@ -407,6 +478,7 @@ def two_system_model(
     judge: Judge = "shared",
     calibration: Calibration = "by_class",
     restrict_j: bool = True,
+    pooling: Pooling | None = None,
     size: int | None = None,
 ) -> pm.Model:
     r"""Build the paired two-system model: four joint true outcomes, one judge, mixed verdicts.
@@ -459,6 +531,7 @@ def two_system_model(
         raise ValueError(
             f"two_system_model needs the cells of exactly two systems; got {list(patterns.systems)}"
         )
+    pooled = resolve_pooling(pooling, judge, 2)
     coords = {
         "system": patterns.systems,
         "outcome": OUTCOMES,
@@ -468,7 +541,7 @@ def two_system_model(
         state = pm.Data("cell_state", data["cell_state"], dims=("cell", "system"))
         weight = pm.Data("cell_weight", data["cell_weight"], dims="cell")
         joint = pm.Dirichlet("joint", a=np.full(4, priors.joint.concentration), dims="outcome")
-        terms = _judge(priors, judge, restrict_j, 2)
+        terms = _judge(priors, judge, restrict_j, 2, pooled)
 
         theta = joint.reshape((2, 2))  # theta[a, b]: a = outcome of A, b = outcome of B
         emission = _emission(terms)  # (system, state, y)
@@ -491,7 +564,7 @@ def two_system_model(
         )
         _derived_rates(pi, terms)
     _INFO[model] = SystemsModelInfo(
-        TWO_SYSTEM, priors, judge, calibration, restrict_j, tuple(patterns.systems)
+        TWO_SYSTEM, priors, judge, calibration, restrict_j, tuple(patterns.systems), pooled
     )
     return model
 
@@ -503,6 +576,7 @@ def irt_model(
     judge: Judge = "shared",
     calibration: Calibration = "by_class",
     restrict_j: bool = True,
+    pooling: Pooling | None = None,
     nodes: int = 32,
     size: int | None = None,
 ) -> pm.Model:
@@ -551,6 +625,7 @@ def irt_model(
     n_systems = len(patterns.systems)
     if n_systems < 2:
         raise ValueError(f"irt_model needs two or more systems; got {list(patterns.systems)}")
+    pooled = resolve_pooling(pooling, judge, n_systems)
     z, log_w = normal_quadrature(nodes)
     coords = {"system": patterns.systems, "cell": np.arange(data["cell_weight"].size)}
     n_states = len(STATES)
@@ -559,7 +634,7 @@ def irt_model(
         weight = pm.Data("cell_weight", data["cell_weight"], dims="cell")
         ability = pm.Normal("ability", priors.ability.mu, priors.ability.sigma, dims="system")
         difficulty_sd = pm.HalfNormal("difficulty_sd", sigma=priors.difficulty_sd.sigma)
-        terms = _judge(priors, judge, restrict_j, n_systems)
+        terms = _judge(priors, judge, restrict_j, n_systems, pooled)
 
         eta = ability[None, :] - difficulty_sd * pt.as_tensor_variable(z)[:, None]  # (K, S)
         log_p, log_q = _log_sigmoid(eta), _log_sigmoid(-eta)
@@ -594,7 +669,7 @@ def irt_model(
         pi = pm.Deterministic("pi", pt.sum(pt.exp(log_p + log_w[:, None]), axis=0), dims="system")
         _derived_rates(pi, terms)
     _INFO[model] = SystemsModelInfo(
-        IRT, priors, judge, calibration, restrict_j, tuple(patterns.systems)
+        IRT, priors, judge, calibration, restrict_j, tuple(patterns.systems), pooled
     )
     return model
 
@@ -606,6 +681,7 @@ def systems_model(
     judge: Judge = "shared",
     calibration: Calibration = "by_class",
     restrict_j: bool = True,
+    pooling: Pooling | None = None,
 ) -> pm.Model:
     r"""Build the unpaired many-system model: per-system success rates, one judge.
 
@@ -647,6 +723,7 @@ def systems_model(
     n_systems = len(counts.systems)
     if n_systems < 2:
         raise ValueError(f"systems_model needs two or more systems; got {list(counts.systems)}")
+    pooled = resolve_pooling(pooling, judge, n_systems)
     dims = "system"
     with pm.Model(coords={"system": counts.systems}) as model:
         m1 = pm.Data("m1", counts.m1.astype(np.int64), dims=dims)
@@ -656,7 +733,7 @@ def systems_model(
         n = pm.Data("n", counts.n.astype(np.int64), dims=dims)
         k_obs = pm.Data("k_obs", counts.k.astype(np.int64), dims=dims)
         pi = pm.Beta("pi", alpha=priors.pi.alpha, beta=priors.pi.beta, dims=dims)
-        terms = _judge(priors, judge, restrict_j, n_systems)
+        terms = _judge(priors, judge, restrict_j, n_systems, pooled)
         rate = pi * terms.se + (1.0 - pi) * terms.fpr
         _derived_rates(pi, terms)
         pm.Binomial("x1", n=m1, logit_p=terms.logit_se, observed=x1_obs, dims=dims)
@@ -665,6 +742,6 @@ def systems_model(
         if calibration == "random":
             pm.Potential("calibration_labels", pt.sum(m1 * pt.log(pi) + m0 * pt.log1p(-pi)))
     _INFO[model] = SystemsModelInfo(
-        SYSTEMS, priors, judge, calibration, restrict_j, tuple(counts.systems)
+        SYSTEMS, priors, judge, calibration, restrict_j, tuple(counts.systems), pooled
     )
     return model

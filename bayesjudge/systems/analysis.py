@@ -44,7 +44,7 @@ from bayesjudge.priors import SystemsPriors
 from bayesjudge.results import Estimate, PosteriorSummary, unchecked_diagnostics
 from bayesjudge.systems.baselines import difference_baselines, system_baselines
 from bayesjudge.systems.data import SystemsData
-from bayesjudge.systems.fit import Calibration, JudgeChoice, fit_systems
+from bayesjudge.systems.fit import Calibration, JudgeChoice, PoolingChoice, fit_systems
 from bayesjudge.systems.rank import (
     competition_ranks,
     prob_best,
@@ -138,12 +138,16 @@ class JudgeSummary:
     calibrated : tuple of str
         Systems with gold labels of both classes.
     spread_se, spread_sp : PosteriorSummary or None
-        System-specific judge: the between-system sd of logit Se and logit Sp.
+        System-specific judge: the between-system sd of logit Se and logit Sp (the population
+        sd with partial pooling; the sd of the systems' own values without).
     shared_order : tuple of str
         System-specific judge: the systems ordered by the posterior mean of the rate corrected
         with the shared Se and Sp (module docstring); empty for a shared judge.
     changes_ranking : bool
         Whether that order differs from the order of the posterior means of pi.
+    pooled : bool
+        System-specific judge: whether the systems' rates were partially pooled (else each
+        had priors of its own).
     """
 
     shared: bool
@@ -155,6 +159,7 @@ class JudgeSummary:
     spread_sp: PosteriorSummary | None = None
     shared_order: tuple[str, ...] = ()
     changes_ranking: bool = False
+    pooled: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """Return ``{"shared", "se": S, "sp": S, "by_system": {NAME: {"se": S, "sp": S}}}``."""
@@ -349,6 +354,7 @@ def _judge_summary(
     pi: np.ndarray,
     *,
     prob: float,
+    pooled: bool,
 ) -> JudgeSummary:
     systems = data.systems
     counts = data.system_counts()
@@ -388,6 +394,7 @@ def _judge_summary(
         spread_sp=summary_of_draws("sigma_sp", _flat(posterior, "sigma_sp", systems), prob=prob),
         shared_order=tuple(str(s) for s in shared_order),
         changes_ranking=shared_order != by_pi,
+        pooled=pooled,
     )
 
 
@@ -476,7 +483,10 @@ def summarize_systems(
             name: int(r) for name, r in zip(systems, competition_ranks(naive), strict=True)
         },
         reversals=reversals,
-        judge=_judge_summary(draws, data, pi, prob=prob),
+        # fits recorded before the pooling option always pooled a system-specific judge
+        judge=_judge_summary(
+            draws, data, pi, prob=prob, pooled=posterior.attrs.get("pooling") != "none"
+        ),
         estimates=tuple(estimates),
         prob=prob,
         seed=seed_label(random_seed),
@@ -493,6 +503,7 @@ def analyze_systems(
     data: SystemsData,
     *,
     judge: JudgeChoice = "auto",
+    pooling: PoolingChoice = "auto",
     calibration: Calibration = "by_class",
     priors: SystemsPriors | None = None,
     prob: float = 0.95,
@@ -510,7 +521,7 @@ def analyze_systems(
     ----------
     data : SystemsData
         Validated data of two or more systems.
-    judge, calibration, priors
+    judge, pooling, calibration, priors
         The model (see :func:`~bayesjudge.systems.fit.fit_systems`).
     prob : float
         Mass of every interval.
@@ -537,6 +548,7 @@ def analyze_systems(
     posterior = fit_systems(
         data,
         judge=judge,
+        pooling=pooling,
         calibration=calibration,
         priors=priors,
         draws=draws,

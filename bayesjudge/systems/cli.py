@@ -165,8 +165,9 @@ def _print(args: argparse.Namespace, analysis: Any) -> None:
     else:
         assert judge.spread_se is not None
         assert judge.spread_sp is not None
+        how = "pooled" if judge.pooled else "each with its own prior"
         print(
-            f"Judge: Se and Sp per system, pooled (spread between systems on the logit scale: "
+            f"Judge: Se and Sp per system, {how} (spread between systems on the logit scale: "
             f"Se {judge.spread_se.mean:.2f}, Sp {judge.spread_sp.mean:.2f}). With one judge "
             f"for all, the ranking would be {' > '.join(judge.shared_order)}"
             + (" (different)." if judge.changes_ranking else " (the same).")
@@ -222,6 +223,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     analysis = analyze_systems(
         data,
         judge=args.judge,
+        pooling=args.pooling,
         calibration=args.calibration,
         priors=priors,
         prob=args.prob,
@@ -287,9 +289,16 @@ def register(commands: Any) -> None:
         "--judge",
         choices=["auto", "shared", "system"],
         default="auto",
-        help="shared: one Se and Sp for every system; system: each system's Se and Sp, "
-        "partially pooled; auto (default): system when two or more systems have gold labels "
-        "of both classes",
+        help="shared: one Se and Sp for every system; system: each system's Se and Sp; auto "
+        "(default): system when two or more systems have gold labels of both classes",
+    )
+    sub.add_argument(
+        "--pooling",
+        choices=["auto", "partial", "none"],
+        default="auto",
+        help="with a judge per system: partial (pooled around shared values, the judge_sigma "
+        "spread) or none (each system's own Beta priors); auto (default): none for two "
+        "systems, partial for more",
     )
     sub.add_argument(
         "--calibration",

@@ -11,10 +11,11 @@ escalation, provenance):
 * unpaired designs: :func:`bayesjudge.models.systems.systems_model` (one success rate per
   system, the six counts of each).
 
-The judge is ``"shared"`` (one Se and Sp) or ``"system"`` (each system's Se and Sp partially
-pooled around shared ones); ``"auto"`` (the default) takes the system-specific judge when two or
-more systems carry gold labels of both classes, since only then can the data say whether the
-judge treats them differently, and the shared judge otherwise.
+The judge is ``"shared"`` (one Se and Sp) or ``"system"`` (each system's Se and Sp: partially
+pooled around shared ones for three or more systems, each with its own Beta priors for two,
+``pooling=``); ``"auto"`` (the default) takes the system-specific judge when two or more
+systems carry gold labels of both classes, since only then can the data say whether the judge
+treats them differently, and the shared judge otherwise.
 
 Every fit carries a posterior predictive check: the unpaired model replicates its six counts
 per system, the paired models the joint verdict cells of every pair of systems and the judged
@@ -44,16 +45,22 @@ from bayesjudge.validation import check_choice
 __all__ = [
     "CALIBRATIONS",
     "JUDGE_CHOICES",
+    "POOLING_CHOICES",
     "Calibration",
     "JudgeChoice",
+    "PoolingChoice",
     "choose_judge",
+    "choose_pooling",
     "fit_systems",
 ]
 
 JudgeChoice = Literal["auto", "shared", "system"]
 Calibration = Literal["by_class", "random"]
+PoolingChoice = Literal["auto", "partial", "none"]
 #: The judge options of :func:`fit_systems`.
 JUDGE_CHOICES: tuple[str, ...] = get_args(JudgeChoice)
+#: The pooling options of a system-specific judge (:func:`fit_systems`).
+POOLING_CHOICES: tuple[str, ...] = get_args(PoolingChoice)
 #: What the gold-labelled answers are assumed to be (see :mod:`bayesjudge.models.systems`).
 CALIBRATIONS: tuple[str, ...] = get_args(Calibration)
 #: Default NUTS target acceptance (the pooled judge has a funnel; the shared one is easy).
@@ -84,6 +91,32 @@ def choose_judge(data: SystemsData, judge: JudgeChoice = "auto") -> Literal["sha
     return "system" if calibrated >= 2 else "shared"
 
 
+def choose_pooling(data: SystemsData, judge: str, pooling: PoolingChoice = "auto") -> str:
+    """Return the pooling of the judge model ``judge`` on ``data`` (``""`` for a shared judge).
+
+    ``"auto"`` is ``"none"`` for two systems that both have gold-PASS and gold-FAIL answers and
+    ``"partial"`` otherwise (:func:`bayesjudge.models.systems.resolve_pooling`; without
+    pooling a system lacking gold labels of a class would keep the prior of its judge).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"system": list("aaabbb"), "label": [1, 0, None] * 2,
+    ...                       "verdict": [1, 0, 1, 1, 1, 0]})
+    >>> choose_pooling(SystemsData.from_frame(frame), "system")
+    'none'
+    """
+    from bayesjudge.models.systems import resolve_pooling
+
+    check_choice(pooling, name="pooling", allowed=POOLING_CHOICES)
+    pooled = resolve_pooling(None if pooling == "auto" else pooling, judge, len(data.systems))
+    if pooling == "auto" and pooled == "none":
+        gold = data.system_counts()
+        if not np.all((gold.m1 > 0) & (gold.m0 > 0)):
+            return "partial"  # a system without gold labels of a class borrows the other's judge
+    return pooled
+
+
 def _model_kind(data: SystemsData) -> str:
     if not data.paired:
         return "systems"
@@ -95,6 +128,7 @@ def _run(
     *,
     kind: str,
     judge: str,
+    pooling: str | None,
     calibration: str,
     priors: SystemsPriors,
     restrict_j: bool,
@@ -113,7 +147,7 @@ def _run(
             "n": arrays["n"],
             "k_obs": arrays["k"],
         }
-        key: tuple[Any, ...] = (kind, judge, calibration, restrict_j, priors, n_systems)
+        key: tuple[Any, ...] = (kind, judge, pooling, calibration, restrict_j, priors, n_systems)
         return (
             ModelRun(
                 models.SYSTEMS,
@@ -122,6 +156,7 @@ def _run(
                     counts,
                     priors=priors,
                     judge=judge,
+                    pooling=pooling,
                     calibration=calibration,
                     restrict_j=restrict_j,
                 ),
@@ -133,12 +168,13 @@ def _run(
     patterns = data.patterns()
     size = bucket_size(patterns.count.size)
     cells = patterns.padded(size)
-    key = (kind, judge, calibration, restrict_j, priors, n_systems, size)
+    key = (kind, judge, pooling, calibration, restrict_j, priors, n_systems, size)
     if kind == "two_system":
         build: Any = lambda: models.two_system_model(  # noqa: E731
             patterns,
             priors=priors,
             judge=judge,
+            pooling=pooling,
             calibration=calibration,
             restrict_j=restrict_j,
             size=size,
@@ -149,6 +185,7 @@ def _run(
             patterns,
             priors=priors,
             judge=judge,
+            pooling=pooling,
             calibration=calibration,
             restrict_j=restrict_j,
             size=size,
@@ -161,6 +198,7 @@ def fit_systems(
     data: SystemsData,
     *,
     judge: JudgeChoice = "auto",
+    pooling: PoolingChoice = "auto",
     calibration: Calibration = "by_class",
     priors: SystemsPriors | None = None,
     restrict_j: bool = True,
@@ -189,6 +227,14 @@ def fit_systems(
         Validated data of two or more systems.
     judge : {"auto", "shared", "system"}
         The judge model (see :func:`choose_judge`).
+    pooling : {"auto", "partial", "none"}
+        How a system-specific judge's rates are tied together: ``"partial"``, normal on the
+        logit scale around shared values with the ``judge_sigma`` spread; ``"none"``, each
+        system's Se and Sp with the ``se`` and ``sp`` Beta priors of their own. ``"auto"``
+        (default) is ``"none"`` for two systems that both have gold labels of both classes
+        (their spread only the prior could set) and ``"partial"`` otherwise: with three or more
+        systems, or when a system's judge must be borrowed from the other's
+        (:func:`choose_pooling`). Ignored for a shared judge.
     calibration : {"by_class", "random"}
         ``"by_class"`` (default): only :math:`P(\text{verdict} \mid \text{label})` is assumed
         to transfer from the gold-labelled answers, which may have been chosen by class;
@@ -218,14 +264,16 @@ def fit_systems(
     -------
     DataTree
         ``posterior`` with ``pi``, ``se``, ``sp``, ``j``, ``judged_rate``, ``bias`` (dims
-        ``system`` where they vary), ``diff`` for the two-system model, ``se_shared`` and
-        ``sp_shared`` for a system-specific judge; ``sample_stats``; ``posterior_predictive``,
+        ``system`` where they vary), ``diff`` for the two-system model, ``se_shared``,
+        ``sp_shared``, ``sigma_se`` and ``sigma_sp`` for a system-specific judge;
+        ``sample_stats``; ``posterior_predictive``,
         ``observed_data`` and ``constant_data``: for the unpaired model the six counts per
         system, for the paired models the joint verdict cells of every pair of systems and the
         judged gold answers (:mod:`bayesjudge.systems.predictive`), each observed count
         checked against its replicates. Root attrs as recorded by
         :func:`~bayesjudge.inference.fit.fit_model`, plus
-        ``model_kind``, ``judge``, ``calibration``, ``restrict_j``, ``systems`` and ``paired``.
+        ``model_kind``, ``judge``, ``pooling`` (empty for a shared judge), ``calibration``,
+        ``restrict_j``, ``systems`` and ``paired``.
 
     Raises
     ------
@@ -252,6 +300,7 @@ def fit_systems(
         raise TypeError(f"data must be SystemsData; got {type(data).__name__}")
     check_choice(calibration, name="calibration", allowed=CALIBRATIONS)
     chosen = choose_judge(data, judge)
+    pooled = choose_pooling(data, chosen, pooling)
     priors = SystemsPriors() if priors is None else priors
     if not isinstance(priors, SystemsPriors):
         raise TypeError(f"priors must be a SystemsPriors; got {type(priors).__name__}")
@@ -266,6 +315,7 @@ def fit_systems(
         data,
         kind=kind,
         judge=chosen,
+        pooling=pooled or None,
         calibration=calibration,
         priors=priors,
         restrict_j=bool(restrict_j),
@@ -321,6 +371,7 @@ def fit_systems(
     attrs: dict[str, Any] = {
         "model_kind": kind,
         "judge": chosen,
+        "pooling": pooled,
         "calibration": calibration,
         "restrict_j": bool(restrict_j),
         "systems": json.dumps(systems),

@@ -194,12 +194,36 @@ def test_unknown_judge_is_a_usage_error(capsys, csv_path):
     assert "invalid choice: 'both'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("pooling", "words"), [("none", "each with its own prior"), ("partial", "pooled")]
+)
+def test_pooling_reaches_the_fit_and_the_output(
+    capsys, csv_path, monkeypatch, make_tree, pooling, words
+):
+    calls = []
+
+    def analyze(data, **options):
+        calls.append(options)
+        tree = make_tree(data, centres=(0.7, 0.6, 0.5), judge="system")
+        tree.attrs["pooling"] = options["pooling"]
+        return analysis_module.summarize_systems(
+            tree, data, prob=options["prob"], random_seed=1, priors=options["priors"]
+        )
+
+    monkeypatch.setattr(analysis_module, "analyze_systems", analyze)
+    code, out, _ = run(capsys, "rank", str(csv_path), *MAP, "--pooling", pooling)
+    assert code == 0
+    assert calls[0]["pooling"] == pooling
+    assert f"Judge: Se and Sp per system, {words} (spread between systems" in out
+
+
 def test_help_lists_the_options(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["rank", "--help"])
     assert exit_info.value.code == 0
     text = capsys.readouterr().out
-    for option in ("--labels", "--map", "--judge", "--calibration", "--json", "--out", "--prior"):
+    options = ("--labels", "--map", "--judge", "--pooling", "--calibration", "--json", "--out")
+    for option in (*options, "--prior"):
         assert option in text
 
 

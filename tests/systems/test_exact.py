@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from bayesjudge.systems.data import Patterns
-from bayesjudge.systems.exact import dirichlet_difference, exact_two_system
+from bayesjudge.systems.exact import dirichlet_difference, exact_two_system, unpooled_two_system
 
 ALPHA = np.array([30.5, 12.5, 4.5, 55.5])
 
@@ -106,3 +106,61 @@ def test_exact_two_system_refuses_what_it_cannot_do():
     many = Patterns(("a", "b"), np.array([[1, 2], [6, 3]], np.int8), np.array([30, 3]))
     with pytest.raises(ValueError, match="at most 24 unlabelled items"):
         exact_two_system(many)
+
+
+# --------------------------------------------------------------------- unpooled reference
+_VERDICTS = np.array([[1, 1], [1, 2], [2, 1], [2, 2]], np.int8)
+
+
+def _near_perfect(gold: np.ndarray) -> Patterns:
+    """Unlabelled joint verdicts (31, 9, 4, 56); a million error-free gold items per class and
+    system, plus the gold items ``gold`` (joint labels fail/fail, fail/pass, pass/fail, pass/pass)
+    judged without error."""
+    gold_states = np.array([[3, 3], [3, 6], [6, 3], [6, 6]], np.int8)
+    return Patterns(
+        ("A", "B"),
+        np.vstack([_VERDICTS, gold_states, gold_states[[0, 3]]]),
+        np.array([31, 9, 4, 56, *gold, 1_000_000, 1_000_000]),
+    )
+
+
+@pytest.mark.parametrize("calibration", ["by_class", "random"])
+def test_unpooled_reference_with_a_perfect_judge_is_the_dirichlet_posterior(calibration):
+    """Se = Sp = 1: Dirichlet(1/2 + verdicts), plus the gold labels under random calibration.
+
+    Under by_class the two million gold items of the last two cells inform only the judge; under
+    random they would swamp theta, so that case uses a judge pinned by the four gold cells alone
+    (``gold`` large) and checks the label term through the Dirichlet's shift.
+    """
+    gold = np.array([200, 30, 10, 300])
+    cells = _near_perfect(gold)
+    if calibration == "random":
+        cells = Patterns(
+            cells.systems, cells.state[:-2], cells.count[:-2] * np.r_[[1] * 4, [50] * 4]
+        )
+        alpha = 0.5 + np.array([31, 9, 4, 56]) + 50 * gold
+    else:
+        alpha = 0.5 + np.array([31, 9, 4, 56])
+    post = unpooled_two_system(cells, calibration=calibration, random_seed=3)
+    exact = dirichlet_difference(alpha)
+    # 200,000 proposal draws; with a pinned judge the weights are near uniform (ESS > 10^5),
+    # so the mean and quantiles carry Monte Carlo errors below 1e-3
+    assert post.ess > 1e5
+    assert post.mean == pytest.approx(float(exact.mean), abs=1e-3)
+    assert post.sd == pytest.approx(float(exact.sd), rel=0.01)
+    for q in (0.025, 0.975):
+        assert post.quantile(q) == pytest.approx(exact.quantile(q), abs=2e-3)
+
+
+def test_unpooled_reference_refuses_other_designs():
+    mixed = Patterns(("a", "b"), np.array([[6, 1], [1, 2], [3, 3]], np.int8), np.array([3, 9, 4]))
+    with pytest.raises(ValueError, match="unlabelled for both or gold-labelled for both"):
+        unpooled_two_system(mixed)
+    missing = Patterns(("a", "b"), np.array([[0, 1], [3, 3]], np.int8), np.array([3, 4]))
+    with pytest.raises(ValueError, match="no missing answers"):
+        unpooled_two_system(missing)
+    fine = Patterns(("a", "b"), np.array([[1, 2], [3, 6]], np.int8), np.array([3, 4]))
+    with pytest.raises(ValueError, match="draws must be a whole number >= 1000"):
+        unpooled_two_system(fine, draws=10)
+    with pytest.raises(ValueError, match="calibration"):
+        unpooled_two_system(fine, calibration="stratified")

@@ -9,7 +9,7 @@ import pytest
 
 from bayesjudge.priors import Beta
 from bayesjudge.systems.data import SystemsData
-from bayesjudge.systems.fit import _model_kind, choose_judge, fit_systems
+from bayesjudge.systems.fit import _model_kind, choose_judge, choose_pooling, fit_systems
 from bayesjudge.systems.predictive import VERDICT_PAIRS
 from bayesjudge.systems.simulate import simulate_systems
 
@@ -43,6 +43,15 @@ def test_auto_judge_is_per_system_only_when_two_systems_are_calibrated():
     assert choose_judge(SystemsData.from_frame(one_class)) == "shared"  # b has no gold-FAIL
 
 
+def test_auto_pooling_frees_two_calibrated_judges_and_pools_otherwise():
+    assert choose_pooling(_data(["A", "B"]), "system") == "none"
+    assert choose_pooling(_data(["A", "B"], systems=3), "system") == "partial"
+    assert choose_pooling(_data(["A"]), "system") == "partial"  # B's judge is borrowed from A's
+    assert choose_pooling(_data(["A"]), "system", "none") == "none"  # as asked
+    assert choose_pooling(_data(["A", "B"]), "system", "partial") == "partial"
+    assert choose_pooling(_data(["A", "B"]), "shared") == ""
+
+
 def test_the_design_chooses_the_model():
     assert _model_kind(_data(["A"])) == "two_system"
     assert _model_kind(_data(["A"], systems=3)) == "systems_irt"
@@ -54,6 +63,7 @@ def test_the_design_chooses_the_model():
     [
         ({"judge": "both"}, ValueError, "judge must be one of"),
         ({"calibration": "stratified"}, ValueError, "calibration must be one of"),
+        ({"pooling": "full"}, ValueError, "pooling must be one of"),
         ({"priors": Beta(1, 1)}, TypeError, "priors must be a SystemsPriors"),
         ({"draws": 0}, ValueError, "draws"),
     ],

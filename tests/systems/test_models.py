@@ -17,6 +17,7 @@ from bayesjudge.models.systems import (
     OUTCOMES,
     irt_model,
     model_info,
+    resolve_pooling,
     systems_model,
     two_system_model,
 )
@@ -80,14 +81,61 @@ def test_two_system_model_structure():
     ("restrict_j", "free"),
     [(True, {"dor_u"}), (False, {"sp_z"})],
 )
-def test_system_judge_variables(restrict_j, free):
-    model = two_system_model(CELLS, judge="system", restrict_j=restrict_j)
+def test_partially_pooled_judge_variables(restrict_j, free):
+    model = two_system_model(CELLS, judge="system", restrict_j=restrict_j, pooling="partial")
     expected = {"joint", "mu_se", "mu_sp", "sigma_se", "sigma_sp", "se_z"} | free
     assert _names(model.free_RVs) == expected
     dims = model.named_vars_to_dims
     for name in ("se", "sp", "j", "se_z", *free):
         assert dims[name] == ("system",)
     assert {"se_shared", "sp_shared"} <= _names(model.deterministics)
+    assert model_info(model).pooling == "partial"
+
+
+@pytest.mark.parametrize(
+    ("restrict_j", "free"),
+    [(True, {"logit_se", "logit_fpr_ratio"}), (False, {"logit_se", "logit_sp"})],
+)
+def test_unpooled_judge_is_the_shared_construction_per_system(restrict_j, free):
+    """Two systems take an unpooled judge by default: the Beta-prior coordinates per system."""
+    model = two_system_model(CELLS, judge="system", restrict_j=restrict_j)
+    assert model_info(model).pooling == "none"
+    assert model_info(model).as_attrs()["pooling"] == "none"
+    assert _names(model.free_RVs) == {"joint"} | free
+    dims = model.named_vars_to_dims
+    for name in ("se", "sp", "j", *free):
+        assert dims[name] == ("system",)
+    derived = {"se_shared", "sp_shared", "sigma_se", "sigma_sp"}
+    assert derived <= _names(model.deterministics)
+    # the spread is the sd of the two systems' logits, the centre expit of their mean
+    second = "logit_fpr_ratio" if restrict_j else "logit_sp"
+    point = [np.array([1.0, 2.5]), np.array([-1.0, 0.3] if restrict_j else [0.2, -0.6])]
+    names = ["se", "sp", *sorted(derived)]
+    fn = model.compile_fn(
+        [model[n] for n in names],
+        inputs=[model["logit_se"], model[second]],
+        mode="FAST_COMPILE",
+        point_fn=False,
+    )
+    values = dict(zip(names, fn(*point), strict=True))
+    logit_sp = special.logit(values["sp"])
+    assert values["sigma_se"] == pytest.approx(1.5 / np.sqrt(2), rel=1e-12)
+    assert values["sigma_sp"] == pytest.approx(abs(logit_sp[1] - logit_sp[0]) / np.sqrt(2))
+    assert values["se_shared"] == pytest.approx(special.expit(1.75), rel=1e-12)
+    assert values["sp_shared"] == pytest.approx(special.expit(logit_sp.mean()), rel=1e-12)
+
+
+def test_pooling_defaults_and_bad_values():
+    assert resolve_pooling(None, "system", 2) == "none"
+    assert resolve_pooling(None, "system", 5) == "partial"
+    assert resolve_pooling("partial", "system", 2) == "partial"
+    assert resolve_pooling("none", "shared", 2) == ""  # a shared judge has nothing to pool
+    cells = Patterns(("a", "b", "c"), np.array([[1, 2, 2], [6, 5, 3]], np.int8), np.array([4, 1]))
+    assert model_info(irt_model(cells, judge="system")).pooling == "partial"
+    assert model_info(irt_model(cells, judge="system", pooling="none")).pooling == "none"
+    assert model_info(two_system_model(CELLS)).pooling == ""
+    with pytest.raises(ValueError, match=r"pooling must be one of \['partial', 'none'\]"):
+        two_system_model(CELLS, judge="system", pooling="full")  # type: ignore[arg-type]
 
 
 def test_shared_unrestricted_judge_samples_se_and_sp():
@@ -263,7 +311,7 @@ def test_shared_judge_prior_stays_finite_at_the_edges():
 
 def test_system_judge_restriction_draws_the_truncated_bivariate_normal():
     """Given the hyper-parameters, logit Se + logit Sp is N(mu, tau^2) truncated to (0, inf)."""
-    model = two_system_model(CELLS, judge="system")
+    model = two_system_model(CELLS, judge="system", pooling="partial")
     fixed = {"mu_se": 0.4, "mu_sp": -0.9, "sigma_se": 0.8, "sigma_sp": 1.1}
     given = pm.do(model, fixed)
     se, sp = pm.draw([given["se"], given["sp"]], draws=4_000, random_seed=3, mode="FAST_COMPILE")
@@ -361,18 +409,57 @@ def test_systems_model_random_calibration_adds_the_label_term():
     )
 
 
+@pytest.mark.parametrize("pooling", ["partial", "none"])
 @pytest.mark.parametrize("builder", ["two", "irt", "systems"])
-def test_initial_point_has_finite_log_density(builder):
+def test_initial_point_has_finite_log_density(builder, pooling):
     judge = "system"  # the shared judge is exercised by the real fits
     sim = simulate_systems(
         [0.5, 0.7], n_unlabelled=40, n_labelled=10, se=0.9, sp=0.8, random_seed=1
     )
     data = SystemsData.from_frame(sim.frame)
     if builder == "two":
-        model = two_system_model(data.patterns(), judge=judge)
+        model = two_system_model(data.patterns(), judge=judge, pooling=pooling)
     elif builder == "irt":
-        model = irt_model(data.patterns(), judge=judge)
+        model = irt_model(data.patterns(), judge=judge, pooling=pooling)
     else:
-        model = systems_model(data.system_counts(), judge=judge)
+        model = systems_model(data.system_counts(), judge=judge, pooling=pooling)
     logps = model.point_logps()
     assert all(np.isfinite(v) for v in logps.values()), logps
+
+
+def test_unpooled_unpaired_model_is_one_prevalence_model_per_system():
+    """With no pooling the unpaired model factorises into the prevalence model of each system.
+
+    Its log density, at any point of its free coordinates, is the sum over systems of the
+    restricted Beta prior of (Se, Sp) in logit coordinates (as the shared judge's, checked
+    above), the Jeffreys prior of pi and the three binomial likelihoods of the six counts, up
+    to one constant. That is what lets the prevalence family's exact posterior check it.
+    """
+    counts = SystemCounts(
+        ("a", "b"),
+        *(np.array(v) for v in ([40, 25], [35, 22], [30, 45], [4, 11], [300, 280], [190, 170])),
+    )
+    model = systems_model(counts, judge="system", pooling="none")
+    logp = model.compile_logp(jacobian=True)
+    rng = np.random.default_rng(5)
+    gaps = []
+    for _ in range(6):
+        a, b, t = rng.normal(0, 1.5, (3, 2))
+        se, ratio, pi = special.expit(a), special.expit(b), special.expit(t)
+        fpr = ratio * se
+        ours = logp({"logit_se": a, "logit_fpr_ratio": b, "pi_logodds__": t})
+        target = 0.0
+        for s in range(2):
+            target += (
+                stats.beta.logpdf(se[s], 0.5, 0.5)
+                + stats.beta.logpdf(1 - fpr[s], 0.5, 0.5)
+                + np.log(se[s])  # the map (Se, r) -> (Se, f = r Se)
+                + np.log(se[s] * (1 - se[s]) * ratio[s] * (1 - ratio[s]))
+                + stats.beta.logpdf(pi[s], 0.5, 0.5)
+                + np.log(pi[s] * (1 - pi[s]))
+                + stats.binom.logpmf(counts.x1[s], counts.m1[s], se[s])
+                + stats.binom.logpmf(counts.x0[s], counts.m0[s], fpr[s])
+                + stats.binom.logpmf(counts.k[s], counts.n[s], pi[s] * se[s] + (1 - pi[s]) * fpr[s])
+            )
+        gaps.append(ours - target)
+    assert np.ptp(gaps) < 1e-8, gaps
