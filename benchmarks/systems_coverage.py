@@ -79,8 +79,13 @@ def _compiled(
     priors: SystemsPriors,
     designs: tuple[str, ...] = ("paired", "unpaired"),
     calibrations: tuple[str, ...] = CALIBRATIONS,
+    pooling: str | None = None,
 ) -> dict[str, object]:
-    """The study's models compiled for nutpie, keyed ``"{design}_{calibration}"``."""
+    """The study's models compiled for nutpie, keyed ``"{design}_{calibration}"``.
+
+    ``pooling`` is the system-specific judge's (``None``: the package's default, no pooling
+    for two systems; ``"partial"``: the hierarchical judge with the ``judge_sigma`` prior).
+    """
     import nutpie
 
     sim = simulate_systems(
@@ -91,12 +96,21 @@ def _compiled(
     for calibration in calibrations:
         if "paired" in designs:
             paired = two_system_model(
-                data.patterns(), priors=priors, judge=judge, calibration=calibration, size=SIZE
+                data.patterns(),
+                priors=priors,
+                judge=judge,
+                calibration=calibration,
+                size=SIZE,
+                pooling=pooling,
             )
             models[f"paired_{calibration}"] = nutpie.compile_pymc_model(paired)
         if "unpaired" in designs:
             unpaired = systems_model(
-                data.system_counts(), priors=priors, judge=judge, calibration=calibration
+                data.system_counts(),
+                priors=priors,
+                judge=judge,
+                calibration=calibration,
+                pooling=pooling,
             )
             models[f"unpaired_{calibration}"] = nutpie.compile_pymc_model(unpaired)
     return models
@@ -278,6 +292,7 @@ def run(
     raw_path: Path | None = None,
     chunk: int = 10,
     time_limit: float | None = None,
+    pooling: str | None = None,
 ) -> pd.DataFrame:
     """Compute the missing replicates (all of them without ``raw_path``) and return every row."""
     start = time.perf_counter()
@@ -313,7 +328,7 @@ def run(
                 return pd.concat(frames, ignore_index=True)
             if judge not in models:
                 tic = time.perf_counter()
-                models[judge] = _compiled(judge, priors)
+                models[judge] = _compiled(judge, priors, pooling=pooling)
                 print(f"compiled the {judge}-judge models in {time.perf_counter() - tic:.0f} s")
             batch, todo[(judge, design, k)] = pairs[:chunk], pairs[chunk:]
             tic = time.perf_counter()
@@ -432,7 +447,14 @@ def main(argv: list[str] | None = None) -> int:
         "--judge-sigma-scale",
         type=float,
         default=SystemsPriors().judge_sigma.sigma,
-        help="HalfNormal scale of the between-system spread of the judge (system judge)",
+        help="HalfNormal scale of the between-system spread of the judge (system judge, "
+        "--pooling partial)",
+    )
+    parser.add_argument(
+        "--pooling",
+        choices=["none", "partial"],
+        help="the system-specific judge's pooling (default: the package's, none for two "
+        "systems; the rows before 2026-11-28 08:00 UTC used partial)",
     )
     parser.add_argument(
         "--raw",
@@ -464,6 +486,7 @@ def main(argv: list[str] | None = None) -> int:
             raw_path=args.raw,
             chunk=args.chunk,
             time_limit=args.time_limit,
+            pooling=args.pooling,
         )
     text = markdown(raw)
     print(text)

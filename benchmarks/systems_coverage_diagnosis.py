@@ -248,7 +248,7 @@ def pooling_check(
         priors = SystemsPriors(judge_sigma=HalfNormal(scale))
         compiled = None
         if sampler == "study":  # fit_systems compiles (and caches) its own model
-            models = study._compiled("system", priors, ("paired",), ("by_class",))
+            models = study._compiled("system", priors, ("paired",), ("by_class",), "partial")
             compiled = models["paired_by_class"]
         for diff in diffs:
             fits = _pooling_rows(reps, base_seed, diff, scale, priors, compiled, sampler, done)
@@ -332,6 +332,7 @@ def _default_fit(
         tree = fit_systems(
             data,
             judge="system",
+            pooling="partial",  # the hierarchical judge these rows measured
             calibration="by_class",
             priors=priors,
             random_seed=seed,
