@@ -298,7 +298,7 @@ def register(commands: Any) -> None:
         default="auto",
         help="with a judge per system: partial (pooled around shared values, the judge_sigma "
         "spread) or none (each system's own Beta priors); auto (default): none for two "
-        "systems, partial for more",
+        "systems that both have gold labels of both classes, partial otherwise",
     )
     sub.add_argument(
         "--calibration",
