@@ -31,6 +31,7 @@ Usage::
     python benchmarks/panel_calibration.py --gold 50 --replicates 100 \
         --raw results/panel_calibration_raw.csv
     python benchmarks/panel_calibration.py --summary results/panel_calibration_raw.csv
+    python benchmarks/panel_calibration.py --summary A.csv B.csv     # two seed series pooled
 
 With ``--raw`` each replicate's row is added at once (in one rename) and a later run computes
 only the replicates the file lacks; the seed of replicate ``r`` is ``--seed + r``.
@@ -145,18 +146,21 @@ def summary(raw: pd.DataFrame) -> pd.DataFrame:
     out = []
     for (judges, gold), cell in raw.groupby(["judges", "gold"]):
         for name in QUANTITIES:
-            if f"{name}_n" not in cell or cell[f"{name}_n"].isna().any():
-                continue  # rows written before the quantity was recorded
-            n = int(cell[f"{name}_n"].sum())
+            if f"{name}_n" not in cell:
+                continue
+            rows = cell[cell[f"{name}_n"].notna()]  # rows written before it was recorded lack it
+            if rows.empty:
+                continue
+            n = int(rows[f"{name}_n"].sum())
             entry: dict[str, object] = {
                 "judges": judges,
                 "gold": gold,
                 "quantity": name,
-                "reps": len(cell),
+                "reps": len(rows),
                 "intervals": n,
             }
             for level in LEVELS:
-                hit = cell[f"{name}_{round(100 * level)}"].sum() / n
+                hit = rows[f"{name}_{round(100 * level)}"].sum() / n
                 se = np.sqrt(level * (1.0 - level) / n)
                 entry[f"cov_{round(100 * level)}"] = f"{hit:.3f} +- {se:.3f}"
             out.append(entry)
@@ -171,10 +175,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--draws", type=int, default=1000, help="draws per chain (4 chains)")
     parser.add_argument("--seed", type=int, default=70_000, help="seed of replicate 0")
     parser.add_argument("--raw", type=Path, help="CSV of one row per replicate (resumable)")
-    parser.add_argument("--summary", type=Path, help="only tabulate this CSV")
+    parser.add_argument(
+        "--summary", type=Path, nargs="+", help="only tabulate these CSVs (their rows pooled)"
+    )
     args = parser.parse_args(argv)
     if args.summary is not None:
-        print(summary(pd.read_csv(args.summary)).to_markdown(index=False))
+        raw = pd.concat([pd.read_csv(path) for path in args.summary], ignore_index=True)
+        print(summary(raw).to_markdown(index=False))
         return 0
     done: set[int] = set()
     if args.raw is not None and args.raw.exists():

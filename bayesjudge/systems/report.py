@@ -360,6 +360,8 @@ def write_rank_report(
         baselines.to_csv(staging / "baselines.csv", index=False)
         diag_frame.to_csv(staging / "diagnostics.csv", index=False)
         reversal_html = table_html(reversals) if reversals is not None else "<p>No reversals.</p>"
+        how = "partially pooled" if analysis.judge.pooled else "no pooling"
+        judge_text = "shared" if analysis.judge.shared else f"per system ({how})"
         body = f"""{rank_summary(analysis).to_html()}
 <h2>Corrected ranking beside the naive one ({100 * analysis.prob:g}% intervals)</h2>
 {table_html(ranking)}
@@ -367,7 +369,7 @@ def write_rank_report(
 {reversal_html}
 <p>{len(analysis.systems)} systems, {len(data.items)} items ({design}), {labelled}
 gold-labelled answers. bayesjudge {__version__}, model <code>{html.escape(analysis.model)}</code>,
-judge {"shared" if analysis.judge.shared else "per system"}, calibration
+judge {judge_text}, calibration
 {html.escape(analysis.calibration)}, priors <code>{html.escape(analysis.priors.describe())}</code>,
 seed {html.escape(str(analysis.seed))}.</p>
 <h2>Figures</h2>

@@ -195,10 +195,14 @@ def test_unknown_judge_is_a_usage_error(capsys, csv_path):
 
 
 @pytest.mark.parametrize(
-    ("pooling", "words"), [("none", "each with its own prior"), ("partial", "pooled")]
+    ("pooling", "words", "footer"),
+    [
+        ("none", "each with its own prior", "per system (no pooling)"),
+        ("partial", "pooled", "per system (partially pooled)"),
+    ],
 )
-def test_pooling_reaches_the_fit_and_the_output(
-    capsys, csv_path, monkeypatch, make_tree, pooling, words
+def test_pooling_reaches_the_fit_the_output_and_the_report(
+    capsys, csv_path, monkeypatch, make_tree, tmp_path, pooling, words, footer
 ):
     calls = []
 
@@ -211,10 +215,14 @@ def test_pooling_reaches_the_fit_and_the_output(
         )
 
     monkeypatch.setattr(analysis_module, "analyze_systems", analyze)
-    code, out, _ = run(capsys, "rank", str(csv_path), *MAP, "--pooling", pooling)
+    out_dir = tmp_path / "report"
+    code, out, _ = run(
+        capsys, "rank", str(csv_path), *MAP, "--pooling", pooling, "--out", str(out_dir)
+    )
     assert code == 0
     assert calls[0]["pooling"] == pooling
     assert f"Judge: Se and Sp per system, {words} (spread between systems" in out
+    assert f"judge {footer}, calibration" in (out_dir / "report.html").read_text()
 
 
 def test_help_lists_the_options(capsys):
