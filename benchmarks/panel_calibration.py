@@ -24,7 +24,10 @@ law of the parameters).
 Reported: the coverage of the central 50 %, 80 % and 95 % intervals of pi, of every Se and of
 every Sp, of the effective number of judges and of every loading against the drawn values, with
 binomial standard errors (the Se, Sp and loading rows pool the judges, so their errors understate
-the spread a little).
+the spread a little). For pi and the effective number the raw rows also hold ``NAME_u``, the
+share of posterior draws below the drawn value (uniform over replicates when the model is
+calibrated; rows written before 2026-11-28 10:00 UTC lack it), which shows on which side the
+misses fall.
 
 Usage::
 
@@ -138,6 +141,10 @@ def replicate_row(
             hits = np.atleast_1d(_covers(sample, values, level))
             row[f"{name}_{round(100 * level)}"] = int(hits.sum())
         row[f"{name}_n"] = int(np.size(values))
+        if (
+            np.size(values) == 1
+        ):  # where the drawn value falls in its posterior (SBC's rank / draws)
+            row[f"{name}_u"] = float(np.mean(sample < float(np.asarray(values))))
     return row
 
 
