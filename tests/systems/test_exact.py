@@ -164,3 +164,10 @@ def test_unpooled_reference_refuses_other_designs():
         unpooled_two_system(fine, draws=10)
     with pytest.raises(ValueError, match="calibration"):
         unpooled_two_system(fine, calibration="stratified")
+    # gold labels that pin A's judge below chance (every gold answer judged wrong): no draw has
+    # J_A > 0, the model's support
+    inverted = Patterns(
+        ("a", "b"), np.array([[1, 2], [4, 6], [5, 3]], np.int8), np.array([30, 200, 200])
+    )
+    with pytest.raises(ValueError, match="no proposal draw fell inside the model's support"):
+        unpooled_two_system(inverted, draws=1000, random_seed=1)
