@@ -27,7 +27,8 @@ binomial standard errors (the Se, Sp and loading rows pool the judges, so their 
 the spread a little). For pi and the effective number the raw rows also hold ``NAME_u``, the
 share of posterior draws below the drawn value (uniform over replicates when the model is
 calibrated; rows written before 2026-11-28 10:00 UTC lack it), which shows on which side the
-misses fall.
+misses fall; for every judge's Se and Sp the same share is ``se_uK`` and ``sp_uK`` (judge ``K``;
+rows written from 2026-11-28 11:00 UTC).
 
 Usage::
 
@@ -141,10 +142,13 @@ def replicate_row(
             hits = np.atleast_1d(_covers(sample, values, level))
             row[f"{name}_{round(100 * level)}"] = int(hits.sum())
         row[f"{name}_n"] = int(np.size(values))
-        if (
-            np.size(values) == 1
-        ):  # where the drawn value falls in its posterior (SBC's rank / draws)
+        # where each drawn value falls in its posterior (SBC's rank / draws)
+        if np.size(values) == 1:
             row[f"{name}_u"] = float(np.mean(sample < float(np.asarray(values))))
+        elif name in ("se", "sp"):
+            flat = sample.reshape(-1, sample.shape[-1])
+            for k, value in enumerate(np.asarray(values)):
+                row[f"{name}_u{k}"] = float(np.mean(flat[:, k] < value))
     return row
 
 
