@@ -23,8 +23,10 @@ law of the parameters).
 
 Reported: the coverage of the central 50 %, 80 % and 95 % intervals of pi, of every Se and of
 every Sp, of the effective number of judges and of every loading against the drawn values, with
-binomial standard errors (the Se, Sp and loading rows pool the judges, so their errors understate
-the spread a little). For pi and the effective number the raw rows also hold ``NAME_u``, the
+standard errors: binomial at the nominal level, and for the Se, Sp and loading rows, which pool
+the judges of a replicate, also clustered by replicate, in brackets (from the spread of each
+replicate's misses about the pooled rate, so the dependence between one panel's intervals
+counts). For pi and the effective number the raw rows also hold ``NAME_u``, the
 share of posterior draws below the drawn value (uniform over replicates when the model is
 calibrated; rows written before 2026-11-28 10:00 UTC lack it), which shows on which side the
 misses fall; for every judge's Se and Sp the same share is ``se_uK`` and ``sp_uK`` (judge ``K``;
@@ -153,7 +155,7 @@ def replicate_row(
 
 
 def summary(raw: pd.DataFrame) -> pd.DataFrame:
-    """Coverage per quantity and level, with binomial standard errors."""
+    """Coverage per quantity and level, with binomial (and replicate-clustered) standard errors."""
     out = []
     for (judges, gold), cell in raw.groupby(["judges", "gold"]):
         for name in QUANTITIES:
@@ -173,7 +175,13 @@ def summary(raw: pd.DataFrame) -> pd.DataFrame:
             for level in LEVELS:
                 hit = rows[f"{name}_{round(100 * level)}"].sum() / n
                 se = np.sqrt(level * (1.0 - level) / n)
-                entry[f"cov_{round(100 * level)}"] = f"{hit:.3f} +- {se:.3f}"
+                cell_text = f"{hit:.3f} +- {se:.3f}"
+                if rows[f"{name}_n"].max() > 1:  # several intervals per replicate
+                    hits = rows[f"{name}_{round(100 * level)}"].to_numpy(dtype=float)
+                    sizes = rows[f"{name}_n"].to_numpy(dtype=float)
+                    clustered = np.sqrt(np.sum((hits - hit * sizes) ** 2)) / n
+                    cell_text += f" ({clustered:.3f})"
+                entry[f"cov_{round(100 * level)}"] = cell_text
             out.append(entry)
     return pd.DataFrame(out)
 
