@@ -13,7 +13,11 @@ hold a negligible share of the posterior), and R-hat failed.
 (each judge's Se and Sp from its gold items, pi from the judges' Rogan-Gladen estimates, and
 loadings low, middling and high), keeps every optimum it reaches, and returns the best one in
 the coordinates the model samples (:func:`sampling_coordinates`); the chains start there,
-jittered. The optima are recorded, so a second optimum whose log density comes close to the
+jittered. The model samples only one mirror half (the judges' mean accuracy coordinate
+positive). When the best optimum lies in the other half, its mirror image is the model's mode
+only if nothing breaks the mirror symmetry; gold labels break it, and the model's mode is then
+at the edge of its half next to the optimum, so both places are searched. The optima are
+recorded, so a second optimum whose log density comes close to the
 best one (a posterior with two real modes) is reported rather than hidden.
 
 The optimisation runs on the numpy closed forms of :mod:`bayesjudge.panels.dependence` with
@@ -54,6 +58,12 @@ START_LOADINGS = (0.2, 0.5, 0.85)
 _STEP = 1e-6
 #: Quadrature points of the search (the sampler's model uses more; a start needs no more).
 SEARCH_QUADRATURE_SIZE = 61
+#: Mean accuracy coordinate a search inside the model's half starts from, next to its edge.
+_EDGE = 0.05
+#: Objective value the search inside the model's half returns outside the support.
+_FAR = 1e12
+#: Value variables that are scalars (the rest are vectors).
+_SCALARS = ("pi_logodds__", "accuracy_mean_log__")
 
 
 def accuracy_bounds(
@@ -123,6 +133,18 @@ def zero_sum_coordinates(offset: ArrayLike) -> NDArray[np.float64]:
     return np.asarray(x[..., :-1] + norm, dtype=float)
 
 
+def _rate_and_accuracy(
+    pi: float, se: ArrayLike, sp: ArrayLike
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Each judge's judged pass rate and accuracy coordinate (the inverse of judge_accuracy)."""
+    se_arr = np.asarray(se, dtype=float)
+    sp_arr = np.asarray(sp, dtype=float)
+    rate = pi * se_arr + (1.0 - pi) * (1.0 - sp_arr)
+    j = se_arr + sp_arr - 1.0
+    low, high = accuracy_bounds(pi, rate)
+    return rate, np.log(high * (j - low)) - np.log(-low * (high - j))
+
+
 def sampling_coordinates(
     pi: float,
     se: ArrayLike,
@@ -157,12 +179,7 @@ def sampling_coordinates(
     ['accuracy_mean_log__', 'accuracy_offset_zerosum__', 'judged_rate_interval__',
      'pi_logodds__']
     """
-    se_arr = np.asarray(se, dtype=float)
-    sp_arr = np.asarray(sp, dtype=float)
-    rate = pi * se_arr + (1.0 - pi) * (1.0 - sp_arr)
-    j = se_arr + sp_arr - 1.0
-    low, high = accuracy_bounds(pi, rate)
-    accuracy = np.log(high * (j - low)) - np.log(-low * (high - j))
+    rate, accuracy = _rate_and_accuracy(pi, se, sp)
     mean = float(accuracy.mean())
     if not mean > 0.0:
         raise ValueError(
@@ -174,7 +191,7 @@ def sampling_coordinates(
         "judged_rate_interval__": np.asarray(logit(rate), dtype=float),
         "accuracy_mean_log__": np.asarray(np.log(mean), dtype=float),
     }
-    if se_arr.size > 1:
+    if accuracy.size > 1:
         out["accuracy_offset_zerosum__"] = zero_sum_coordinates(accuracy - mean)
     if loading is not None:
         out["loading_share_logodds__"] = np.asarray(
@@ -314,6 +331,105 @@ def _mirror(
     return 1.0 - pi, 1.0 - sp, 1.0 - se, loading[::-1].copy()
 
 
+def _mode_in_half(
+    pi: float,
+    se: NDArray[np.float64],
+    sp: NDArray[np.float64],
+    loading: NDArray[np.float64],
+    patterns: PanelPatterns,
+    *,
+    priors: PanelPriors,
+    dependence: Literal["random_effect", "none"],
+    calibration: Literal["by_class", "random"],
+    size: int,
+) -> tuple[
+    float,
+    NDArray[np.float64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    dict[str, NDArray[np.float64]],
+]:
+    """Find the model's mode when the unrestricted optimum given lies in the excluded half.
+
+    The mirror image of that optimum is the model's mode only when nothing breaks the mirror
+    symmetry. Gold labels break it: the mirror image then contradicts them, and the model's mode
+    lies at the edge of its half (mean accuracy coordinate near 0), next to the optimum. Both are
+    improved by L-BFGS-B on the model's own log density (:func:`sampling_log_density`), in its
+    coordinates, where the edge is out of reach; the better one is returned, as (pi, Se, Sp,
+    loadings, the coordinates of :func:`sampling_coordinates`).
+    """
+    dependent = dependence == "random_effect"
+    n_judges = patterns.n_judges
+    order = sampling_order(n_judges, dependent=dependent)
+
+    def flat(values: dict[str, NDArray[np.float64]]) -> NDArray[np.float64]:
+        return np.concatenate([np.ravel(values[name]) for name, _ in order])
+
+    m_pi, m_se, m_sp, m_loading = _mirror(pi, se, sp, loading)
+    mirrored = sampling_coordinates(m_pi, m_se, m_sp, m_loading if dependent else None)
+    rate, accuracy = _rate_and_accuracy(pi, se, sp)
+    edge = {  # the same point with every accuracy coordinate shifted just into the half
+        "pi_logodds__": np.asarray(logit(pi)),
+        "judged_rate_interval__": logit(rate),
+        "accuracy_mean_log__": np.asarray(np.log(_EDGE)),
+    }
+    if n_judges > 1:
+        edge["accuracy_offset_zerosum__"] = zero_sum_coordinates(accuracy - accuracy.mean())
+    if dependent:
+        edge["loading_share_logodds__"] = logit(loading / LOADING_MAX)
+
+    def density(u: NDArray[np.float64]) -> NDArray[np.float64]:
+        with np.errstate(all="ignore"):  # -inf or nan where a step leaves the support
+            values = sampling_log_density(
+                u,
+                patterns,
+                priors=priors,
+                dependence=dependence,
+                calibration=calibration,
+                size=size,
+            )
+        return np.where(np.isfinite(values), values, -np.inf)
+
+    def negative(u: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
+        values = density(u + np.vstack([np.zeros(u.size), np.eye(u.size) * _STEP]))
+        if not np.all(np.isfinite(values)):  # a far value sends the line search back
+            return _FAR, np.zeros(u.size)
+        return -float(values[0]), -(values[1:] - values[0]) / _STEP
+
+    bounds = [(-12.0, 12.0)] * sum(length for _, length in order)
+    points = []
+    for start in (mirrored, edge):
+        fit = optimize.minimize(
+            negative,
+            flat(start),
+            jac=True,
+            method="L-BFGS-B",
+            bounds=bounds,
+            options={"maxiter": 1000},
+        )
+        points += [flat(start), fit.x]  # an optimiser that stalls keeps its start
+    u = points[int(np.argmax(density(np.array(points))))]
+    values: dict[str, NDArray[np.float64]] = {}
+    at = 0
+    for name, length in order:
+        values[name] = np.asarray(u[at] if name in _SCALARS else u[at : at + length])
+        at += length
+    if dependent:  # shaped as sampling_coordinates shapes it
+        values["loading_share_logodds__"] = values["loading_share_logodds__"].reshape(2, n_judges)
+    pi_out = float(expit(values["pi_logodds__"]))
+    rate_out = expit(values["judged_rate_interval__"])
+    accuracy_out = np.exp(values["accuracy_mean_log__"]) + (
+        _zero_sum_values(values["accuracy_offset_zerosum__"]) if n_judges > 1 else 0.0
+    )
+    se_out, sp_out = judge_accuracy(pi_out, rate_out, accuracy_out)
+    loading_out = (
+        LOADING_MAX * expit(values["loading_share_logodds__"]).reshape(2, n_judges)
+        if dependent
+        else np.zeros((2, n_judges))
+    )
+    return pi_out, se_out, sp_out, loading_out, values
+
+
 def posterior_mode(
     patterns: PanelPatterns,
     *,
@@ -327,8 +443,11 @@ def posterior_mode(
     Starting points: every judge's Se and Sp from its gold items (Jeffreys means, 0.75 where a
     class has no gold item), pi the median of the judges' Rogan-Gladen estimates, and loadings
     at each share of :data:`START_LOADINGS` of their largest value (one start without loadings
-    for ``dependence="none"``). Each start is improved by L-BFGS-B in logit coordinates; the
-    best optimum is mapped into the half the model samples (its mirror image if needed).
+    for ``dependence="none"``). Each start is improved by L-BFGS-B in logit coordinates. When the
+    best optimum lies in the half the model excludes (the judges' mean accuracy coordinate
+    negative), the mode of the model's half is searched for from that optimum's mirror image
+    and from the optimum moved just inside the half's edge, and the better is returned: with
+    gold labels the mirror image contradicts them and the mode lies at the edge.
 
     Parameters
     ----------
@@ -418,9 +537,33 @@ def posterior_mode(
     )
     try:
         values = sampling_coordinates(pi, se, sp, loading if dependent else None)
-    except ValueError:
-        pi, se, sp, loading = _mirror(pi, se, sp, loading)
-        values = sampling_coordinates(pi, se, sp, loading if dependent else None)
+    except ValueError:  # the best optimum lies in the half the model excludes
+        pi, se, sp, loading, values = _mode_in_half(
+            pi,
+            se,
+            sp,
+            loading,
+            patterns,
+            priors=priors,
+            dependence=dependence,
+            calibration=calibration,
+            size=size,
+        )
+        theta = np.concatenate(
+            [[logit(pi)], logit(se), logit(sp), logit(loading.ravel() / LOADING_MAX)]
+            if dependent
+            else [[logit(pi)], logit(se), logit(sp)]
+        )
+        best = float(
+            _log_posterior(
+                theta,
+                patterns,
+                priors,
+                dependent=dependent,
+                random_gold=calibration == "random",
+                size=size,
+            )[0]
+        )
     return PanelStart(
         pi=pi,
         se=np.asarray(se, dtype=float),

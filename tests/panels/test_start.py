@@ -11,6 +11,7 @@ from bayesjudge.panels.simulate import panel_scenario, simulate_panel
 from bayesjudge.panels.start import (
     mode_precision,
     posterior_mode,
+    sampling_coordinates,
     sampling_log_density,
     sampling_order,
 )
@@ -87,3 +88,34 @@ def test_mode_precision_is_the_models_hessian(patterns):
         want[:, k] = -(gradient(flat + e) - gradient(flat - e)) / (2 * step)
     np.testing.assert_allclose(got, want, rtol=5e-3, atol=5e-3 * np.abs(want).max())
     assert np.all(np.linalg.eigvalsh(got) > 0)
+
+
+def test_a_panel_worse_than_chance_starts_inside_the_models_half_next_to_the_optimum():
+    """Gold labels break the mirror symmetry the model's half restriction removes.
+
+    Every judge here is worse than chance, so the best optimum of the unrestricted posterior lies
+    in the half the model excludes, and its mirror image contradicts the 200 gold labels. The
+    model's mode is at the edge of its half, on the optimum's side: the chains must start there
+    (an earlier version started them at the mirror image, where they stayed).
+    """
+    truth = {"pi": 0.6, "se": [0.3, 0.25, 0.35], "sp": [0.3, 0.35, 0.25], "loading": 0.4}
+    sim = simulate_panel(**truth, n_unlabelled=1000, n_gold=200, random_seed=2)
+    patterns = sim.data.patterns()
+    start = posterior_mode(patterns, calibration="random")
+    assert start.optima[0] > start.log_density  # the best optimum is not in the model's half
+    assert 0.0 < np.exp(start.values["accuracy_mean_log__"]) < 0.5  # just inside it
+    # the judges as a whole at chance (the edge), not better than it (the mirror image, J = 0.4)
+    assert abs(np.mean(start.se + start.sp - 1.0)) < 0.1
+    order = sampling_order(3, dependent=True)
+    mirror = sampling_coordinates(
+        1.0 - truth["pi"],
+        1.0 - np.array(truth["sp"]),
+        1.0 - np.array(truth["se"]),
+        np.full((2, 3), truth["loading"]),
+    )
+    here, there = sampling_log_density(
+        np.array([_flat(start.values, order), _flat(mirror, order)]),
+        patterns,
+        calibration="random",
+    )
+    assert here > there + 50.0
