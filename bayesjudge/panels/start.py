@@ -62,8 +62,6 @@ SEARCH_QUADRATURE_SIZE = 61
 _EDGE = 0.05
 #: Objective value the search inside the model's half returns outside the support.
 _FAR = 1e12
-#: Value variables that are scalars (the rest are vectors).
-_SCALARS = ("pi_logodds__", "accuracy_mean_log__")
 
 
 def accuracy_bounds(
@@ -391,7 +389,7 @@ def _mode_in_half(
         return np.where(np.isfinite(values), values, -np.inf)
 
     def negative(u: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
-        values = density(u + np.vstack([np.zeros(u.size), np.eye(u.size) * _STEP]))
+        values = density(_stepped(u))
         if not np.all(np.isfinite(values)):  # a far value sends the line search back
             return _FAR, np.zeros(u.size)
         return -float(values[0]), -(values[1:] - values[0]) / _STEP
@@ -408,25 +406,18 @@ def _mode_in_half(
             options={"maxiter": 1000},
         )
         points += [flat(start), fit.x]  # an optimiser that stalls keeps its start
-    u = points[int(np.argmax(density(np.array(points))))]
-    values: dict[str, NDArray[np.float64]] = {}
-    at = 0
-    for name, length in order:
-        values[name] = np.asarray(u[at] if name in _SCALARS else u[at : at + length])
-        at += length
-    if dependent:  # shaped as sampling_coordinates shapes it
-        values["loading_share_logodds__"] = values["loading_share_logodds__"].reshape(2, n_judges)
-    pi_out = float(expit(values["pi_logodds__"]))
-    rate_out = expit(values["judged_rate_interval__"])
-    accuracy_out = np.exp(values["accuracy_mean_log__"]) + (
-        _zero_sum_values(values["accuracy_offset_zerosum__"]) if n_judges > 1 else 0.0
+    best = points[int(np.argmax(density(np.array(points))))]
+    parts = _split(best[None], n_judges, dependent=dependent)
+    pi_out = float(expit(parts["pi_logodds__"][0, 0]))
+    se_out, sp_out = judge_accuracy(
+        pi_out, expit(parts["judged_rate_interval__"][0]), _accuracy(parts, n_judges)[0]
     )
-    se_out, sp_out = judge_accuracy(pi_out, rate_out, accuracy_out)
     loading_out = (
-        LOADING_MAX * expit(values["loading_share_logodds__"]).reshape(2, n_judges)
+        LOADING_MAX * expit(parts["loading_share_logodds__"][0]).reshape(2, n_judges)
         if dependent
         else np.zeros((2, n_judges))
     )
+    values = sampling_coordinates(pi_out, se_out, sp_out, loading_out if dependent else None)
     return pi_out, se_out, sp_out, loading_out, values
 
 
@@ -494,10 +485,8 @@ def posterior_mode(
 
     def negative(theta: NDArray[np.float64], weight: float) -> tuple[float, NDArray[np.float64]]:
         # value and forward-difference gradient in one batched evaluation
-        d = theta.size
-        shifts = np.vstack([np.zeros(d), np.eye(d) * _STEP])
         values = _log_posterior(
-            theta + shifts,
+            _stepped(theta),
             patterns,
             priors,
             dependent=dependent,
@@ -604,6 +593,31 @@ def _zero_sum_values(free: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.concatenate([free, fill], axis=-1) - norm
 
 
+def _split(
+    u: NDArray[np.float64], n_judges: int, *, dependent: bool
+) -> dict[str, NDArray[np.float64]]:
+    """Split points (batch, D) laid out as :func:`sampling_order` into its value variables."""
+    parts: dict[str, NDArray[np.float64]] = {}
+    at = 0
+    for name, length in sampling_order(n_judges, dependent=dependent):
+        parts[name] = u[:, at : at + length]
+        at += length
+    if at != u.shape[1]:
+        raise ValueError(f"values must hold {at} coordinates per point; got {u.shape[1]}")
+    return parts
+
+
+def _accuracy(parts: dict[str, NDArray[np.float64]], n_judges: int) -> NDArray[np.float64]:
+    """Each judge's accuracy coordinate: the panel mean plus the zero-sum deviations."""
+    mean = np.exp(parts["accuracy_mean_log__"])
+    return mean + (_zero_sum_values(parts["accuracy_offset_zerosum__"]) if n_judges > 1 else 0.0)
+
+
+def _stepped(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``x`` and ``x`` moved by :data:`_STEP` along each axis: a forward-difference gradient."""
+    return x + np.vstack([np.zeros(x.size), np.eye(x.size) * _STEP])
+
+
 def sampling_log_density(
     values: ArrayLike,
     patterns: PanelPatterns,
@@ -648,21 +662,12 @@ def sampling_log_density(
     n_judges = patterns.n_judges
     dependent = dependence == "random_effect"
     u = np.atleast_2d(np.asarray(values, dtype=float))
-    parts: dict[str, NDArray[np.float64]] = {}
-    at = 0
-    for name, length in sampling_order(n_judges, dependent=dependent):
-        parts[name] = u[:, at : at + length]
-        at += length
-    if at != u.shape[1]:
-        raise ValueError(f"values must hold {at} coordinates per point; got {u.shape[1]}")
+    parts = _split(u, n_judges, dependent=dependent)
     x = parts["pi_logodds__"][:, 0]
     pi, log_pi, log1m_pi = expit(x), log_expit(x), log_expit(-x)
     r = parts["judged_rate_interval__"]
     rate = expit(r)
-    mean = np.exp(parts["accuracy_mean_log__"])
-    accuracy = mean + (
-        _zero_sum_values(parts["accuracy_offset_zerosum__"]) if n_judges > 1 else 0.0
-    )
+    accuracy = _accuracy(parts, n_judges)
     low, high = accuracy_bounds(pi[:, None], rate)
     shifted = accuracy + np.log(-low) - np.log(high)
     width = high - low
