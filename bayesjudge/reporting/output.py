@@ -24,8 +24,12 @@ Every command that writes uses this module:
 - :func:`end_with_parent` is a process-pool initializer: a worker ends when its parent dies.
 
 A folder written by bayesjudge carries ``.bayesjudge-manifest.json`` (tool, version, kind, the
-files written with their size and SHA-256, when). Only such a folder, with none of its files
-changed and nothing added, is ever replaced. Folders and files are created with the process's
+files written with their size and SHA-256, the folders created, when). Only such a folder, with
+none of its files changed and nothing added, is ever replaced. Nothing a manifest says can
+reach outside its folder: a manifest naming an absolute path or a path through ``..`` is not
+bayesjudge's; files are removed through folder descriptors that never follow a symbolic link,
+and only while their content still matches the recorded digest; a folder is removed only if
+the manifest records it and it is empty. Folders and files are created with the process's
 umask applied (``0o777 & ~umask`` and ``0o666 & ~umask``).
 
 The lock, the journal and the switch use POSIX calls (``fcntl.flock``, ``os.rename``,
@@ -38,6 +42,7 @@ import ctypes
 import errno
 import hashlib
 import html
+import io
 import json
 import os
 import re
@@ -88,7 +93,10 @@ OutputKind = Literal["report", "study"]
 MANIFEST_NAME: Final = ".bayesjudge-manifest.json"
 
 _TOOL: Final = "bayesjudge"
-_MANIFEST_FORMAT: Final = 1
+# 2 records the folders a report created; 1 (no "folders") is still read, its folders being
+# the parents of its files.
+_MANIFEST_FORMAT: Final = 2
+_MANIFEST_FORMATS: Final = frozenset({1, 2})
 # Present in a staging folder from its creation until its manifest is written: everything in
 # a folder carrying it was written by bayesjudge.
 _STAGING_MARKER: Final = ".bayesjudge-staging"
@@ -100,6 +108,8 @@ _PAUSE_ENV: Final = "BAYESJUDGE_TEST_OUTPUT_PAUSE"
 _AT_FDCWD: Final = -100
 _RENAME_EXCHANGE: Final = 2
 _PR_SET_PDEATHSIG: Final = 1
+_OPEN_FOLDER: Final = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_OPEN_FILE: Final = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 
 
 class OutputError(DataError):
@@ -125,6 +135,8 @@ class Manifest:
         What the folder holds.
     files : mapping of str to FileRecord
         Each file written, by its path relative to the folder (``/``-separated).
+    folders : tuple of str
+        The folders created inside it (relative, ``/``-separated), empty ones included.
     version : str
         The bayesjudge version that wrote the folder.
     created : str
@@ -133,8 +145,17 @@ class Manifest:
 
     kind: OutputKind
     files: Mapping[str, FileRecord] = field(default_factory=dict)
+    folders: tuple[str, ...] = ()
     version: str = __version__
     created: str = ""
+
+    def owned_folders(self) -> frozenset[str]:
+        """Return the folders the writer created: those recorded and every file's parents."""
+        owned = set(self.folders)
+        for name in self.files:
+            owned.update(parent.as_posix() for parent in Path(name).parents)
+        owned.discard(".")
+        return frozenset(owned)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the manifest as the JSON object written to :data:`MANIFEST_NAME`."""
@@ -148,13 +169,17 @@ class Manifest:
                 name: {"size": record.size, "sha256": record.sha256}
                 for name, record in sorted(self.files.items())
             },
+            "folders": sorted(self.folders),
         }
 
 
 def read_manifest(folder: str | os.PathLike[str]) -> Manifest | None:
     """Return the manifest of a folder bayesjudge wrote, or None for any other folder.
 
-    A missing, unreadable or malformed manifest, or one written by another tool, gives None.
+    A missing, unreadable or malformed manifest, one written by another tool, a manifest that
+    is a symbolic link, and one naming any path that is not a plain relative name inside the
+    folder (absolute, or through ``.`` or ``..``) give None: such a folder is not treated as
+    bayesjudge's.
 
     Examples
     --------
@@ -164,22 +189,50 @@ def read_manifest(folder: str | os.PathLike[str]) -> Manifest | None:
     None
     """
     try:
-        with open(Path(folder) / MANIFEST_NAME, "rb") as stream:
+        descriptor = os.open(folder, _OPEN_FOLDER)
+    except OSError:
+        return None
+    try:
+        return _read_manifest_at(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _read_manifest_at(folder: int) -> Manifest | None:
+    """Read and validate the manifest of the folder open at descriptor ``folder``."""
+    try:
+        descriptor = os.open(MANIFEST_NAME, _OPEN_FILE, dir_fd=folder)
+        with os.fdopen(descriptor, "rb") as stream:
+            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                return None
             data = json.loads(stream.read(1 << 24))
         if data.get("tool") != _TOOL or data.get("kind") not in get_args(OutputKind):
+            return None
+        if data.get("format", 1) not in _MANIFEST_FORMATS:
             return None
         files = {
             str(name): FileRecord(size=int(entry["size"]), sha256=str(entry["sha256"]))
             for name, entry in data["files"].items()
         }
+        folders = tuple(str(name) for name in data.get("folders", ()))
+        if not all(map(_plain_name, [*data["files"], *data.get("folders", ())])):
+            return None
         return Manifest(
             kind=data["kind"],
             files=files,
+            folders=folders,
             version=str(data.get("version", "")),
             created=str(data.get("created", "")),
         )
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
+
+
+def _plain_name(name: object) -> bool:
+    """Whether ``name`` is a relative ``/``-separated path that stays inside its folder."""
+    if not isinstance(name, str) or not name or "\0" in name or name.startswith("/"):
+        return False
+    return all(part not in {"", ".", ".."} for part in name.split("/"))
 
 
 def write_manifest(
@@ -220,7 +273,10 @@ def write_manifest(
     names = _listing(root) if files is None else sorted({Path(f).as_posix() for f in files})
     records = {name: _file_record(root / name) for name in names if name not in _MARKERS}
     manifest = Manifest(
-        kind=kind, files=records, created=datetime.now(UTC).isoformat(timespec="seconds")
+        kind=kind,
+        files=records,
+        folders=tuple(_folders(root)) if files is None else (),
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
     )
     text = json.dumps(manifest.to_dict(), indent=2) + "\n"
     write_text_atomically(root / MANIFEST_NAME, text)
@@ -228,13 +284,13 @@ def write_manifest(
 
 
 def _file_record(path: Path) -> FileRecord:
-    digest = hashlib.sha256()
-    size = 0
     with open(path, "rb") as stream:
-        while chunk := stream.read(1 << 20):
-            digest.update(chunk)
-            size += len(chunk)
-    return FileRecord(size=size, sha256=digest.hexdigest())
+        return _digest(stream)
+
+
+def _digest(stream: io.BufferedReader) -> FileRecord:
+    digest = hashlib.file_digest(stream, "sha256")
+    return FileRecord(size=stream.tell(), sha256=digest.hexdigest())
 
 
 def _listing(root: Path) -> list[str]:
@@ -245,6 +301,17 @@ def _listing(root: Path) -> list[str]:
         # a symlink to a folder is listed by os.walk among the folders; it is an entry here
         names += [(base / f).relative_to(root).as_posix() for f in folders if _is_link(base / f)]
         names += [(base / f).relative_to(root).as_posix() for f in files]
+    return sorted(names)
+
+
+def _folders(root: Path) -> list[str]:
+    """Every folder under ``root`` (not ``root``; symlinks not followed), as relative paths."""
+    names = []
+    for current, folders, _ in os.walk(root):
+        base = Path(current)
+        names += [
+            (base / f).relative_to(root).as_posix() for f in folders if not _is_link(base / f)
+        ]
     return sorted(names)
 
 
@@ -424,9 +491,14 @@ def _check_replaceable(target: Path, kind: OutputKind, shown: str) -> None:
         return
     manifest = read_manifest(target)
     if manifest is None:
+        why = (
+            f"its {MANIFEST_NAME} is not a valid bayesjudge manifest"
+            if os.path.lexists(target / MANIFEST_NAME)
+            else f"it has no {MANIFEST_NAME}"
+        )
         raise OutputError(
-            f"{shown} it is not empty and was not written by bayesjudge (it has no "
-            f"{MANIFEST_NAME}); bayesjudge replaces only folders it wrote. Choose a new folder"
+            f"{shown} it is not empty and was not written by bayesjudge ({why}); bayesjudge "
+            "replaces only folders it wrote. Choose a new folder"
         )
     if manifest.kind != kind:
         raise OutputError(
@@ -438,6 +510,12 @@ def _check_replaceable(target: Path, kind: OutputKind, shown: str) -> None:
     if added:
         raise OutputError(
             f"{shown} it holds files bayesjudge did not write ({_some(added)}); move them "
+            "away or choose a new folder"
+        )
+    made = [name for name in _folders(target) if name not in manifest.owned_folders()]
+    if made:
+        raise OutputError(
+            f"{shown} it holds folders bayesjudge did not create ({_some(made)}); move them "
             "away or choose a new folder"
         )
     changed = [
@@ -594,7 +672,7 @@ def _take_lock(target: Path) -> tuple[int, Path]:
     lock = _sibling(target, "lock")
     while True:
         try:
-            descriptor = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            descriptor = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
         except OSError as exc:
             raise OutputError(
                 f"cannot write output folder {target}: cannot create its lock file {lock} "
@@ -875,7 +953,8 @@ def _discard(previous: Path) -> None:
     if not removed:
         warnings.warn(
             f"the previous report was moved to {previous} and kept there: files bayesjudge did "
-            "not write appeared in it while the new report was written",
+            "not write appeared in it, or files it wrote were changed, while the new report was "
+            "written",
             RuntimeWarning,
             stacklevel=5,
         )
@@ -999,43 +1078,108 @@ def _recover(target: Path) -> None:
 def _remove_written(folder: Path) -> bool:
     """Delete what bayesjudge wrote in ``folder``, markers last; True if the folder is gone.
 
-    A staging folder (staging marker present) holds only what bayesjudge wrote, so all of it
-    goes. A folder with a manifest loses the files the manifest lists; it is removed only if
-    nothing else is left. A folder without a marker is removed only if empty.
+    Nothing outside ``folder`` is touched, whatever a file in it says: the folder and every
+    folder below it are opened without following symbolic links, and entries are removed
+    through those descriptors. A staging folder (staging marker present) holds only what
+    bayesjudge wrote, so everything in it goes. A folder with a manifest loses the regular
+    files the manifest lists whose size and SHA-256 still match it, and then the folders the
+    manifest records, if empty; it is removed only if nothing else is left. A folder without
+    a marker is removed only if empty.
     """
-    manifest = read_manifest(folder)
-    staged = os.path.lexists(folder / _STAGING_MARKER)
-    if manifest is None and not staged:
-        try:
-            folder.rmdir()
-        except OSError:
+    try:
+        root = os.open(folder, _OPEN_FOLDER)
+    except OSError:
+        return False
+    try:
+        manifest = _read_manifest_at(root)
+        staged = _exists_at(root, _STAGING_MARKER)
+        if staged:
+            _empty_folder(root)
+        elif manifest is not None:
+            _remove_recorded(root, manifest)
+        if any(name not in _MARKERS for name in os.listdir(root)):
             return False
-        return True
-    doomed = _listing(folder) if staged else sorted(manifest.files if manifest else ())
+        for marker in _MARKERS:
+            with suppress(FileNotFoundError):
+                os.unlink(marker, dir_fd=root)
+    finally:
+        os.close(root)
+    try:
+        folder.rmdir()
+    except OSError:
+        return False
+    return True
+
+
+def _exists_at(folder: int, name: str) -> bool:
+    try:
+        os.lstat(name, dir_fd=folder)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _empty_folder(root: int) -> None:
+    """Remove everything below the folder open at ``root`` (links removed, never followed)."""
     first = True
-    for name in doomed:
+    for path, folders, files, current in os.fwalk(dir_fd=root, topdown=False):
+        for name in files:
+            if name not in _MARKERS or path != ".":  # the markers go last
+                with suppress(OSError):
+                    os.unlink(name, dir_fd=current)
+                    if first:
+                        first = False
+                        _pause("removing")
+        for name in folders:  # fwalk lists a link to a folder among the folders
+            with suppress(OSError):
+                if stat.S_ISLNK(os.lstat(name, dir_fd=current).st_mode):
+                    os.unlink(name, dir_fd=current)
+                else:
+                    os.rmdir(name, dir_fd=current)
+
+
+def _remove_recorded(root: int, manifest: Manifest) -> None:
+    """Remove the files and folders ``manifest`` records, inside the folder open at ``root``."""
+    first = True
+    for name, record in sorted(manifest.files.items()):
         if name in _MARKERS:
             continue
-        entry = folder / name
-        try:
-            if os.path.lexists(entry) and not stat.S_ISDIR(os.lstat(entry).st_mode):
-                os.unlink(entry)
-        except OSError:
-            continue
-        if first:
-            first = False
-            _pause("removing")
-    for current, _, _ in os.walk(folder, topdown=False):
-        if Path(current) != folder:
-            with suppress(OSError):
-                os.rmdir(current)
-    if any(name not in _MARKERS for name in os.listdir(folder)):
-        return False
-    for marker in _MARKERS:
-        if os.path.lexists(folder / marker):
-            os.unlink(folder / marker)
-    folder.rmdir()
-    return True
+        *parents, last = name.split("/")
+        with suppress(OSError), _open_below(root, parents) as parent:
+            if _matches(parent, last, record):
+                os.unlink(last, dir_fd=parent)
+                if first:
+                    first = False
+                    _pause("removing")
+    for name in sorted(manifest.owned_folders(), key=lambda n: n.count("/"), reverse=True):
+        *parents, last = name.split("/")
+        with suppress(OSError), _open_below(root, parents) as parent:
+            os.rmdir(last, dir_fd=parent)  # refuses a link and a folder that is not empty
+
+
+@contextmanager
+def _open_below(root: int, parts: list[str]) -> Iterator[int]:
+    """Open the folder ``root/parts[0]/parts[1]/...``, following no symbolic link."""
+    opened: list[int] = []
+    try:
+        current = root
+        for part in parts:
+            current = os.open(part, _OPEN_FOLDER, dir_fd=current)
+            opened.append(current)
+        yield current
+    finally:
+        for descriptor in opened:
+            os.close(descriptor)
+
+
+def _matches(folder: int, name: str, record: FileRecord) -> bool:
+    """Whether ``name`` in the open ``folder`` is a regular file with ``record``'s content."""
+    descriptor = os.open(name, _OPEN_FILE, dir_fd=folder)
+    with os.fdopen(descriptor, "rb") as stream:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != record.size:
+            return False
+        return _digest(stream) == record
 
 
 # --------------------------------------------------------------------------- single files

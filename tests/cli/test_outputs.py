@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import doctest
+import json
 import os
 import subprocess
 import sys
 import textwrap
 import threading
+from hashlib import sha256
 from pathlib import Path
 
 import pytest
@@ -21,7 +23,7 @@ import pytest
 from bayesjudge.cli import common
 from bayesjudge.cli.app import main
 from bayesjudge.cli.common import EXIT_BAD_INPUT, named_paths
-from bayesjudge.reporting.output import lock_output_folder
+from bayesjudge.reporting.output import MANIFEST_NAME, lock_output_folder
 
 DEADLINE = 300.0  # seconds: an upper bound for a subprocess, never a wait
 
@@ -77,7 +79,10 @@ def refuses(
 
 
 @pytest.mark.parametrize(("command", "template", "option"), WRITERS, ids=[w[0] for w in WRITERS])
-@pytest.mark.parametrize("case", ["foreign", "cwd", "ancestor", "holds-input", "file"])
+@pytest.mark.parametrize(
+    "case",
+    ["foreign", "forged-absolute", "forged-traversal", "cwd", "ancestor", "holds-input", "file"],
+)
 def test_out_refuses_what_it_did_not_write(
     capsys: pytest.CaptureFixture[str],
     work: Path,
@@ -91,6 +96,20 @@ def test_out_refuses_what_it_did_not_write(
         out.mkdir()
         (out / "notes.txt").write_text("mine")
         reason = "it is not empty and was not written by bayesjudge"
+    elif case.startswith("forged"):
+        # a manifest planted to make the next run delete a file outside the folder; its
+        # digest is right, so only the rule on names keeps the file
+        out = work / "forged"
+        out.mkdir()
+        victim = work / "work" / "mine.txt"
+        name = str(victim) if case == "forged-absolute" else "../work/mine.txt"
+        record = {"size": victim.stat().st_size, "sha256": sha256(victim.read_bytes()).hexdigest()}
+        manifest = {"tool": "bayesjudge", "format": 2, "kind": "report", "files": {name: record}}
+        (out / MANIFEST_NAME).write_text(json.dumps(manifest))
+        reason = (
+            "it is not empty and was not written by bayesjudge "
+            f"(its {MANIFEST_NAME} is not a valid bayesjudge manifest)"
+        )
     elif case == "cwd":
         out, reason = Path("."), "it is the current folder"
     elif case == "ancestor":

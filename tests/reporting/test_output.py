@@ -717,6 +717,199 @@ def test_recovery_never_deletes_what_lacks_the_marker(parent: Path) -> None:
     assert {name: snapshot(parent / name) for name in before} == before
 
 
+# --------------------------------------------------------------------------- forged and planted
+def record_of(path: Path) -> dict[str, object]:
+    data = path.read_bytes()
+    return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def forge(folder: Path, names: dict[str, Path], *, keep: bool = True) -> None:
+    """Add ``names`` to the folder's manifest, each with the true digest of the file given."""
+    manifest = json.loads((folder / MANIFEST_NAME).read_text()) if keep else {}
+    manifest.setdefault("tool", "bayesjudge")
+    manifest.setdefault("kind", "report")
+    manifest.setdefault("files", {})
+    manifest["files"].update({name: record_of(path) for name, path in names.items()})
+    (folder / MANIFEST_NAME).write_text(json.dumps(manifest))
+
+
+@pytest.fixture
+def victims(tmp_path: Path) -> Path:
+    """Files of the user's outside every output folder."""
+    folder = tmp_path / "victims"
+    (folder / "keepme").mkdir(parents=True)
+    (folder / "victim.txt").write_text("the user's")
+    (folder / "keepme" / "data.csv").write_text("a,b\n1,2\n")
+    return folder
+
+
+FORGED = {
+    "absolute": lambda victim: str(victim),
+    "traversal": lambda victim: "../victims/victim.txt",
+    "traversal-inside": lambda victim: "sub/../../victims/victim.txt",
+    "dot": lambda victim: "./a.txt",
+    "empty-part": lambda victim: "sub//b.txt",
+}
+
+
+@pytest.mark.parametrize("how", FORGED)
+def test_a_forged_manifest_never_reaches_outside(
+    tmp_path: Path, parent: Path, victims: Path, how: str
+) -> None:
+    target = parent / "report"
+    with output_folder(target) as staging:
+        write_report(staging, "v1")
+    victim = victims / "victim.txt"
+    forge(target, {FORGED[how](victim): victim})
+    assert read_manifest(target) is None
+    before = snapshot(tmp_path)
+    refused(target, match=f"its {MANIFEST_NAME} is not a valid bayesjudge manifest")
+    assert snapshot(tmp_path) == before
+    # the same manifest in a previous report being removed (as after the switch): nothing
+    # of the folder is bayesjudge's, so nothing anywhere is removed
+    assert not output._remove_written(target)
+    assert snapshot(tmp_path) == before
+
+
+def test_a_link_inside_a_report_is_never_followed(
+    tmp_path: Path, parent: Path, victims: Path
+) -> None:
+    target = parent / "report"
+    with output_folder(target) as staging:
+        write_report(staging, "v1")
+    # `sub` becomes a link to a folder of the user's holding a file with the recorded content
+    (target / "sub" / "b.txt").unlink()
+    (target / "sub").rmdir()
+    (victims / "keepme" / "b.txt").write_text("v1-b")
+    (target / "sub").symlink_to(victims / "keepme")
+    before, outside = snapshot(tmp_path), snapshot(victims)
+    refused(target, match=r"did not write \(sub\)")
+    assert snapshot(tmp_path) == before
+    assert not output._remove_written(target)  # a.txt goes; the link and what it reaches stay
+    assert snapshot(victims) == outside
+    assert sorted(os.listdir(target)) == [MANIFEST_NAME, "sub"]
+
+
+def test_a_file_changed_while_writing_is_kept(parent: Path, scheme: str) -> None:
+    target = parent / "report"
+    with output_folder(target) as staging:
+        write_report(staging, "v1")
+
+    def meanwhile(staging: Path) -> None:
+        write_report(staging, "v2")
+        (target / "a.txt").write_text("v1, edited by its reader meanwhile")
+
+    with pytest.warns(RuntimeWarning, match="kept there"):
+        write_with(target, meanwhile)
+    assert_complete(target, "v2")
+    (kept,) = [p for p in parent.iterdir() if p.name != "report"]
+    assert (kept / "a.txt").read_text() == "v1, edited by its reader meanwhile"
+    assert sorted(os.listdir(kept)) == [MANIFEST_NAME, "a.txt"]  # sub/b.txt matched: removed
+
+
+def test_planted_leftovers_are_cleaned_only_within_themselves(
+    tmp_path: Path, parent: Path, victims: Path, scheme: str
+) -> None:
+    target = parent / "report"
+    with output_folder(target) as staging:
+        write_report(staging, "v1")
+    beside = parent / "victim2.txt"
+    beside.write_text("beside the report")
+    data = victims / "keepme" / "data.csv"
+    # an old-report leftover whose manifest names files outside it, with their true digests
+    forged = parent / ".report.bayesjudge-old-0badc0de"
+    forged.mkdir()
+    (forged / "own.txt").write_text("own")
+    forge(forged, {"../victim2.txt": beside, "../../victims/keepme/data.csv": data}, keep=False)
+    # an old-report leftover with a valid manifest whose folder is a link to the user's folder
+    linked = parent / ".report.bayesjudge-old-1badc0de"
+    linked.mkdir()
+    (linked / "sub").symlink_to(victims / "keepme")
+    forge(linked, {"sub/data.csv": data}, keep=False)
+    # a staging leftover (marker present) holding a link to the user's folder and a file
+    staged = parent / ".report.bayesjudge-staging-2badc0de"
+    staged.mkdir()
+    (staged / output._STAGING_MARKER).touch()
+    (staged / "link").symlink_to(victims / "keepme")
+    (staged / "deep").mkdir()
+    (staged / "deep" / "file-link").symlink_to(beside)
+    (staged / "deep" / "x.txt").write_text("x")
+    # a journal pointing the recovery at the user's folder
+    (parent / ".report.bayesjudge-journal").write_text(
+        json.dumps({"tool": "bayesjudge", "target": "report", "old": "../victims/keepme"})
+    )
+    outside = snapshot(victims), beside.read_bytes()
+    kept = {name: snapshot(parent / name) for name in (forged.name, linked.name)}
+    with output_folder(target) as staging:
+        write_report(staging, "v2")
+    assert_complete(target, "v2")
+    assert (snapshot(victims), beside.read_bytes()) == outside
+    assert {name: snapshot(parent / name) for name in kept} == kept  # not bayesjudge's: kept
+    assert sorted(os.listdir(parent)) == sorted([forged.name, linked.name, "report", beside.name])
+
+
+def test_folders_a_report_did_not_create_are_kept(
+    tmp_path: Path, parent: Path, scheme: str
+) -> None:
+    target = parent / "report"
+    with output_folder(target) as staging:
+        write_report(staging, "v1")
+        (staging / "figures").mkdir()  # the report's own empty folder
+    assert read_manifest(target).folders == ("figures", "sub")  # type: ignore[union-attr]
+    with output_folder(target) as staging:
+        write_report(staging, "v2")
+    assert_complete(target, "v2")
+    (target / "keep").mkdir()
+    (target / "keep2" / "deeper").mkdir(parents=True)
+    before = snapshot(tmp_path)
+    refused(target, match=r"holds folders bayesjudge did not create \(keep, keep2, keep2/deeper\)")
+    assert snapshot(tmp_path) == before
+
+    def meanwhile(staging: Path) -> None:
+        write_report(staging, "v3")
+        (target / "sub" / "mine").mkdir()
+
+    (target / "keep2" / "deeper").rmdir()
+    (target / "keep2").rmdir()
+    (target / "keep").rmdir()
+    with pytest.warns(RuntimeWarning, match="kept there"):
+        write_with(target, meanwhile)
+    assert_complete(target, "v3")
+    (old,) = [p for p in parent.iterdir() if p.name != "report"]
+    assert sorted(p.relative_to(old).as_posix() for p in old.rglob("*")) == [
+        MANIFEST_NAME,
+        "sub",
+        "sub/mine",
+    ]
+
+
+def test_a_manifest_of_the_first_format_is_still_replaced(parent: Path, scheme: str) -> None:
+    target = parent / "report"
+    with output_folder(target) as staging:
+        write_report(staging, "v1")
+    manifest = json.loads((target / MANIFEST_NAME).read_text())
+    assert manifest["format"] == 2
+    manifest["format"] = 1
+    del manifest["folders"]
+    (target / MANIFEST_NAME).write_text(json.dumps(manifest))
+    assert read_manifest(target).owned_folders() == {"sub"}  # type: ignore[union-attr]
+    with output_folder(target) as staging:
+        write_report(staging, "v2")
+    assert_complete(target, "v2")
+    assert os.listdir(parent) == ["report"]
+
+
+def test_a_planted_lock_link_is_not_followed(tmp_path: Path, parent: Path, victims: Path) -> None:
+    (parent / ".report.bayesjudge-lock").symlink_to(victims / "victim.txt")
+    before = snapshot(victims)
+    with (
+        pytest.raises(OutputError, match="cannot create its lock file"),
+        output_folder(parent / "report"),
+    ):
+        pytest.fail("wrote through a planted lock link")
+    assert snapshot(victims) == before
+
+
 # --------------------------------------------------------------------------- single files
 FILE_WRITER = textwrap.dedent(
     """
