@@ -26,6 +26,7 @@ from bayesjudge.panels.dependence import (
     mean_error_correlation,
     verdict_correlation,
 )
+from bayesjudge.validation import rng_from
 
 __all__ = ["GOLD", "PanelTruth", "SimulatedPanel", "panel_scenario", "simulate_panel"]
 
@@ -39,12 +40,6 @@ _SCENARIO_SP = (0.80, 0.80, 0.86, 0.70, 0.88, 0.78)
 _SCENARIO_LOADING_PASS = (0.95, 0.95, 0.40, 0.30, 0.50, 0.35)
 _SCENARIO_LOADING_FAIL = (0.95, 0.95, 0.50, 0.40, 0.30, 0.45)
 _SCENARIO_JUDGES = ("a", "a_copy", "b", "c", "d", "e")
-
-
-def _rng(random_seed: int | np.random.Generator | None) -> np.random.Generator:
-    if isinstance(random_seed, np.random.Generator):
-        return random_seed
-    return np.random.default_rng(random_seed)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -168,7 +163,7 @@ def simulate_panel(
     judges : sequence of str, optional
         Judge names (default ``"judge_0"``, ...).
     random_seed : int, Generator or None
-        Seed for reproducibility.
+        Seed for reproducibility; None uses :data:`bayesjudge.validation.DEFAULT_SEED`.
 
     Returns
     -------
@@ -212,7 +207,7 @@ def simulate_panel(
         if judges is None
         else tuple(str(j) for j in judges)
     )
-    rng = _rng(random_seed)
+    rng = rng_from(random_seed)
     if gold == "random":
         gold_class = (rng.random(n_gold) < pi).astype(np.int64)
     else:

@@ -87,7 +87,7 @@ from bayesjudge.systems.data import (
     UNLABELLED_PASS,
     Patterns,
 )
-from bayesjudge.validation import check_choice
+from bayesjudge.validation import check_choice, rng_from
 
 __all__ = [
     "DirichletDifference",
@@ -454,7 +454,7 @@ def unpooled_two_system(
     draws : int
         Proposal draws.
     random_seed : int, Generator or None
-        Seed of the proposal.
+        Seed of the proposal; None uses :data:`bayesjudge.validation.DEFAULT_SEED`.
 
     Returns
     -------
@@ -478,7 +478,7 @@ def unpooled_two_system(
     if isinstance(draws, bool) or not isinstance(draws, int | np.integer) or draws < 1000:
         raise ValueError(f"draws must be a whole number >= 1000; got {draws!r}")
     counts = _fully_split(patterns)
-    rng = np.random.default_rng(random_seed)
+    rng = rng_from(random_seed)
     inverses, youden = [], []
     for s in range(2):
         (fail_fail, fail_pass), (pass_fail, pass_pass) = counts["calibration"][s]

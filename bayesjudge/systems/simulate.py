@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 from scipy.special import expit
 
 from bayesjudge.systems.irt import ability_for_rate, joint_rates
+from bayesjudge.validation import rng_from
 
 __all__ = ["DESIGNS", "SimulatedSystems", "simulate_systems"]
 
@@ -126,7 +127,7 @@ def simulate_systems(
     systems : sequence of str, optional
         System names; ``"A"``, ``"B"``, ... by default.
     random_seed : int, Generator or None
-        Seed for reproducibility.
+        Seed for reproducibility; None uses :data:`bayesjudge.validation.DEFAULT_SEED`.
 
     Returns
     -------
@@ -163,7 +164,7 @@ def simulate_systems(
         raise ValueError(f"labelled_systems {unknown} are not among the systems {list(names)}")
     is_labelled = np.array([s in chosen for s in names])
 
-    rng = np.random.default_rng(random_seed)
+    rng = rng_from(random_seed)
     ability = ability_for_rate(pi_arr, float(difficulty_sd))
     per_unit = n_labelled + n_unlabelled
     if design == "paired":
