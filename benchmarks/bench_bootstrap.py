@@ -128,7 +128,7 @@ def to_markdown(rows: list[dict[str, object]], *, n_boot: int, repeats: int, com
         "5 calls of ours and 1 call of judgy, interleaved; medians of the wall-clock time and of "
         "the CPU time of this process (`time.process_time`) of one full call (validation, point "
         "estimate, resampling, percentiles).",
-        '- ours: `bayesjudge.baselines.rogan_gladen(data, interval="bootstrap", '
+        '- ours: `bayesjudge.estimators.rogan_gladen(data, interval="bootstrap", '
         'resample="calibration")` (one multinomial draw of the four calibration cells for all '
         "resamples); judgy: `judgy.estimate_success_rate(..., bootstrap_iterations=B)` (a Python "
         "loop over resamples). Both resample the labelled pairs and keep the test count fixed.",

@@ -43,7 +43,7 @@ def summary(post) -> np.ndarray:  # type: ignore[no-untyped-def]
 
 def main() -> str:
     lines = [
-        "# Exact posterior (bayesjudge.exact) timings",
+        "# Exact posterior (bayesjudge.prevalence.exact) timings",
         "",
         f"bayesjudge {__version__}, numpy {np.__version__}, Python {platform.python_version()}, "
         f"{platform.machine()}; defaults grid_size=513, nodes=48; {REPEATS} runs after a warm-up.",

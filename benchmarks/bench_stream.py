@@ -43,7 +43,7 @@ pyarrow.set_io_thread_count(1)
 kind, path = sys.argv[1], sys.argv[2]
 import numpy as np
 import bayesjudge.io as bio
-from bayesjudge.data import JudgeData
+from bayesjudge import JudgeData
 from bayesjudge.io.stream import JUDGE_FIELDS
 usage = resource.getrusage(resource.RUSAGE_SELF)
 cpu0 = usage.ru_utime + usage.ru_stime

@@ -1,6 +1,6 @@
 """Per-replicate cost of the prevalence model in a study vs a fresh model per replicate.
 
-Fresh: clear the model cache, then :func:`bayesjudge.fitting.fit_prevalence` (build the PyMC
+Fresh: clear the model cache, then :func:`bayesjudge.prevalence.fit.fit_prevalence` (build the PyMC
 model, compile it for nutpie, sample). DataTree path (the study's per-replicate path before the
 raw-trace change): a cached ``fit_prevalence(escalate=False)`` (nutpie's trace converted to an
 ArviZ DataTree) plus R-hat, bulk and tail ESS of pi, Se, Sp through ``arviz_stats`` on xarray.

@@ -7,8 +7,8 @@ Run from the repository root:
 
 Studies
 -------
-1. False-alarm rate of the Markov check (:func:`bayesjudge.channel_fit.markov_check`) on stacks
-   that are Markov on the correctness bit, by sample size and level.
+1. False-alarm rate of the Markov check (:func:`bayesjudge.channels.posterior.markov_check`) on
+   stacks that are Markov on the correctness bit, by sample size and level.
 2. Power of the same check on non-Markov stacks (the second step depends on E0 beyond E1 with
    log-odds shift ``history``), at n = 600 and beside it n = 200 and 2000.
 3. Mixture shift: calibrate on a depth suite whose deepest slice is thin, predict post-step
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
 Produced by `{command}` ({elapsed:.0f} s). Every number below comes from that run.
 
 Stack: p0 = {STACK["p0"]}, c = {STACK["c"]}, gamma = {STACK["gamma"]}; the Markov check
-(`bayesjudge.channel_fit.markov_check`, exact conjugate posterior predictive, 1000 replicated
+(`bayesjudge.channels.posterior.markov_check`, exact conjugate posterior predictive, 1000 replicated
 tables per data set) flags a stack when its tail probability is below the level.
 
 ## 1. False-alarm rate under a Markov stack

@@ -82,7 +82,7 @@ def step_model(counts: np.ndarray | Sequence, *, priors: ChannelPriors | None = 
     Parameters
     ----------
     counts : array_like of int, shape (S, 2, 2)
-        Adjacent-step paired counts (:func:`bayesjudge.channel.stack_counts`).
+        Adjacent-step paired counts (:func:`bayesjudge.channels.counts.stack_counts`).
     priors : ChannelPriors, optional
         Prior of every rate and of the stage-0 accuracy (Jeffreys by default). (``priors.rate``)
 
@@ -137,7 +137,7 @@ def slice_model(
     Parameters
     ----------
     counts : array_like of int, shape (K, 2, 2)
-        Paired counts of each slice (:func:`bayesjudge.channel.slice_counts`).
+        Paired counts of each slice (:func:`bayesjudge.channels.counts.slice_counts`).
     slices : sequence of str
         The K slice labels.
     weights : array_like, shape (K,), optional

@@ -136,15 +136,9 @@ import pytensor.tensor as pt
 from scipy import special
 
 from bayesjudge.prevalence.data import JudgeCounts
-from bayesjudge.prevalence.fit import PREVALENCE, STRATIFIED_PREVALENCE
 from bayesjudge.priors import Beta, PrevalencePriors
 
-__all__ = [
-    "PREVALENCE",
-    "STRATIFIED_PREVALENCE",
-    "prevalence_model",
-    "stratified_prevalence_model",
-]
+__all__ = ["prevalence_model", "stratified_prevalence_model"]
 
 
 #: Prior standard deviation of the population means of logit Se and logit Sp (stratified model).

@@ -46,6 +46,10 @@ settings.register_profile("dev", deadline=None, max_examples=300, print_blob=Tru
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+# scripts that made the bundled eval logs (they need the tools themselves), not tests
+collect_ignore = ["data"]
+
+
 def pytest_configure(config: object) -> None:
     os.environ.setdefault("BAYESJUDGE_CACHE_DIR", "off")
 

@@ -13,6 +13,8 @@ with :mod:`ast` (function-level imports and ``TYPE_CHECKING`` blocks included), 
 from __future__ import annotations
 
 import ast
+import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -157,3 +159,53 @@ def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
     assert not _imports(source, "bayesjudge.inference.example", top_level_only=True) & {
         "bayesjudge.prevalence.fit"
     }
+
+
+_REFERENCE = re.compile(r"\bbayesjudge(?:\.[A-Za-z_]\w*)+")
+# names that stand for a module on purpose (the checker's own examples, a patch target that
+# need not exist)
+_PLACEHOLDERS = frozenset(
+    {
+        "bayesjudge.x",
+        "bayesjudge.x.y",
+        "bayesjudge.inference.example",
+        "bayesjudge.inference.sibling",
+        "bayesjudge.io.tables.open",
+    }
+)
+
+
+def _resolves(reference: str) -> bool:
+    """Whether a dotted reference names a module of the package or an attribute of one."""
+    parts = reference.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            target: object = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            if not hasattr(target, name):
+                return False
+            target = getattr(target, name)
+        return True
+    return False
+
+
+def test_every_dotted_reference_resolves() -> None:
+    # docstrings and comments of the package, the tests and the benchmark scripts name modules
+    # and functions that exist (a module renamed in a refactor leaves none behind)
+    files = [
+        *(REPO / "bayesjudge").rglob("*.py"),
+        *(REPO / "models").rglob("*.py"),
+        *(REPO / "tests").rglob("*.py"),
+        *(REPO / "benchmarks").glob("*.py"),
+    ]
+    broken = sorted(
+        f"{path.relative_to(REPO)}: {reference}"
+        for path in files
+        for reference in set(_REFERENCE.findall(path.read_text(encoding="utf-8")))
+        if reference not in _PLACEHOLDERS
+        and "__main__" not in reference
+        and not _resolves(reference)
+    )
+    assert not broken, "names that do not exist:\n" + "\n".join(broken)

@@ -1,4 +1,4 @@
-"""Tests of the data contracts in bayesjudge.data.
+"""Tests of the data contracts: JudgeData, Rulings, LoopLog and PairedOutcomes.
 
 Every error path is checked with a ``match`` that names both the column (or argument) and the
 first offending row, as the contract promises. Rows are named by the table's index label; for a

@@ -537,9 +537,9 @@ def mixture_summary(fit: xr.DataTree, *, prob: float = 0.95) -> dict[str, Any]:
     -------
     dict
         ``weights`` (slice -> weight), ``p0`` (baseline under the mixture), ``pooled`` and
-        ``sliced`` (Jeffreys plug-in predictions of :func:`bayesjudge.channel.mixture_prediction`)
-        and ``hierarchical`` (the posterior of ``p1_mixture`` as ``{"mean", "sd", "low",
-        "high", "prob"}``).
+        ``sliced`` (Jeffreys plug-in predictions of
+        :func:`bayesjudge.channels.mixture.mixture_prediction`) and ``hierarchical`` (the posterior
+        of ``p1_mixture`` as ``{"mean", "sd", "low", "high", "prob"}``).
     """
     prob = check_prob(prob)
     observed = fit["observed_data"]
@@ -573,9 +573,9 @@ def exact_draws_tree(
 ) -> xr.DataTree:
     """Return exact independent posterior draws of every step's c and gamma as a DataTree.
 
-    Arranged as ``chains`` chains so that :func:`bayesjudge.diagnostics.check_fit` can confirm
-    the Monte Carlo error of the summaries (there are no divergences: nothing was simulated by
-    MCMC).
+    Arranged as ``chains`` chains so that :func:`bayesjudge.inference.diagnostics.check_fit` can
+    confirm the Monte Carlo error of the summaries (there are no divergences: nothing was simulated
+    by MCMC).
     """
     draws = _check_draws(draws)
     e = outcome_array(data)

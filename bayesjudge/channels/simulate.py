@@ -7,7 +7,8 @@ r"""Seeded simulators of paired-outcome protocols (family 3, Correction and Corr
 * :func:`simulate_stack`: a stack of steps that is Markov on the correctness bit
   (``history=0``) or not (``history != 0``: the next step also depends on the stage before).
 
-Every simulator returns a table that :meth:`bayesjudge.data.PairedOutcomes.from_frame` accepts.
+Every simulator returns a table that :meth:`bayesjudge.channels.data.PairedOutcomes.from_frame`
+accepts.
 """
 
 from __future__ import annotations

@@ -73,7 +73,7 @@ def analyze_loop(
     Examples
     --------
     >>> from bayesjudge.gates.simulate import revise_loop
-    >>> log = LoopLog.from_frame(revise_loop(300, a=0.6, s=0.9, leak=0.2, max_attempts=5,
+    >>> log = LoopLog.from_frame(revise_loop(300, a=0.6, s=0.9, leak=0.2, cap=5,
     ...                                      random_seed=1))
     >>> analyze_loop(log, caps=[1, 3]).n_items
     300

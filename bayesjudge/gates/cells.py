@@ -90,7 +90,7 @@ class GateCells:
 def gate_cells(label: ArrayLike, r: ArrayLike, k: ArrayLike) -> GateCells:
     """Collapse per-item (label, r, k) to distinct cells with multiplicities.
 
-    ``label`` holds 1.0, 0.0 or NaN (unlabelled), as in :class:`bayesjudge.data.Rulings`.
+    ``label`` holds 1.0, 0.0 or NaN (unlabelled), as in :class:`bayesjudge.gates.data.Rulings`.
 
     Examples
     --------

@@ -144,7 +144,7 @@ def slip_parameters(log: LoopLog) -> SlipParameters:
     Examples
     --------
     >>> import pandas as pd
-    >>> from bayesjudge.data import LoopLog
+    >>> from bayesjudge.gates.data import LoopLog
     >>> log = LoopLog.from_frame(pd.DataFrame({"item": [1, 1, 2], "attempt": [1, 2, 1],
     ...                                        "verdict": [0, 1, 1], "correct": [0, 1, 0]}))
     >>> slip_parameters(log)
@@ -228,7 +228,7 @@ def replay_loop(log: LoopLog, *, caps: ArrayLike) -> LoopReplay:
     Examples
     --------
     >>> import pandas as pd
-    >>> from bayesjudge.data import LoopLog
+    >>> from bayesjudge.gates.data import LoopLog
     >>> log = LoopLog.from_frame(pd.DataFrame({"item": [1, 1, 2], "attempt": [1, 2, 1],
     ...                                        "verdict": [0, 1, 1], "correct": [0, 0, 1]}))
     >>> replay_loop(log, caps=[1, 2]).to_frame()[["reported", "delivered"]].values.tolist()
@@ -322,7 +322,7 @@ def ppv_correction(
     Examples
     --------
     >>> import pandas as pd
-    >>> from bayesjudge.data import LoopLog
+    >>> from bayesjudge.gates.data import LoopLog
     >>> log = LoopLog.from_frame(pd.DataFrame({"item": [1, 2, 3, 4], "attempt": [1, 1, 1, 1],
     ...                                        "verdict": [1, 1, 1, 0], "correct": [1, 0, 1, 0]}))
     >>> out = ppv_correction(log, k=1, calibration=["1", "2"])

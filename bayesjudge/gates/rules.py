@@ -7,7 +7,7 @@ Reliability Floor, anonymous, under review 2026, section 3).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import Any, Literal, Protocol, get_args
 
 import numpy as np
 import pandas as pd
@@ -16,14 +16,22 @@ from scipy import stats
 
 from bayesjudge.gates.caps import check_caps, check_unit_array
 
-if TYPE_CHECKING:
-    from bayesjudge.gates.curves import PassRateDistribution
-
 Rule = Literal["any", "majority", "unanimous", "at_least"]
 #: The stopping rules, ordered from most to least pass-prone.
 STOPPING_RULES: tuple[str, ...] = ("any", "majority", "unanimous")
 
 __all__ = ["STOPPING_RULES", "rule_pass_probability", "rule_threshold", "stopping_rules"]
+
+
+class RuleRates(Protocol):
+    """What :func:`stopping_rules` needs of a class: its ship rate under a rule at each cap.
+
+    :class:`bayesjudge.gates.curves.PassRateDistribution` is one.
+    """
+
+    def rule_rate(self, caps: ArrayLike, *, rule: Rule = ..., t: int | None = ...) -> Any:
+        """Return the probability that an item of the class ships under ``rule`` at ``caps``."""
+        ...
 
 
 def rule_threshold(
@@ -79,8 +87,8 @@ def rule_pass_probability(
 
 
 def stopping_rules(
-    compliant: PassRateDistribution,
-    violation: PassRateDistribution,
+    compliant: RuleRates,
+    violation: RuleRates,
     *,
     caps: ArrayLike,
     pi: float,
@@ -100,6 +108,7 @@ def stopping_rules(
 
     Examples
     --------
+    >>> from bayesjudge.gates.curves import PassRateDistribution
     >>> c, v = PassRateDistribution(0, 0.8, 4.0), PassRateDistribution(0, 0.3, 4.0)
     >>> table = stopping_rules(c, v, caps=[3], pi=0.5)
     >>> table["rule"].tolist(), bool(table["bias"].is_monotonic_decreasing)

@@ -3,7 +3,7 @@ r"""Seeded simulators of retry gates and revise-then-rejudge loops (Below the Re
 * :func:`rejudgment_gate` - items with a true label and a per-item pass probability drawn from
   a per-class :class:`~bayesjudge.gates.PassRateDistribution`, each ruled ``r`` times
   independently; a share of the items carries its gold label. Returns the long rulings table
-  that :meth:`bayesjudge.data.Rulings.from_frame` reads.
+  that :meth:`bayesjudge.gates.data.Rulings.from_frame` reads.
 * :func:`table4_gate` - per-class pass-rate distributions with the Se(1), leak and pi of a row
   of Below the Reliability Floor Table 4.
 * :func:`skewed_gate` - the prevalence-skewed, pass-prone gate of Below the Reliability Floor
@@ -228,7 +228,7 @@ def revise_loop(
     -------
     DataFrame
         Loop logs with columns ``item``, ``attempt``, ``verdict``, ``correct``
-        (:meth:`bayesjudge.data.LoopLog.from_frame`).
+        (:meth:`bayesjudge.gates.data.LoopLog.from_frame`).
 
     Examples
     --------

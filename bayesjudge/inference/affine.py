@@ -144,7 +144,7 @@ def affine_model(model: Any) -> Any:
     ...     _ = pm.Deterministic("t", 2 * s, dims="k")
     >>> new = affine_model(m)
     >>> [v.name for v in new.free_RVs], sorted(new.named_vars_to_dims)
-    (['whitened'], ['s', 't', 'whitened'])
+    (['whitened'], ['affine_shift', 's', 't', 'whitened'])
     """
     import pymc as pm
     import pytensor.tensor as pt

@@ -95,7 +95,7 @@ def summary_of_draws(name: str, draws: np.ndarray, *, prob: float = 0.95) -> Pos
     Examples
     --------
     >>> s = summary_of_draws("c", np.linspace(0, 1, 101))
-    >>> (s.eti.low, s.eti.high)
+    >>> round(s.eti.low, 12), round(s.eti.high, 12)
     (0.025, 0.975)
     """
     prob = check_prob(prob)

@@ -357,7 +357,7 @@ def analyze_prevalence(
     >>> data = JudgeData.from_counts(m1=100, x1=90, m0=100, x0=15, n=1000, k=700)
     >>> analysis = analyze_prevalence(data, method="exact")
     >>> round(analysis.summaries["pi"].mean, 2)
-    0.73
+    0.74
     """
     from bayesjudge.inference.provenance import seed_label
     from bayesjudge.prevalence.exact import exact_posterior

@@ -20,32 +20,33 @@ only the missing chunks are computed. Worker processes end with the main process
 it is killed.
 
 **Batched Bayesian fitting.** The prevalence model (``bayes_nuts``) is sampled through the
-model cache of :func:`bayesjudge.fitting.fit_prevalence`: its compiled nutpie model is built
+model cache of :func:`bayesjudge.prevalence.fit.fit_prevalence`: its compiled nutpie model is built
 once per process and re-used with new data for every replicate (no rebuild, no recompile), and
-:func:`bayesjudge.sampling.sample_nuts_draws` reads nutpie's raw trace instead of converting
-it to an ArviZ DataTree (the draws are exactly ``fit_prevalence``'s with the same seed). Each
-replicate's own rank-normalised split R-hat, bulk and tail ESS of pi, Se and Sp, and its
+:func:`bayesjudge.inference.sampling.sample_nuts_draws` reads nutpie's raw trace instead of
+converting it to an ArviZ DataTree (the draws are exactly ``fit_prevalence``'s with the same seed).
+Each replicate's own rank-normalised split R-hat, bulk and tail ESS of pi, Se and Sp, and its
 divergences are computed in numpy, vectorised over the replicates of a chunk (the numbers of
-:func:`bayesjudge.diagnostics.check_fit`, to 1e-10); a replicate failing them has
+:func:`bayesjudge.inference.diagnostics.check_fit`, to 1e-10); a replicate failing them has
 ``passed = False``, keeps its estimate, and is counted in :func:`summarize` (column
-``failed``). The exact posterior (:func:`bayesjudge.exact.exact_posterior`, ``bayes_exact``)
-is an alternative estimator, computed on the first ``exact_replicates`` replicates of every
-scenario; :func:`exact_check` compares it with NUTS on those replicates.
+``failed``). The exact posterior (:func:`bayesjudge.prevalence.exact.exact_posterior`,
+``bayes_exact``) is an alternative estimator, computed on the first ``exact_replicates`` replicates
+of every scenario; :func:`exact_check` compares it with NUTS on those replicates.
 
 Estimators
 ----------
 Design ``"prevalence"`` (counts :math:`x_1 \sim \mathrm{Bin}(m_1, q_1)`,
 :math:`x_0 \sim \mathrm{Bin}(m_0, 1 - q_0)`, :math:`k \sim \mathrm{Bin}(n, \theta q_1 +
-(1 - \theta)(1 - q_0))`, the sufficient statistics of :func:`bayesjudge.simulate.judge_table`):
-``naive`` (Wilson), ``rogan_gladen_delta``, ``rogan_gladen_lang_reiczigel``,
-``rogan_gladen_bootstrap``, ``ppi``, ``ppi_plus_plus``, ``bayes_nuts``, ``bayes_exact``.
+(1 - \theta)(1 - q_0))`, the sufficient statistics of
+:func:`bayesjudge.prevalence.simulate.judge_table`): ``naive`` (Wilson), ``rogan_gladen_delta``,
+``rogan_gladen_lang_reiczigel``, ``rogan_gladen_bootstrap``, ``ppi``, ``ppi_plus_plus``,
+``bayes_nuts``, ``bayes_exact``.
 
-Design ``"gate"`` (:func:`bayesjudge.simulate_gate.rejudgment_gate` with the class pass-rate laws of
-a row of Below the Reliability Floor Table 4, :func:`~bayesjudge.simulate_gate.table4_gate`): the
-cap-1 baselines of :func:`bayesjudge.gate_fit.gate_baselines` (``naive``, ``rogan_gladen_delta``,
-``ppi``, ``ppi_plus_plus``, which use each item's fraction of passed rulings as its score),
-``bayes_nuts`` (the prevalence model on the first ruling of each item, a binary verdict) and
-``gate_hierarchy`` (:func:`bayesjudge.gate_fit.fit_gate`, posterior of pi).
+Design ``"gate"`` (:func:`bayesjudge.gates.simulate.rejudgment_gate` with the class pass-rate laws
+of a row of Below the Reliability Floor Table 4, :func:`~bayesjudge.gates.simulate.table4_gate`):
+the cap-1 baselines of :func:`bayesjudge.gates.baselines.gate_baselines` (``naive``,
+``rogan_gladen_delta``, ``ppi``, ``ppi_plus_plus``, which use each item's fraction of passed
+rulings as its score), ``bayes_nuts`` (the prevalence model on the first ruling of each item, a
+binary verdict) and ``gate_hierarchy`` (:func:`bayesjudge.gates.fit.fit_gate`, posterior of pi).
 
 References ---------- Lee et al., Lee et al. (2025), section 8 and appendix E (the Monte Carlo
 design); Below the Reliability Floor, Table 1 (the estimator bake-off on re-judgment gates).
@@ -120,7 +121,7 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
     "gate": ("gate", "n_items", "rulings", "labelled_fraction"),
 }
 _MCMC = ("bayes_nuts", "gate_hierarchy")
-_R_HAT_MAX, _ESS_MIN = 1.01, 400.0  # the thresholds of bayesjudge.diagnostics.check_fit
+_R_HAT_MAX, _ESS_MIN = 1.01, 400.0  # the thresholds of bayesjudge.inference.diagnostics.check_fit
 _VARIABLES = (
     "estimate",
     "low",
@@ -586,9 +587,9 @@ def _nuts_prevalence(
 ) -> tuple[dict[str, float], np.ndarray, int]:
     """Fit the prevalence model on ``counts``; return its row, draws of pi, se, sp, divergences.
 
-    The draws are those of :func:`bayesjudge.fitting.fit_prevalence` with
+    The draws are those of :func:`bayesjudge.prevalence.fit.fit_prevalence` with
     ``random_seed=sampler_seed`` and the spec's NUTS settings (tested), from
-    :func:`bayesjudge.fitting.prevalence_draws` without building a DataTree. One nutpie
+    :func:`bayesjudge.prevalence.fit.prevalence_draws` without building a DataTree. One nutpie
     thread: a study runs one process per core.
     """
     from bayesjudge.prevalence import prevalence_draws

@@ -8,7 +8,6 @@ shows that nothing was read, fitted or written first.
 from __future__ import annotations
 
 import argparse
-import doctest
 import json
 import os
 import subprocess
@@ -20,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from bayesjudge.cli import common
 from bayesjudge.cli.app import main
 from bayesjudge.cli.common import EXIT_BAD_INPUT, named_paths
 from bayesjudge.reporting.output import MANIFEST_NAME, lock_output_folder
@@ -246,9 +244,3 @@ def test_a_glob_input_inside_out_is_refused(capsys: pytest.CaptureFixture[str], 
     pattern = str(work / "inputs" / "*.csv")
     argv = ["channel", pattern, "--out", str(work / "inputs")]
     refuses(capsys, work, argv, f"it holds the input {work / 'inputs' / 'data.csv'}")
-
-
-def test_docstring_examples_run(work: Path) -> None:
-    result = doctest.testmod(common, optionflags=doctest.ELLIPSIS)
-    assert result.attempted >= 4
-    assert result.failed == 0

@@ -8,7 +8,6 @@ three fit the panel model: compiling, loading and with the cache off).
 from __future__ import annotations
 
 import ctypes
-import doctest
 import json
 import os
 import shutil
@@ -427,11 +426,3 @@ def test_fingerprint_covers_sources_versions_and_settings():
     assert set(fingerprint["versions"]) >= {"bayesjudge", "pymc", "pytensor", "nutpie", "numba"}
     assert len(fingerprint["sources"]) == 64
     assert fingerprint["python"] == sys.version
-
-
-def test_docstring_examples_run():
-    from bayesjudge.inference import compile as compile_module
-
-    for module in (cache_module, compile_module):
-        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-        assert result.failed == 0

@@ -193,21 +193,3 @@ def test_rank_normalisation_averages_ties():
 def test_draws_must_have_chain_and_draw_axes():
     with pytest.raises(ValueError, match=r"draws must have shape \(\.\.\., chain, draw\)"):
         conv.rhat_rank(np.zeros(10))
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        "bayesjudge.inference._convergence",
-        "bayesjudge.inference._nutpie_tree",
-        "bayesjudge.inference.diagnostics",
-    ],
-)
-def test_docstring_examples(name):
-    import doctest
-    import importlib
-
-    module = importlib.import_module(name)
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0
-    assert result.failed == 0

@@ -1,4 +1,5 @@
-"""Tests of bayesjudge.diagnostics on synthetic posteriors with known defects (no sampling)."""
+"""Tests of bayesjudge.inference.diagnostics on synthetic posteriors with known defects (no
+sampling)."""
 
 from __future__ import annotations
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import json
 import math
 from pathlib import Path
@@ -159,18 +157,6 @@ def test_repr_shows_the_counts() -> None:
         "EvalLog(tool='promptfoo', path='results.json', items=4, rulings=16, "
         "ok=14, partial=0, unscored=0, error=2)"
     )
-
-
-@pytest.mark.parametrize(
-    "module",
-    ["_evallog", "_inspect", "_lm_eval", "_openai_evals", "_promptfoo", "_read", "_reduce"],
-)
-def test_docstring_examples_run(module: str) -> None:
-    result = doctest.testmod(
-        importlib.import_module(f"bayesjudge.io.logs.{module}"),
-        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
-    )
-    assert result.failed == 0
 
 
 def test_importing_reads_no_tool_package() -> None:

@@ -1,4 +1,5 @@
-"""Tests of calibration allocation and the variance decomposition (bayesjudge.allocation)."""
+"""Tests of calibration allocation and the variance decomposition
+(bayesjudge.prevalence.allocation)."""
 
 from __future__ import annotations
 

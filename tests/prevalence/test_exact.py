@@ -1,7 +1,7 @@
 """Tests of the exact (numerical-integration) posterior of the prevalence model.
 
-References used here are independent of bayesjudge.exact: scipy.integrate.quad / dblquad with
-closed forms for the innermost integral, scipy.stats.beta, and importance sampling.
+References used here are independent of bayesjudge.prevalence.exact: scipy.integrate.quad / dblquad
+with closed forms for the innermost integral, scipy.stats.beta, and importance sampling.
 """
 
 from __future__ import annotations

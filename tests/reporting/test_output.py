@@ -8,7 +8,6 @@ wait reads a pipe or polls with a generous deadline.
 
 from __future__ import annotations
 
-import doctest
 import errno
 import hashlib
 import json
@@ -1162,11 +1161,3 @@ def test_end_with_parent_is_harmless_while_the_parent_lives() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=DEADLINE)
     assert result.returncode == 0
     assert result.stdout == b"alive\n"
-
-
-# --------------------------------------------------------------------------- docs
-def test_docstring_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    result = doctest.testmod(output, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 10
-    assert result.failed == 0
