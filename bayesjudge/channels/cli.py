@@ -19,12 +19,14 @@ from bayesjudge.cli.common import (
     add_fit_options,
     add_input_options,
     add_seed_option,
+    echo,
     emit_json,
     input_options,
     named_paths,
     probability,
     report_failures,
 )
+from bayesjudge.reporting.output import escape_terminal
 
 __all__ = ["parse_mixture", "register"]
 
@@ -82,42 +84,43 @@ def _threshold(text: str) -> float:
 
 
 def _print_table(analysis: Any, source: str) -> None:
-    print(f"{source}: {analysis.steps[0].n} items, stages {', '.join(analysis.stages)}")
-    print(
+    echo(f"{source}: {analysis.steps[0].n} items, stages {', '.join(analysis.stages)}")
+    echo(
         f"{'step':<10} {'p0':>6} {'p1':>6} {'c':>7} {'gamma':>7} {'gain':>8} "
         f"{'gain interval':>19}  gate"
     )
     for s in analysis.steps:
-        print(
+        echo(
             f"{s.source + '->' + s.target:<10} {s.p0:>6.3f} {s.p1:>6.3f} {s.c_jeffreys:>7.4f} "
             f"{s.gamma_jeffreys:>7.4f} {s.gain.mean:>8.4f} "
             f"[{s.gain.eti.low:>7.4f}, {s.gain.eti.high:>7.4f}]  {'ON' if s.gate_on else 'OFF'}"
         )
     composition = analysis.composition
     if composition is not None:
-        print(
+        echo(
             f"composition gap: max {composition.gap_max.mean:.4f}, "
             f"mean {composition.gap_mean.mean:.4f}; Markov check tail probability "
             f"{composition.markov.tail_probability:.3f} ({composition.markov.verdict})"
         )
     slices = analysis.slices
     if slices is not None and slices.by_slice:
-        print(f"{'slice':<10} {'n':>6} {'p0':>6} {'c':>7} {'gamma':>7} {'gain':>8}  gate")
+        echo(f"{'slice':<10} {'n':>6} {'p0':>6} {'c':>7} {'gamma':>7} {'gain':>8}  gate")
         for s in slices.by_slice:
-            print(
-                f"{s.slice:<10} {s.n:>6d} {s.p0:>6.3f} {s.c.mean:>7.4f} {s.gamma.mean:>7.4f} "
+            echo(
+                f"{escape_terminal(s.slice):<10} {s.n:>6d} {s.p0:>6.3f} {s.c.mean:>7.4f} "
+                f"{s.gamma.mean:>7.4f} "
                 f"{s.gain.mean:>8.4f}  {'ON' if s.gate_on else 'OFF'}"
             )
     if slices is not None and slices.mixture is not None:
         m = slices.mixture
         h = m["hierarchical"]
-        print(
+        echo(
             f"mixture prediction of p1: pooled {m['pooled']:.4f}, slice-conditioned "
             f"{m['sliced']:.4f}, hierarchical {h['mean']:.4f} [{h['low']:.4f}, {h['high']:.4f}]"
         )
     verdict = "passed" if analysis.passed else "FAILED"
-    print(f"diagnostics: {verdict} ({analysis.method})")
-    print(f"(intervals of mass {analysis.prob:g})")
+    echo(f"diagnostics: {verdict} ({analysis.method})")
+    echo(f"(intervals of mass {analysis.prob:g})")
 
 
 def _cmd_channel(args: argparse.Namespace) -> int:
@@ -173,11 +176,11 @@ def _cmd_channel(args: argparse.Namespace) -> int:
     else:
         if data.origin is not None:
             for line in data.origin.lines():
-                print(line)
+                echo(line)
         _print_table(analysis, args.outcomes)
-        print(f"seed {args.random_seed}")
+        echo(f"seed {args.random_seed}")
         if args.out is not None:
-            print(f"report written to {args.out}")
+            echo(f"report written to {args.out}")
     return report_failures(analysis.passed, [c.describe() for c in analysis.diagnostics.failures])
 
 

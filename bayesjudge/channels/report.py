@@ -26,7 +26,7 @@ from bayesjudge.channels.kernels import break_even
 from bayesjudge.reporting.figures import histogram_bins
 from bayesjudge.reporting.html import html_page, markdown_table, png, table_html
 from bayesjudge.reporting.netcdf import write_posterior
-from bayesjudge.reporting.output import escape_markdown, output_folder
+from bayesjudge.reporting.output import escape_markdown, output_folder, write_csv
 from bayesjudge.reporting.summary import (
     Headline,
     ReportSummary,
@@ -496,7 +496,7 @@ def write_channel_report(
     with output_folder(out, inputs=inputs, kind="report") as folder:
         (folder / "report.html").write_text(page, encoding="utf-8")
         (folder / "summary.md").write_text("\n".join(md) + "\n", encoding="utf-8")
-        steps.to_csv(folder / "steps.csv", index=False)
+        write_csv(steps, folder / "steps.csv")
         (folder / "analysis.json").write_text(
             json.dumps(_jsonable(payload), indent=2), encoding="utf-8"
         )

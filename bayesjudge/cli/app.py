@@ -27,6 +27,7 @@ from bayesjudge.cli.common import (
     Parser,
     UserError,
     claimed_outputs,
+    echo,
 )
 from bayesjudge.errors import DataError, FitWarning
 
@@ -105,7 +106,7 @@ def _show_warnings(command: str, caught: list[warnings.WarningMessage]) -> None:
         text = str(item.message)
         if text not in seen:
             seen.add(text)
-            print(f"bayesjudge {command}: warning: {text}", file=sys.stderr)
+            echo(f"bayesjudge {command}: warning: {text}", file=sys.stderr)
 
 
 def _stdout_closed() -> bool:
@@ -172,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _error(args: argparse.Namespace | None, message: str) -> int:
     command = getattr(args, "command", None)
     prefix = f"bayesjudge {command}" if command else "bayesjudge"
-    print(f"{prefix}: error: {message}", file=sys.stderr)
+    echo(f"{prefix}: error: {message}", file=sys.stderr)  # a message may quote the data
     return EXIT_BAD_INPUT
 
 

@@ -20,8 +20,9 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TextIO
 
+from bayesjudge.reporting.output import escape_terminal
 from bayesjudge.validation import DEFAULT_SEED, MAX_CHAINS, MAX_DRAWS
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ __all__ = [
     "add_seed_option",
     "claimed_outputs",
     "clean",
+    "echo",
     "emit_json",
     "fmt",
     "input_options",
@@ -474,6 +476,29 @@ def clean(value: Any) -> Any:
     return value
 
 
+def echo(text: object = "", *, file: TextIO | None = None) -> None:
+    r"""Print plain output, names from the data made inert on a terminal.
+
+    Every line a command prints (but its JSON, which ``json.dumps`` already keeps to printable
+    ASCII) goes through here: escape sequences, control characters and bidirectional overrides
+    in a system, judge, slice or file name are shown escaped
+    (:func:`~bayesjudge.reporting.output.escape_terminal`); line breaks are kept.
+
+    Parameters
+    ----------
+    text : object
+        What to print, converted with ``str``; may hold several lines.
+    file : text stream, optional
+        Where to print (standard output by default).
+
+    Examples
+    --------
+    >>> echo("system \x1b[31mred")
+    system \x1b[31mred
+    """
+    print(escape_terminal(text, keep="\n"), file=file)
+
+
 def emit_json(payload: dict[str, Any]) -> None:
     """Print one JSON object (strict: no NaN) on stdout."""
     sys.stdout.write(json.dumps(clean(payload), indent=2, allow_nan=False) + "\n")
@@ -502,8 +527,8 @@ def report_failures(passed: bool, failures: Sequence[str]) -> int:
     if passed:
         return EXIT_OK
     print("bayesjudge: the posterior FAILED its diagnostics:", file=sys.stderr)
-    for failure in failures:
-        print(f"  - {failure}", file=sys.stderr)
+    for failure in failures:  # each names a parameter, which may carry a name from the data
+        echo(f"  - {failure}", file=sys.stderr)
     print(
         "  (the fit was already retried once; try "
         "--target-accept 0.995 --tune 5000 --draws 5000, or check the data and priors)",

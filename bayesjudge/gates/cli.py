@@ -24,6 +24,7 @@ from bayesjudge.cli.common import (
     add_input_options,
     add_seed_option,
     bounded_int,
+    echo,
     emit_json,
     estimates_table,
     fmt,
@@ -206,9 +207,9 @@ def run_gate(args: argparse.Namespace) -> int:
         _print_rulings(args.rulings, analysis)
         if analysis.loop is not None:
             _print_loop(analysis.loop.to_dict())
-        print(f"seed {analysis.seed}")
+        echo(f"seed {analysis.seed}")
         if args.out is not None:
-            print(f"report written to {args.out}")
+            echo(f"report written to {args.out}")
     return report_failures(analysis.passed, [c.describe() for c in analysis.diagnostics.failures])
 
 
@@ -216,31 +217,31 @@ def _print_rulings(source: str, analysis: Any) -> None:
     rulings = analysis.rulings
     if rulings.origin is not None:
         for line in rulings.origin.lines():
-            print(line)
-    print(
+            echo(line)
+    echo(
         f"{source}: {rulings.items.size} items ({int(rulings.labelled.sum())} labelled), "
         f"{int(rulings.r.sum())} rulings; calibration {analysis.calibration}"
     )
-    print(f"{'posterior':<12} {'cap':>5} {'mean':>8} {'low':>8} {'high':>8}")
+    echo(f"{'posterior':<12} {'cap':>5} {'mean':>8} {'low':>8} {'high':>8}")
     for name in ("pi", "j_inf"):
         s = analysis.summary(name)
-        print(f"{name:<12} {'':>5} {fmt(s.mean)} {fmt(s.eti.low)} {fmt(s.eti.high)}")
+        echo(f"{name:<12} {'':>5} {fmt(s.mean)} {fmt(s.eti.low)} {fmt(s.eti.high)}")
     for name in ("j", "se", "sp", "judged_rate"):
         for cap in analysis.caps:
             s = analysis.summary(name, cap)
-            print(f"{name:<12} {cap:>5} {fmt(s.mean)} {fmt(s.eti.low)} {fmt(s.eti.high)}")
+            echo(f"{name:<12} {cap:>5} {fmt(s.mean)} {fmt(s.eti.low)} {fmt(s.eti.high)}")
     verdict = "passed" if analysis.passed else "FAILED"
     retried = " after one retry" if len(analysis.attempts) > 1 else ""
-    print(f"diagnostics: {verdict}{retried}")
+    echo(f"diagnostics: {verdict}{retried}")
     by_cap: dict[int, list[Any]] = {}
     for row in analysis.estimates:
         by_cap.setdefault(row.cap, []).append(row.estimate)
     for cap, estimates in by_cap.items():
-        print(f"baselines at cap K={cap}:")
-        print(estimates_table(estimates, analysis.prob))
+        echo(f"baselines at cap K={cap}:")
+        echo(estimates_table(estimates, analysis.prob))
     independence = analysis.independence
     verdict = "consistent with" if independence.consistent else "NOT consistent with"
-    print(
+    echo(
         f"lag-1 same-verdict rate {independence.observed:.4f} vs {independence.expected:.4f} "
         f"expected (p = {independence.p_value:.3f}): {verdict} independent rulings"
     )
@@ -248,15 +249,15 @@ def _print_rulings(source: str, analysis: Any) -> None:
 
 def _print_loop(loop: dict[str, Any]) -> None:
     law = loop["slip_law"]
-    print(
+    echo(
         f"loop: {loop['n_items']} items; a={law['a']:.3f} s={law['s']:.3f} "
         f"leak={law['leak']:.3f} rho={law['rho']:.3f}"
     )
-    print(
+    echo(
         f"{'cap':>5} {'reported':>9} {'delivered':>9} {'slip':>7} {'pred.slip':>9} {'PPV-corr':>9}"
     )
     for row in loop["caps"]:
-        print(
+        echo(
             f"{row['cap']:>5} {row['reported']:>9.4f} {row['delivered']:>9.4f} "
             f"{row['slip']:>7.4f} {row['slip_predicted']:>9.4f} "
             f"{row['ppv_corrected']['estimate']:>9.4f}"

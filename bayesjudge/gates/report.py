@@ -33,7 +33,7 @@ from bayesjudge.reporting.html import (
     table_html,
 )
 from bayesjudge.reporting.netcdf import write_posterior
-from bayesjudge.reporting.output import escape_markdown, output_folder
+from bayesjudge.reporting.output import escape_markdown, output_folder, write_csv
 from bayesjudge.reporting.summary import (
     Headline,
     ReportSummary,
@@ -419,9 +419,9 @@ def write_gate_report(
     shown = estimate_frame.drop(columns=["prob"])
     with output_folder(out, inputs=inputs, kind="report") as staging:
         write_posterior(posterior, staging / "posterior.nc")
-        estimate_frame.to_csv(staging / "estimates.csv", index=False)
-        curve.to_csv(staging / "curve.csv", index=False)
-        diag_frame.to_csv(staging / "diagnostics.csv", index=False)
+        write_csv(estimate_frame, staging / "estimates.csv")
+        write_csv(curve, staging / "curve.csv")
+        write_csv(diag_frame, staging / "diagnostics.csv")
         figure_html = figures_html(figures)
         diagnostics = diagnostics_section_html(
             analysis.diagnostics, quantities=REPORTED, names=NAMES

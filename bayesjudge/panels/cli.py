@@ -23,6 +23,7 @@ from bayesjudge.cli.common import (
     add_fit_options,
     add_input_options,
     add_seed_option,
+    echo,
     emit_json,
     estimates_table,
     fmt,
@@ -31,6 +32,7 @@ from bayesjudge.cli.common import (
     probability,
     report_failures,
 )
+from bayesjudge.reporting.output import escape_terminal
 
 __all__ = ["register"]
 
@@ -155,48 +157,49 @@ def run_panel(args: argparse.Namespace) -> int:
     else:
         _print(source, analysis)
         if args.out is not None:
-            print(f"report written to {args.out}")
+            echo(f"report written to {args.out}")
     return report_failures(analysis.passed, [c.describe() for c in analysis.diagnostics.failures])
 
 
 def _print(source: str, analysis: Any) -> None:
     data = analysis.data
     n_fail, n_pass = data.n_labelled
-    print(
+    echo(
         f"{source}: {data.n_items} items ({n_pass} gold-PASS, {n_fail} gold-FAIL), "
         f"{data.n_judges} judges; dependence {analysis.dependence}, calibration "
         f"{analysis.calibration}"
     )
     naive = analysis.naive
     s = analysis.pi
-    print(
+    echo(
         f"pi {fmt(s.mean)} [{fmt(s.eti.low)}, {fmt(s.eti.high)}]   naive majority vote "
         f"{fmt(naive.estimate)}"
     )
-    print(f"{'judge':<16} {'Se':>8} {'Sp':>8} {'J':>8}")
+    echo(f"{'judge':<16} {'Se':>8} {'Sp':>8} {'J':>8}")
     for judge, values in analysis.judges.items():
-        print(
-            f"{judge[:16]:<16} {fmt(values['se'].mean)} {fmt(values['sp'].mean)} "
+        echo(
+            f"{escape_terminal(judge)[:16]:<16} {fmt(values['se'].mean)} {fmt(values['sp'].mean)} "
             f"{fmt(values['j'].mean)}"
         )
     e = analysis.effective_judges
-    print(f"effective judges {fmt(e.mean)} [{fmt(e.eti.low)}, {fmt(e.eti.high)}]")
-    print(f"{'error correlation':<24} {'PASS items':>10} {'FAIL items':>10}")
+    echo(f"effective judges {fmt(e.mean)} [{fmt(e.eti.low)}, {fmt(e.eti.high)}]")
+    echo(f"{'error correlation':<24} {'PASS items':>10} {'FAIL items':>10}")
     for pair, values in analysis.correlation.items():
-        print(
-            f"{pair[:24]:<24} {fmt(values['positive'].mean, 10)} {fmt(values['negative'].mean, 10)}"
+        echo(
+            f"{escape_terminal(pair)[:24]:<24} {fmt(values['positive'].mean, 10)} "
+            f"{fmt(values['negative'].mean, 10)}"
         )
-    print(f"{'rule':<20} {'Se':>8} {'Sp':>8} {'J':>8}")
+    echo(f"{'rule':<20} {'Se':>8} {'Sp':>8} {'J':>8}")
     for rule in analysis.rules:
         mark = "  (best)" if rule.rule == analysis.best_rule else ""
-        print(f"{rule.rule:<20} {fmt(rule.se.mean)} {fmt(rule.sp.mean)} {fmt(rule.j.mean)}{mark}")
+        echo(f"{rule.rule:<20} {fmt(rule.se.mean)} {fmt(rule.sp.mean)} {fmt(rule.j.mean)}{mark}")
     verdict = "passed" if analysis.passed else "FAILED"
     retried = " after one retry" if len(analysis.attempts) > 1 else ""
-    print(f"diagnostics: {verdict}{retried}")
-    print("baselines:")
+    echo(f"diagnostics: {verdict}{retried}")
+    echo("baselines:")
     labelled = [
         replace(e.estimate, method=f"{e.judge or e.rule}: {e.estimate.method}")
         for e in analysis.estimates
     ]
-    print(estimates_table(labelled, analysis.prob))
-    print(f"seed {analysis.seed}; priors {analysis.priors.describe()}")
+    echo(estimates_table(labelled, analysis.prob))
+    echo(f"seed {analysis.seed}; priors {analysis.priors.describe()}")

@@ -38,7 +38,12 @@ from bayesjudge.reporting.html import (
     table_html,
 )
 from bayesjudge.reporting.netcdf import write_posterior
-from bayesjudge.reporting.output import check_output_folder, escape_markdown, output_folder
+from bayesjudge.reporting.output import (
+    check_output_folder,
+    escape_markdown,
+    output_folder,
+    write_csv,
+)
 from bayesjudge.reporting.summary import (
     Headline,
     ReportSummary,
@@ -396,9 +401,9 @@ def write_panel_report(
     )
     with output_folder(target, inputs=inputs) as staging:
         write_posterior(analysis.posterior, staging / "posterior.nc")
-        summaries.to_csv(staging / "posterior.csv", index=False)
-        estimates.to_csv(staging / "estimates.csv", index=False)
-        diagnostics.to_csv(staging / "diagnostics.csv", index=False)
+        write_csv(summaries, staging / "posterior.csv")
+        write_csv(estimates, staging / "estimates.csv")
+        write_csv(diagnostics, staging / "diagnostics.csv")
         (staging / "report.html").write_text(
             html_page(title, body, footer=footer_html(analysis.seed)), encoding="utf-8"
         )

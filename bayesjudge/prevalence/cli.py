@@ -19,6 +19,7 @@ from bayesjudge.cli.common import (
     add_input_options,
     add_seed_option,
     bounded_int,
+    echo,
     emit_json,
     estimates_table,
     fmt,
@@ -101,7 +102,7 @@ def _load(args: argparse.Namespace, *, counts: bool) -> Any:
 def _print_input(data: Any) -> None:
     if data.origin is not None:
         for line in data.origin.lines():
-            print(line)
+            echo(line)
 
 
 def _priors(specs: list[str]) -> Any:
@@ -138,9 +139,9 @@ def _cmd_baselines(args: argparse.Namespace) -> int:
         emit_json(payload)
     else:
         _print_input(data)
-        print(f"{_source(args)}: {data.m} labelled, {data.n} unlabelled items")
-        print(estimates_table(estimates, args.prob))
-        print(f"seed {args.random_seed}")
+        echo(f"{_source(args)}: {data.m} labelled, {data.n} unlabelled items")
+        echo(estimates_table(estimates, args.prob))
+        echo(f"seed {args.random_seed}")
     return EXIT_OK
 
 
@@ -162,7 +163,7 @@ def _cmd_allocate(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(payload)
     else:
-        print(allocation)
+        echo(allocation)
     return EXIT_OK
 
 
@@ -206,11 +207,11 @@ def _exit(analysis: Any) -> int:
 
 
 def _print_thresholds(thresholds: Any) -> None:
-    print(
+    echo(
         f"no --threshold given: judge scores turned into verdicts at the threshold with the "
         f"narrowest interval of pi ({thresholds.prob:g} intervals, calibration set):"
     )
-    print(
+    echo(
         f"{'threshold':>9} {'se':>6} {'se band':>15} {'sp':>6} {'sp band':>15} {'j':>6} "
         f"{'j band':>15} {'pi width':>8}"
     )
@@ -219,8 +220,8 @@ def _print_thresholds(thresholds: Any) -> None:
             f" {s.mean:>6.3f} [{s.eti.low:>5.3f}, {s.eti.high:>5.3f}]" for s in (p.se, p.sp, p.j)
         )
         mark = "  <- chosen" if p.threshold == thresholds.chosen else ""
-        print(f"{p.threshold:>9.4g}{bands} {p.width:>8.4f}{mark}")
-    print(f"threshold {thresholds.chosen:g}: {thresholds.reason}")
+        echo(f"{p.threshold:>9.4g}{bands} {p.width:>8.4f}{mark}")
+    echo(f"threshold {thresholds.chosen:g}: {thresholds.reason}")
 
 
 def _print_estimate(args: argparse.Namespace, analysis: Any) -> None:
@@ -228,18 +229,18 @@ def _print_estimate(args: argparse.Namespace, analysis: Any) -> None:
     _print_input(data)
     if analysis.thresholds is not None:
         _print_thresholds(analysis.thresholds)
-    print(f"{_source(args)}: {data.m} labelled, {data.n} unlabelled items")
-    print(f"{'posterior':<12} {'mean':>8} {'sd':>8} {'low':>8} {'high':>8}")
+    echo(f"{_source(args)}: {data.m} labelled, {data.n} unlabelled items")
+    echo(f"{'posterior':<12} {'mean':>8} {'sd':>8} {'low':>8} {'high':>8}")
     for name, s in analysis.summaries.items():
-        print(f"{name:<12} {fmt(s.mean)} {fmt(s.sd)} {fmt(s.eti.low)} {fmt(s.eti.high)}")
+        echo(f"{name:<12} {fmt(s.mean)} {fmt(s.sd)} {fmt(s.eti.low)} {fmt(s.eti.high)}")
     if analysis.method == "exact":
-        print("posterior: exact (numerical integration; no sampling, no diagnostics needed)")
+        echo("posterior: exact (numerical integration; no sampling, no diagnostics needed)")
     else:
         verdict = "passed" if analysis.passed else "FAILED"
         retried = " after one retry" if len(analysis.attempts) > 1 else ""
-        print(f"diagnostics: {verdict}{retried}")
-    print(estimates_table(analysis.estimates, args.prob))
-    print(f"seed {analysis.seed}; priors {analysis.priors.describe()}")
+        echo(f"diagnostics: {verdict}{retried}")
+    echo(estimates_table(analysis.estimates, args.prob))
+    echo(f"seed {analysis.seed}; priors {analysis.priors.describe()}")
 
 
 def _cmd_estimate(args: argparse.Namespace) -> int:
@@ -253,7 +254,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     else:
         _print_estimate(args, analysis)
         if args.out is not None:
-            print(f"report written to {args.out}")
+            echo(f"report written to {args.out}")
     return _exit(analysis)
 
 
@@ -269,8 +270,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     _print_input(analysis.data)
     if analysis.thresholds is not None:
         _print_thresholds(analysis.thresholds)
-    print(f"report written to {files.folder}: report.html, summary.md, posterior.nc")
-    print(f"seed {analysis.seed}")
+    echo(f"report written to {files.folder}: report.html, summary.md, posterior.nc")
+    echo(f"seed {analysis.seed}")
     return _exit(analysis)
 
 
@@ -425,31 +426,31 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         emit_json(plan.to_dict())
         return EXIT_OK
     c = plan.counts
-    print(
+    echo(
         f"{_source(args)}: {c.m1 + c.m0} labelled ({c.m1} gold-PASS, {c.m0} gold-FAIL), "
         f"{c.n} unlabelled items"
     )
-    print(plan.reading())
-    print()
-    print(
+    echo(plan.reading())
+    echo()
+    echo(
         f"{'extra labels':>12} {'gold-PASS':>9} {'gold-FAIL':>9} {'expected width':>14} "
         f"{'MC error':>9} {'Lang-Reiczigel':>14}"
     )
     for p in plan.curve:
         mark = " *" if plan.answer is not None and p.m == plan.answer.m else ""
         error = "exact" if p.m == 0 else f"{p.mcse:.1e}"
-        print(
+        echo(
             f"{p.m:>12} {p.m1:>9} {p.m0:>9} {fmt(p.width, 14)} {error:>9} "
             f"{fmt(p.lang_reiczigel_width, 14)}{mark}"
         )
-    print(f"{'unlimited':>12} {'':>9} {'':>9} {fmt(plan.floor, 14)} {plan.floor_mcse:>9.1e}")
-    print(
+    echo(f"{'unlimited':>12} {'':>9} {'':>9} {fmt(plan.floor, 14)} {plan.floor_mcse:>9.1e}")
+    echo(
         f"(expected widths of the {100 * plan.prob:g}% equal-tailed interval of pi; "
         f"{plan.draws} exact refits per row; * the answer)"
     )
     for note in plan.notes:
-        print(f"note: {note}")
-    print(f"seed {plan.seed}; priors {plan.priors.describe()}")
+        echo(f"note: {note}")
+    echo(f"seed {plan.seed}; priors {plan.priors.describe()}")
     return EXIT_OK
 
 

@@ -30,7 +30,7 @@ from bayesjudge.reporting.html import (
     table_html,
 )
 from bayesjudge.reporting.netcdf import write_posterior
-from bayesjudge.reporting.output import escape_markdown, output_folder
+from bayesjudge.reporting.output import escape_markdown, output_folder, write_csv
 from bayesjudge.reporting.summary import (
     DEFINITIONS,
     WIDE_INTERVAL,
@@ -556,9 +556,9 @@ def write_report(
     with output_folder(out, inputs=inputs, kind="report") as staging:
         write_posterior(posterior, staging / "posterior.nc")
         if analysis.thresholds is not None:
-            analysis.thresholds.to_frame().to_csv(staging / "thresholds.csv", index=False)
-        comparison.to_csv(staging / "comparison.csv", index=False)
-        diag_frame.to_csv(staging / "diagnostics.csv", index=False)
+            write_csv(analysis.thresholds.to_frame(), staging / "thresholds.csv")
+        write_csv(comparison, staging / "comparison.csv")
+        write_csv(diag_frame, staging / "diagnostics.csv")
         figure_html = figures_html(figures)
         body = f"""{summary.to_html()}
 <p>{html.escape(about)}</p>

@@ -21,6 +21,10 @@ Every command that writes uses this module:
   and renamed over the target.
 - :func:`escape_markdown` makes user-controlled text (slice, file and system names) inert in
   Markdown rendered to HTML.
+- :func:`write_csv` writes every CSV table a report holds, each text cell made inert in a
+  spreadsheet by :func:`inert_csv_cell` (no name from the data opens as a formula).
+- :func:`escape_terminal` makes names from the data inert on a terminal (no escape sequence,
+  control character or bidirectional override reaches it raw).
 - :func:`end_with_parent` is a process-pool initializer: a worker ends when its parent dies.
 
 A folder written by bayesjudge carries ``.bayesjudge-manifest.json`` (tool, version, kind, the
@@ -59,10 +63,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-from typing import Any, Final, Literal, get_args
+from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 from bayesjudge._version import __version__
 from bayesjudge.errors import DataError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "MANIFEST_NAME",
@@ -75,11 +82,14 @@ __all__ = [
     "claim_output_folder",
     "end_with_parent",
     "escape_markdown",
+    "escape_terminal",
+    "inert_csv_cell",
     "lock_output_folder",
     "output_folder",
     "read_manifest",
     "recover_output_folder",
     "write_bytes_atomically",
+    "write_csv",
     "write_file_atomically",
     "write_manifest",
     "write_text_atomically",
@@ -1397,6 +1407,148 @@ def escape_markdown(text: object) -> str:
 def _is_control(char: str) -> bool:
     code = ord(char)
     return code < 0x20 or 0x7F <= code < 0xA0
+
+
+#: What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection").
+_FORMULA_START: Final = ("=", "+", "-", "@", "\t", "\r")
+
+
+def inert_csv_cell(value: object) -> object:
+    r"""Make one CSV cell inert in a spreadsheet: text that could start a formula gets a ``'``.
+
+    Text beginning with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is prefixed with
+    a single quote, which spreadsheets read as "this cell is text" (the OWASP recommendation
+    against CSV injection, https://owasp.org/www-community/attacks/CSV_Injection). Anything
+    else is returned as it is: numbers (a negative number held as a number included) stay
+    numbers, and so do missing values.
+
+    Parameters
+    ----------
+    value : object
+        One cell, index label or column label.
+
+    Returns
+    -------
+    object
+        ``"'" + value`` for text that could start a formula, else ``value`` itself.
+
+    Examples
+    --------
+    >>> inert_csv_cell('=HYPERLINK("http://evil/?x","click")')
+    '\'=HYPERLINK("http://evil/?x","click")'
+    >>> inert_csv_cell("-2+3"), inert_csv_cell(-2.5), inert_csv_cell("model a")
+    ("'-2+3", -2.5, 'model a')
+    """
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def write_csv(frame: pd.DataFrame, path: str | os.PathLike[str], *, index: bool = False) -> Path:
+    """Write a report table as CSV, every text cell and label made inert (:func:`inert_csv_cell`).
+
+    Every CSV a report or study writes goes through this function, so that a system, judge,
+    slice or scenario name from the data never opens in a spreadsheet as a formula. Numeric
+    columns are written as they are; text cells, column labels and index labels are passed
+    through :func:`inert_csv_cell`. The frame itself is not changed.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table.
+    path : path
+        The file to write (UTF-8).
+    index : bool
+        Whether to write the index as the first column(s).
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, pandas as pd
+    >>> frame = pd.DataFrame({"system": ["=1+1", "b"], "diff": [-0.25, 0.5]})
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     print(write_csv(frame, Path(tmp) / "t.csv").read_text(), end="")
+    system,diff
+    '=1+1,-0.25
+    b,0.5
+    """
+    from pandas.api.types import is_numeric_dtype
+
+    inert = frame.copy()
+    for position in range(inert.shape[1]):
+        column = inert.iloc[:, position]
+        if not is_numeric_dtype(column):  # bool columns count as numeric
+            inert.isetitem(position, column.astype(object).map(inert_csv_cell).to_numpy())
+    inert.columns = _inert_labels(inert.columns)
+    if index:
+        inert.index = _inert_labels(inert.index)
+    target = Path(path)
+    inert.to_csv(target, index=index)
+    return target
+
+
+def _inert_labels(labels: pd.Index) -> pd.Index:
+    """Return the labels (and level names) of an index, each made inert by inert_csv_cell."""
+    import pandas as pd
+
+    if isinstance(labels, pd.MultiIndex):
+        return pd.MultiIndex.from_tuples(
+            [tuple(inert_csv_cell(part) for part in label) for label in labels],
+            names=[inert_csv_cell(name) for name in labels.names],
+        )
+    if pd.api.types.is_numeric_dtype(labels):
+        return labels.rename(inert_csv_cell(labels.name))
+    return pd.Index(
+        [inert_csv_cell(label) for label in labels], name=inert_csv_cell(labels.name), dtype=object
+    )
+
+
+def escape_terminal(text: object, *, keep: str = "") -> str:
+    r"""Make text from the data inert on a terminal: every unprintable character shown escaped.
+
+    Each character Python does not consider printable (``str.isprintable``: the C0 and C1
+    control characters such as ESC, DEL, bidirectional overrides and other format characters,
+    line and paragraph separators, spaces other than the ASCII space) is shown as Python's
+    ``repr`` shows it, without the quotes: ESC as ``\x1b``, U+202E as ``\u202e``, a tab as
+    ``\t``. Printable text, backslashes included, is unchanged, so the function may be applied
+    twice. For system, judge, slice and file names the commands print, and for each line of a
+    message that may hold them.
+
+    Parameters
+    ----------
+    text : object
+        Converted with ``str``.
+    keep : str
+        Characters left as they are (``"\n"`` for text of several lines).
+
+    Returns
+    -------
+    str
+        The text, with no unprintable character but those in ``keep``.
+
+    Examples
+    --------
+    >>> print(escape_terminal("\x1b[31mred\x1b[0m"))
+    \x1b[31mred\x1b[0m
+    >>> print(escape_terminal("abc\u202edef"))
+    abc\u202edef
+    >>> print(escape_terminal("two\nlines\r", keep="\n"))
+    two
+    lines\r
+    """
+    shown = str(text)
+    if shown.isprintable():
+        return shown
+    return "".join(
+        char
+        if char.isprintable() or char in keep
+        else char.encode("unicode_escape").decode("ascii")
+        for char in shown
+    )
 
 
 # --------------------------------------------------------------------------- worker lifetime

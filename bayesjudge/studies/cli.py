@@ -19,6 +19,7 @@ from bayesjudge.cli.common import (
     EXIT_OK,
     UserError,
     bounded_int,
+    echo,
     emit_json,
     named_paths,
 )
@@ -46,11 +47,11 @@ def _print_summary(summary: Any, spec: Any, out: str) -> None:
 
     columns = [c for c in summary.columns if c not in {"fit_time", "rmse", "coverage_passed"}]
     with pd.option_context("display.width", 200, "display.max_rows", 400):
-        print(summary[columns].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+        echo(summary[columns].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     failed = int(summary["failed"].sum())
-    print(f"study {spec.name}: {spec.replicates} replicates per scenario, results in {out}")
+    echo(f"study {spec.name}: {spec.replicates} replicates per scenario, results in {out}")
     if failed:
-        print(f"{failed} MCMC replicate(s) FAILED their diagnostics (kept; column 'failed')")
+        echo(f"{failed} MCMC replicate(s) FAILED their diagnostics (kept; column 'failed')")
 
 
 def _cmd_study(args: argparse.Namespace) -> int:
@@ -104,12 +105,12 @@ def _cmd_study(args: argparse.Namespace) -> int:
     else:
         _print_summary(summary, spec, out)
         if check is not None:
-            print(
+            echo(
                 f"exact vs NUTS on {check['compared']} replicates: mean |z| = "
                 f"{check['mean_abs_z']:.3f}, share |z| > 3 = {check['share_abs_z_above_3']:.3f}"
             )
         for path in figures:
-            print(f"figure: {path}")
+            echo(f"figure: {path}")
     return EXIT_OK
 
 

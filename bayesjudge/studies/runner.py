@@ -82,6 +82,8 @@ from bayesjudge.reporting.output import (
     claim_output_folder,
     end_with_parent,
     read_manifest,
+    write_csv,
+    write_file_atomically,
     write_manifest,
     write_text_atomically,
 )
@@ -1144,7 +1146,8 @@ def _run(
     result = _assemble(spec, done)
     if folder is not None:
         write_netcdf(result, folder / "results.nc")
-        write_text_atomically(folder / "summary.csv", summarize(result).to_csv(index=False))
+        summary = summarize(result)
+        write_file_atomically(folder / "summary.csv", lambda path: write_csv(summary, path))
         write_manifest(folder, kind="study")
     return result
 

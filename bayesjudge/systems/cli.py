@@ -18,6 +18,7 @@ from bayesjudge.cli.common import (
     add_fit_options,
     add_input_options,
     add_seed_option,
+    echo,
     emit_json,
     estimates_table,
     fmt,
@@ -26,6 +27,7 @@ from bayesjudge.cli.common import (
     probability,
     report_failures,
 )
+from bayesjudge.reporting.output import escape_terminal
 
 __all__ = ["register"]
 
@@ -124,10 +126,10 @@ def _print(args: argparse.Namespace, analysis: Any) -> None:
     mass = f"{100 * prob:g}%"
     if data.origin is not None:
         for line in data.origin.lines():
-            print(line)
+            echo(line)
     counts = data.system_counts()
     design = "paired (the systems answered the same items)" if analysis.paired else "unpaired"
-    print(
+    echo(
         f"{_source(args)}: {len(analysis.systems)} systems, {len(data.items)} items, "
         f"{int(counts.m1.sum() + counts.m0.sum())} gold-labelled answers; {design}; "
         f"model {analysis.model}"
@@ -141,22 +143,22 @@ def _print(args: argparse.Namespace, analysis: Any) -> None:
         if p_best >= CLEAR_BEST
         else f"No system is clearly best; the most likely is {best}, with P(best) = {p_best:.2f}"
     )
-    print(
+    echo(
         f"{lead} (true success rate {_percent(analysis.pi[best].mean)}, {mass} interval "
         f"{_percent(analysis.pi[best].eti.low)} to {_percent(analysis.pi[best].eti.high)})."
     )
-    print(f"Corrected ranking: {' > '.join(analysis.order)}")
-    print(f"Naive ranking (judge's pass rates): {' > '.join(analysis.naive_order)}")
+    echo(f"Corrected ranking: {' > '.join(analysis.order)}")
+    echo(f"Naive ranking (judge's pass rates): {' > '.join(analysis.naive_order)}")
     if analysis.reversals:
         for r in analysis.reversals:
-            print(
+            echo(
                 f"The correction reverses {r.a} > {r.b}: P({r.b} better than {r.a}) = {r.prob:.2f}."
             )
     else:
-        print("The correction reverses no pair of the naive ranking.")
+        echo("The correction reverses no pair of the naive ranking.")
     judge = analysis.judge
     if judge.shared:
-        print(
+        echo(
             f"Judge: one Se and Sp for every system (Se {judge.se.mean:.3f}, Sp "
             f"{judge.sp.mean:.3f}); gold labels of both classes for "
             f"{len(judge.calibrated)} system(s)"
@@ -166,44 +168,44 @@ def _print(args: argparse.Namespace, analysis: Any) -> None:
         assert judge.spread_se is not None
         assert judge.spread_sp is not None
         how = "pooled" if judge.pooled else "each with its own prior"
-        print(
+        echo(
             f"Judge: Se and Sp per system, {how} (spread between systems on the logit scale: "
             f"Se {judge.spread_se.mean:.2f}, Sp {judge.spread_sp.mean:.2f}). With one judge "
             f"for all, the ranking would be {' > '.join(judge.shared_order)}"
             + (" (different)." if judge.changes_ranking else " (the same).")
         )
-    print()
-    print(
+    echo()
+    echo(
         f"{'system':<16} {'pi':>8} {'low':>8} {'high':>8} {'P(best)':>8} {'rank':>6} "
         f"{'naive':>8} {'naive rank':>10} {'se':>7} {'sp':>7}"
     )
     for name in analysis.order:
         s = analysis.pi[name]
         se, sp = judge.by_system[name]
-        print(
-            f"{name:<16} {fmt(s.mean)} {fmt(s.eti.low)} {fmt(s.eti.high)} "
+        echo(
+            f"{escape_terminal(name):<16} {fmt(s.mean)} {fmt(s.eti.low)} {fmt(s.eti.high)} "
             f"{fmt(analysis.p_best[name], 8, 3)} {fmt(analysis.rank[name].mean, 6, 2)} "
             f"{fmt(analysis.naive_rate[name])} {analysis.naive_rank[name]:>10} "
             f"{fmt(se.mean, 7, 3)} {fmt(sp.mean, 7, 3)}"
         )
-    print()
-    print(f"{'b - a':<33} {'diff':>8} {'low':>8} {'high':>8} {'P(b > a)':>9}")
+    echo()
+    echo(f"{'b - a':<33} {'diff':>8} {'low':>8} {'high':>8} {'P(b > a)':>9}")
     for d in analysis.differences:
-        label = f"{d.b} - {d.a}"
-        print(
+        label = escape_terminal(f"{d.b} - {d.a}")
+        echo(
             f"{label:<33} {fmt(d.diff.mean)} {fmt(d.diff.eti.low)} {fmt(d.diff.eti.high)} "
             f"{fmt(d.p_b_better, 9, 3)}"
         )
-    print()
+    echo()
     rows = [
         _renamed(e, keys.get("system") or f"{keys['b']} - {keys['a']}")
         for keys, e in analysis.estimates
     ]
-    print("Frequentist baselines (each system's rate, then each difference b - a):")
-    print(estimates_table(rows, prob))
+    echo("Frequentist baselines (each system's rate, then each difference b - a):")
+    echo(estimates_table(rows, prob))
     verdict = "passed" if analysis.passed else "FAILED"
     retried = " after one retry" if len(analysis.attempts) > 1 else ""
-    print(
+    echo(
         f"diagnostics: {verdict}{retried}; seed {analysis.seed}; "
         f"priors {analysis.priors.describe()}"
     )
@@ -250,7 +252,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     else:
         _print(args, analysis)
         if args.out is not None:
-            print(f"report written to {args.out}")
+            echo(f"report written to {args.out}")
     failures = [] if analysis.diagnostics is None else analysis.diagnostics.failures
     return report_failures(analysis.passed, [c.describe() for c in failures]) or EXIT_OK
 

@@ -30,7 +30,7 @@ from bayesjudge.reporting.html import (
     table_html,
 )
 from bayesjudge.reporting.netcdf import write_posterior
-from bayesjudge.reporting.output import escape_markdown, output_folder
+from bayesjudge.reporting.output import escape_markdown, output_folder, write_csv
 from bayesjudge.reporting.summary import Headline, ReportSummary, footer_html, footer_markdown
 
 if TYPE_CHECKING:
@@ -355,10 +355,10 @@ def write_rank_report(
     title = f"bayesjudge rank: {source}"
     with output_folder(out, inputs=inputs, kind="report") as staging:
         write_posterior(posterior, staging / "posterior.nc")
-        analysis.to_frame().to_csv(staging / "systems.csv")
-        differences.to_csv(staging / "differences.csv", index=False)
-        baselines.to_csv(staging / "baselines.csv", index=False)
-        diag_frame.to_csv(staging / "diagnostics.csv", index=False)
+        write_csv(analysis.to_frame(), staging / "systems.csv", index=True)
+        write_csv(differences, staging / "differences.csv")
+        write_csv(baselines, staging / "baselines.csv")
+        write_csv(diag_frame, staging / "diagnostics.csv")
         reversal_html = table_html(reversals) if reversals is not None else "<p>No reversals.</p>"
         how = "partially pooled" if analysis.judge.pooled else "no pooling"
         judge_text = "shared" if analysis.judge.shared else f"per system ({how})"
