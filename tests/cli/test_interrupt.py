@@ -86,7 +86,13 @@ def _run_interrupted(argv: list[str], marker: re.Pattern[bytes]) -> tuple[int, b
 
 @pytest.mark.parametrize(
     ("command", "example"),
-    [("estimate", "judge"), ("rank", "systems"), ("panel", "panel")],
+    [
+        ("estimate", "judge"),
+        # the same sampler call as estimate; compiling their models takes 1.5 and 2.5 minutes
+        # on a loaded 2-core machine, so they run with the slow tests
+        pytest.param("rank", "systems", marks=pytest.mark.slow),
+        pytest.param("panel", "panel", marks=pytest.mark.slow),
+    ],
 )
 def test_ctrl_c_while_sampling_ends_with_130_and_leaves_the_old_report(
     tmp_path: Path, command: str, example: str
