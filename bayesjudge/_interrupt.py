@@ -9,7 +9,13 @@ a long command would run to its end after the user pressed Ctrl-C.
 :func:`catching_ctrl_c` (used by the command line) therefore also records each Ctrl-C, drops
 the "Exception ignored" report of a swallowed one, and long loops call
 :func:`check_interrupted` at their checkpoints (between study chunks), which raises the
-recorded interrupt again where it can propagate.
+recorded interrupt again where it can propagate. The samplers swallow a Ctrl-C too (nutpie and
+PyMC stop and return the draws made so far), so the sampler call raises it again
+(:mod:`bayesjudge.inference.sampling`) before any of those draws is used.
+
+:func:`interrupted_exit` is the command line's one way to end on a Ctrl-C: one line on stderr,
+exit code 130. This module imports only the standard library, so the entry point
+(:mod:`bayesjudge.__main__`) can use it before the slow imports of the command line.
 """
 
 from __future__ import annotations
@@ -22,7 +28,10 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
-__all__ = ["catching_ctrl_c", "check_interrupted"]
+__all__ = ["EXIT_INTERRUPTED", "catching_ctrl_c", "check_interrupted", "interrupted_exit"]
+
+#: Exit code of a command ended by Ctrl-C (128 + SIGINT, as a shell reports it).
+EXIT_INTERRUPTED = 130
 
 _seen = threading.Event()
 
@@ -31,6 +40,12 @@ def check_interrupted() -> None:
     """Raise ``KeyboardInterrupt`` if a Ctrl-C was recorded (and possibly swallowed)."""
     if _seen.is_set():
         raise KeyboardInterrupt
+
+
+def interrupted_exit() -> int:
+    """Say on stderr that the command was interrupted and return :data:`EXIT_INTERRUPTED`."""
+    print("bayesjudge: interrupted", file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 
 def _on_ctrl_c(signum: int, frame: FrameType | None) -> None:

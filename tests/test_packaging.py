@@ -142,7 +142,7 @@ def test_wheel_contents(wheel: Path) -> None:
     top_level = {name.split("/")[0] for name in names}
     assert top_level == {"bayesjudge", dist_info}, top_level
     assert not any(name.startswith(("models/", "tests/", "docs/")) for name in names)
-    assert "bayesjudge = bayesjudge.cli.app:main" in entry_points
+    assert "bayesjudge = bayesjudge.__main__:main" in entry_points
     # every subpackage of the source tree is in the wheel
     source = {
         str(p.parent.relative_to(REPO)).replace("models", "bayesjudge/models", 1)

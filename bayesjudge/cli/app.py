@@ -19,10 +19,9 @@ import sys
 import warnings
 from collections.abc import Callable, Sequence
 
-from bayesjudge._interrupt import catching_ctrl_c
+from bayesjudge._interrupt import catching_ctrl_c, interrupted_exit
 from bayesjudge.cli.common import (
     EXIT_BAD_INPUT,
-    EXIT_INTERRUPTED,
     EXIT_OK,
     Parser,
     UserError,
@@ -139,11 +138,11 @@ def _os_error(exc: OSError) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit code."""
-    from bayesjudge.inference.provenance import recording_command
-
     arguments = list(sys.argv[1:] if argv is None else argv)
     args: argparse.Namespace | None = None
     try:
+        from bayesjudge.inference.provenance import recording_command
+
         args = build_parser().parse_args(arguments)
         handler: Callable[[argparse.Namespace], int] = args.handler
         with (
@@ -162,8 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (DataError, UserError) as exc:
         return _error(args, str(exc))
     except KeyboardInterrupt:
-        print("bayesjudge: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return interrupted_exit()
     except OSError as exc:
         if isinstance(exc, BrokenPipeError) and _stdout_closed():
             return _quiet_broken_pipe()

@@ -22,6 +22,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NoReturn, TextIO
 
+from bayesjudge._interrupt import EXIT_INTERRUPTED
 from bayesjudge.reporting.output import escape_terminal
 from bayesjudge.validation import DEFAULT_SEED, MAX_CHAINS, MAX_DRAWS
 
@@ -57,7 +58,6 @@ __all__ = [
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 EXIT_DIAGNOSTICS = 3
-EXIT_INTERRUPTED = 130
 
 #: What an output option names: a report folder (replaced as a whole), a study folder (filled
 #: and resumed) or a folder that receives files beside others (``study --figures``).

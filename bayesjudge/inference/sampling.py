@@ -25,6 +25,7 @@ from typing import Any, Literal, cast, get_args
 import numpy as np
 import xarray as xr
 
+from bayesjudge._interrupt import check_interrupted
 from bayesjudge.inference.cache import ModelCache
 
 __all__ = [
@@ -144,7 +145,8 @@ def _nutpie_sample(
 
     Returns nutpie's raw trace, or with ``as_tree`` the ``posterior`` and ``sample_stats``
     DataTree nutpie's own conversion would give (:func:`~._nutpie_tree.tree_from_raw`, built
-    directly from the arrays: about ten times faster for the small models here).
+    directly from the arrays: about ten times faster for the small models here). A Ctrl-C
+    while it samples raises ``KeyboardInterrupt`` (:func:`_wait`), never a partial trace.
     """
     import dataclasses
 
@@ -163,10 +165,6 @@ def _nutpie_sample(
             initial_point_func=_start_function(start, list(names), list(slices), compiled.n_dim),
         )
     # nuts-rs needs at least one tuning step; warm-up draws are never kept
-    if not as_tree:
-        return nutpie.sample(compiled, tune=max(tune, 1), save_warmup=False, **options)
-    from bayesjudge.inference._nutpie_tree import tree_from_raw
-
     background = nutpie.sample(
         compiled,
         tune=max(tune, 1),
@@ -175,13 +173,11 @@ def _nutpie_sample(
         blocking=False,
         **options,
     )
-    try:  # what nutpie.sample does when blocking
-        raw = background.wait()
-    except KeyboardInterrupt:
-        raw = background.abort()
-    except BaseException:
-        background.cancel()
-        raise
+    raw = _wait(background)
+    if not as_tree:
+        return raw
+    from bayesjudge.inference._nutpie_tree import tree_from_raw
+
     return tree_from_raw(
         raw,
         coords=compiled.coords,
@@ -190,6 +186,23 @@ def _nutpie_sample(
         nutpie_version=nutpie.__version__,
         reparameterized=compiled.reparameterized_names or (),
     )
+
+
+def _wait(background: Any) -> Any:
+    """Wait for nutpie's background sampler and return its trace; a Ctrl-C stops it and ends here.
+
+    ``nutpie.sample`` catches ``KeyboardInterrupt`` and returns the draws made so far, the rest
+    left NaN; those must never reach the checks or the posterior predictive draws. So the
+    sampler is stopped, its draws discarded and the interrupt raised again, as it is when the
+    Ctrl-C was recorded while the sampler ran (:func:`~bayesjudge._interrupt.check_interrupted`).
+    """
+    try:
+        raw = background.wait()
+    except BaseException:  # KeyboardInterrupt included: nothing of an interrupted run is kept
+        background.cancel()
+        raise
+    check_interrupted()
+    return raw
 
 
 def _pymc_initvals(
@@ -279,6 +292,14 @@ def sample_nuts(
     -------
     DataTree
         Groups ``posterior`` and ``sample_stats`` (with ``diverging``).
+
+    Raises
+    ------
+    KeyboardInterrupt
+        On a Ctrl-C while sampling (nutpie and PyMC would return the draws made so far): no
+        partial posterior ever reaches the checks. With PyMC's own sampler only when the
+        Ctrl-C was recorded (:func:`bayesjudge._interrupt.catching_ctrl_c`, as under the
+        command line).
     """
     if sampler == "nutpie":
         tree = _nutpie_sample(
@@ -319,6 +340,8 @@ def sample_nuts(
             if start is not None
             else ("jitter+adapt_full" if full else "jitter+adapt_diag"),
         )
+    # PyMC, too, returns the draws made before a Ctrl-C; under the command line it was recorded
+    check_interrupted()
     return xr.DataTree.from_dict(
         {
             "posterior": trace["posterior"].to_dataset(),
@@ -405,6 +428,8 @@ def sample_nuts_draws(
     ------
     KeyError
         If a name in ``var_names`` is not a variable of the model.
+    KeyboardInterrupt
+        On a Ctrl-C while sampling, as in :func:`sample_nuts`.
     """
     names = list(var_names)
     if sampler != "nutpie":
@@ -442,7 +467,6 @@ def sample_nuts_draws(
         progress_bar=False,
         target_accept=target_accept,
         cores=cores,
-        return_raw_trace=True,
     )
     draw_batches, stat_batches = raw.get_arrow_trace()
     available = set(draw_batches[0].schema.names)

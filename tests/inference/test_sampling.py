@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
+
 import numpy as np
 import pytest
 
+from bayesjudge._interrupt import catching_ctrl_c
 from bayesjudge.inference import sampling
 from bayesjudge.inference.cache import CacheInfo, ModelCache
 from bayesjudge.inference.sampling import resolve_sampler
@@ -273,3 +277,115 @@ def test_pymc_start_back_transforms_interval_and_zero_sum_variables():
     assert abs(values["rate"] - 3.0) <= 2.0 * JITTER / 4  # 2 + 2 * logistic(0 +- jitter)
     assert values["offset"].shape == (3,)
     assert values["offset"].sum() == pytest.approx(0.0, abs=1e-12)
+
+
+class _FakeCache:
+    """A model cache whose compiled model is never sampled (nutpie is faked in these tests)."""
+
+    def compiled(self, key, build, replaced):
+        return object()
+
+
+class _Background:
+    """nutpie's background sampler: ``wait`` runs ``during`` (the Ctrl-C), then returns a trace."""
+
+    def __init__(self, during):
+        self.during, self.cancelled, self.aborted = during, False, False
+
+    def wait(self):
+        self.during()
+        return "partial trace"  # what nutpie.sample would return after a swallowed Ctrl-C
+
+    def abort(self):
+        self.aborted = True
+        return "partial trace"
+
+    def cancel(self):
+        self.cancelled = True
+
+
+def _ctrl_c():
+    signal.raise_signal(signal.SIGINT)
+
+
+class _Swallowing:
+    """A finaliser that gets the Ctrl-C: there Python prints and drops ``KeyboardInterrupt``."""
+
+    def __del__(self):
+        signal.raise_signal(signal.SIGINT)
+
+
+def _swallowed_ctrl_c():
+    _Swallowing()
+
+
+@pytest.fixture
+def ctrl_c_reaches_python():
+    """Python's own Ctrl-C handler, even when the test runner was started with SIGINT ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+NUTS = {"draws": 10, "tune": 10, "chains": 2, "seed": 5, "target_accept": 0.8}
+
+
+@pytest.mark.usefixtures("ctrl_c_reaches_python")
+@pytest.mark.parametrize("during", [_ctrl_c, _swallowed_ctrl_c], ids=["raised", "swallowed"])
+@pytest.mark.parametrize("function", ["sample_nuts", "sample_nuts_draws"])
+def test_an_interrupted_nutpie_run_raises_and_never_returns_its_draws(
+    monkeypatch, during, function
+):
+    """nutpie returns the draws made before a Ctrl-C (the rest NaN); the sampler call raises."""
+    nutpie = pytest.importorskip("nutpie")
+    backgrounds = []
+
+    def fake_sample(compiled, *, blocking=True, **options):
+        assert blocking is False  # the wait is ours, not nutpie's (which catches the Ctrl-C)
+        backgrounds.append(_Background(during))
+        return backgrounds[-1]
+
+    monkeypatch.setattr(nutpie, "sample", fake_sample)
+    args = (_FakeCache(), "m", lambda: None, {})
+    call = {
+        "sample_nuts": lambda: sampling.sample_nuts(
+            *args, **NUTS, progressbar=False, sampler="nutpie"
+        ),
+        "sample_nuts_draws": lambda: sampling.sample_nuts_draws(
+            *args, ["a"], **NUTS, sampler="nutpie"
+        ),
+    }[function]
+    with pytest.raises(KeyboardInterrupt), catching_ctrl_c():
+        call()
+    (background,) = backgrounds
+    assert not background.aborted  # the partial trace is never taken
+    # a Ctrl-C raised in the wait stops the sampler; one swallowed elsewhere came after it
+    assert background.cancelled == (during is _ctrl_c)
+
+
+@pytest.mark.usefixtures("ctrl_c_reaches_python")
+def test_a_ctrl_c_pymc_swallowed_is_raised_after_sampling(monkeypatch):
+    """PyMC's NUTS, like nutpie, stops on a Ctrl-C and returns a shorter trace."""
+    import pymc as pm
+
+    class Cache:
+        def model(self, key, build):
+            return pm.Model()
+
+    def fake_sample(**options):
+        with contextlib.suppress(KeyboardInterrupt):  # as pymc.sampling.mcmc does
+            _ctrl_c()
+        return {}  # never read: the sampler call raises first
+
+    monkeypatch.setattr(pm, "sample", fake_sample)
+    with pytest.raises(KeyboardInterrupt), catching_ctrl_c():
+        sampling.sample_nuts(
+            Cache(), "m", lambda: None, {}, **NUTS, progressbar=False, sampler="pymc"
+        )
+    # without the command line's recording, PyMC's own behaviour stands: its trace is used
+    with pytest.raises(KeyError, match="posterior"):
+        sampling.sample_nuts(
+            Cache(), "m", lambda: None, {}, **NUTS, progressbar=False, sampler="pymc"
+        )
