@@ -28,6 +28,13 @@ entry or none; two processes that miss at once both compile and write the same c
 entry that cannot be read is compiled afresh; a folder that cannot be written is skipped with
 one warning.
 
+**Contained.** The compiled form rests on private names of numba and nutpie. It is used only
+with the versions it was tested with (:data:`TESTED_VERSIONS`; the ``fast`` extra pins them
+too), and any exception while it loads or compiles (a private name gone, a changed signature)
+falls back to nutpie's public ``nutpie.compile_pymc_model``, which samples the same model with
+the same log density and starting points; only the cold start is slower. The fallbacks are
+counted (:attr:`CacheInfo.fallbacks`) and reported once per process as a warning.
+
 Where it lives: ``$BAYESJUDGE_CACHE_DIR`` when set (``off`` turns the disk cache off), else
 ``$XDG_CACHE_HOME/bayesjudge``, else ``~/.cache/bayesjudge``. Clear it with
 :func:`clear_disk_cache` or by deleting the folder.
@@ -55,6 +62,7 @@ import numpy as np
 
 __all__ = [
     "CACHE_DIR_VARIABLE",
+    "TESTED_VERSIONS",
     "CacheInfo",
     "ModelCache",
     "canonical_key",
@@ -64,7 +72,12 @@ __all__ = [
     "environment_fingerprint",
     "model_cache",
     "model_cache_info",
+    "untested_versions",
 ]
+
+#: The numba and nutpie releases (major.minor) whose private names the compiled form was
+#: tested with; with any other, models are compiled by ``nutpie.compile_pymc_model`` alone.
+TESTED_VERSIONS: dict[str, tuple[str, ...]] = {"numba": ("0.68",), "nutpie": ("0.16",)}
 
 #: Environment variable naming the folder of the on-disk cache (``off`` turns it off).
 CACHE_DIR_VARIABLE = "BAYESJUDGE_CACHE_DIR"
@@ -92,6 +105,9 @@ class CacheInfo:
         Models currently held.
     loads : int
         Compiled models loaded from the on-disk cache (no build, no compilation).
+    fallbacks : int
+        Models compiled by ``nutpie.compile_pymc_model`` because the compiled form could not
+        be used (untested numba or nutpie release, or an error in its private path).
     """
 
     builds: int
@@ -99,6 +115,7 @@ class CacheInfo:
     hits: int
     size: int
     loads: int = 0
+    fallbacks: int = 0
 
 
 @dataclass(slots=True)
@@ -120,7 +137,7 @@ class ModelCache:
     --------
     >>> cache = ModelCache(maxsize=2)
     >>> cache.info()
-    CacheInfo(builds=0, compiles=0, hits=0, size=0, loads=0)
+    CacheInfo(builds=0, compiles=0, hits=0, size=0, loads=0, fallbacks=0)
     """
 
     def __init__(self, maxsize: int) -> None:
@@ -130,6 +147,7 @@ class ModelCache:
         self._compiles = 0
         self._hits = 0
         self._loads = 0
+        self._fallbacks = 0
 
     def _entry(self, key: Hashable, build: Callable[[], Any]) -> _Entry:
         entry = self._entries.get(key)
@@ -174,6 +192,32 @@ class ModelCache:
         return entry.compiled
 
     def _load_or_compile(self, key: Hashable, entry: _Entry, replaced: frozenset[str]) -> Any:
+        untested = untested_versions()
+        if untested:
+            return self._public_compile(entry, f"untested {untested}")
+        try:
+            return self._accelerated(key, entry, replaced)
+        except Exception as exc:  # a private name of numba or nutpie that changed
+            return self._public_compile(entry, f"{type(exc).__name__}: {exc}")
+
+    def _public_compile(self, entry: _Entry, reason: str) -> Any:
+        """Compile through nutpie's public function; say why once per process."""
+        import nutpie
+
+        compiled = nutpie.compile_pymc_model(self._built(entry))
+        self._compiles += 1
+        self._fallbacks += 1
+        if reason not in _WARNED:
+            _WARNED.add(reason)
+            warnings.warn(
+                f"the model cache compiles through nutpie.compile_pymc_model ({reason}): the "
+                "results are the same, only the first fit in each process is slower",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        return compiled
+
+    def _accelerated(self, key: Hashable, entry: _Entry, replaced: frozenset[str]) -> Any:
         root = disk_cache_folder()
         folder = _entry_folder(root, key) if root is not None else None
         if folder is not None:
@@ -194,10 +238,37 @@ class ModelCache:
 
     def info(self) -> CacheInfo:
         """Return the counters: builds, nutpie compiles, hits, current size and disk loads."""
-        return CacheInfo(self._builds, self._compiles, self._hits, len(self._entries), self._loads)
+        return CacheInfo(
+            self._builds,
+            self._compiles,
+            self._hits,
+            len(self._entries),
+            self._loads,
+            self._fallbacks,
+        )
 
 
 # --------------------------------------------------------------------------- the disk cache
+def untested_versions() -> dict[str, str]:
+    """Return the installed numba and nutpie releases the compiled form was not tested with.
+
+    Examples
+    --------
+    >>> untested_versions()  # the releases of the test environment
+    {}
+    """
+    found = {}
+    for name, tested in TESTED_VERSIONS.items():
+        try:
+            version = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = "not installed"
+            continue
+        if ".".join(version.split(".")[:2]) not in tested:
+            found[name] = version
+    return found
+
+
 def disk_cache_folder(environ: Mapping[str, str] | None = None) -> Path | None:
     """Return the folder of the on-disk model cache, or None when it is turned off.
 
@@ -432,7 +503,7 @@ def model_cache_info() -> CacheInfo:
     --------
     >>> clear_model_cache()
     >>> model_cache_info()
-    CacheInfo(builds=0, compiles=0, hits=0, size=0, loads=0)
+    CacheInfo(builds=0, compiles=0, hits=0, size=0, loads=0, fallbacks=0)
     """
     return _CACHE.info()
 

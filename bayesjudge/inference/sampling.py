@@ -178,11 +178,13 @@ def _nutpie_sample(
         return raw
     from bayesjudge.inference._nutpie_tree import tree_from_raw
 
+    # the settings nutpie records in sample_stats.attrs (and which statistics it keeps); a
+    # private attribute, so a nutpie without it gives the defaults' statistics and no record
+    settings: Any = getattr(background, "_settings", None)
     return tree_from_raw(
         raw,
         coords=compiled.coords,
-        # the settings nutpie records in sample_stats.attrs (and which statistics it keeps)
-        settings=background._settings.as_dict(),
+        settings=settings.as_dict() if settings is not None else {},
         nutpie_version=nutpie.__version__,
         reparameterized=compiled.reparameterized_names or (),
     )

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from bayesjudge.inference import cache as cache_module
+from bayesjudge.inference import compile as compile_module
 from bayesjudge.inference.cache import (
     CacheInfo,
     ModelCache,
@@ -28,6 +29,7 @@ from bayesjudge.inference.cache import (
     clear_disk_cache,
     disk_cache_folder,
 )
+from bayesjudge.inference.compile import CachedCompiledModel
 from bayesjudge.prevalence.data import JudgeCounts
 from bayesjudge.priors import Beta, PrevalencePriors
 
@@ -426,3 +428,42 @@ def test_fingerprint_covers_sources_versions_and_settings():
     assert set(fingerprint["versions"]) >= {"bayesjudge", "pymc", "pytensor", "nutpie", "numba"}
     assert len(fingerprint["sources"]) == 64
     assert fingerprint["python"] == sys.version
+
+
+# --------------------------------------------------------------------------- contained
+@pytest.mark.parametrize("broken", ["private-name", "untested-version"])
+def test_a_broken_private_path_falls_back_to_nutpie_with_the_same_draws(
+    filled, monkeypatch, broken
+):
+    """The compiled form is an accelerator only: without it the fit is nutpie's own, the same."""
+    _, cache = filled
+    ours = cache.compiled(KEY, _build, DATA_NAMES).with_data(**OTHER)
+    expected = nutpie.sample(ours, seed=4, **SAMPLE).posterior["pi"].values
+    monkeypatch.setenv("BAYESJUDGE_CACHE_DIR", "off")
+    monkeypatch.setattr(cache_module, "_WARNED", set())
+    if broken == "private-name":
+        # what a numba release without a private name our callbacks use would raise (nutpie's
+        # own compilation uses numba's public cfunc, so the name cannot simply be deleted here)
+        def gone(*args: object, **kwargs: object) -> None:
+            raise AttributeError("type object 'CPUCodeLibrary' has no attribute '_final_module'")
+
+        monkeypatch.setattr(compile_module, "_own_copies", gone)
+        reason = "AttributeError: type object 'CPUCodeLibrary' has no attribute '_final_module'"
+    else:
+        monkeypatch.setitem(cache_module.TESTED_VERSIONS, "nutpie", ("0.0",))
+        reason = r"untested \{'nutpie': '0\.16\.\d+'\}"
+    fresh = ModelCache(maxsize=1)
+    with pytest.warns(
+        RuntimeWarning, match=f"compiles through nutpie.compile_pymc_model \\({reason}"
+    ):
+        compiled = fresh.compiled(KEY, _build, DATA_NAMES)
+    assert not isinstance(compiled, CachedCompiledModel)
+    assert fresh.info() == CacheInfo(builds=1, compiles=1, hits=0, size=1, loads=0, fallbacks=1)
+    drawn = nutpie.sample(compiled.with_data(**OTHER), seed=4, **SAMPLE).posterior["pi"].values
+    np.testing.assert_array_equal(drawn, expected)
+
+
+def test_the_tested_versions_are_installed_here():
+    # the suite checks the compiled form only where it is in use; a new numba or nutpie release
+    # must be tested (and TESTED_VERSIONS and the fast extra's pins moved) before it is
+    assert cache_module.untested_versions() == {}
