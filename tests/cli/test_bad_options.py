@@ -1,0 +1,95 @@
+"""Bad options at the command line (issue 31, round two): each one exits 2 with one line naming
+the option, never a traceback, and following the message's suggestion gets further.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bayesjudge.cli.app import main
+from bayesjudge.cli.common import EXIT_BAD_INPUT, EXIT_OK
+from bayesjudge.examples import example_file
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# --------------------------------------------------------------------------- --positive/--negative
+@pytest.mark.parametrize("negative", ["1", " 1 ", "PASS"])
+def test_a_value_both_positive_and_negative_is_refused(
+    negative: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write(tmp_path / "a.csv", "label,verdict\n1,1\n0,0\n1,1\n,1\n,0\n")
+    positive = "pass" if negative == "PASS" else "1"
+    code, _, err = run(capsys, "baselines", data, "--positive", positive, "--negative", negative)
+    assert code == EXIT_BAD_INPUT
+    assert "--positive and --negative both hold" in err
+    assert "give it to one of them" in err
+    assert "Traceback" not in err
+    # following the suggestion: the value in one of them only
+    code, out, err = run(capsys, "baselines", data, "--positive", positive)
+    assert code == EXIT_OK, err
+    assert "3 labelled, 2 unlabelled items" in out
+
+
+# --------------------------------------------------------------------------- allocate --p-hat
+@pytest.mark.parametrize("p_hat", ["0", "1", "-0.1", "1.5"])
+def test_allocate_refuses_a_p_hat_outside_the_open_unit_interval(
+    p_hat: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["allocate", "--budget", "100", "--pilot-q0", "0.9", "--pilot-q1", "0.9"]
+    argv += ["--pilot-size", "20"]
+    with pytest.raises(SystemExit) as exit_:
+        main([*argv, "--p-hat", p_hat])
+    assert exit_.value.code == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert f"argument --p-hat: must be a number in (0, 1); got '{p_hat}'" in err
+    code, out, err = run(capsys, *argv, "--p-hat", "0.5")
+    assert code == EXIT_OK, err
+    assert "ratio m0 / m1" in out
+    assert "inf" not in out
+
+
+# --------------------------------------------------------------------------- repeated --prior
+_PRIOR_COMMANDS: dict[str, tuple[list[str], str]] = {
+    "estimate": (["estimate", example_file("judge"), "--method", "exact"], "se"),
+    "report": (["report", "--out", "{tmp}/report"], "pi"),
+    "plan": (["plan", "--target-width", "0.2", "--max-labels", "4", "--draws", "2"], "sp"),
+    "gate": (["gate", example_file("gate")], "omega"),
+    "channel": (["channel", example_file("channel")], "rate"),
+    "panel": (["panel", example_file("panel")], "loading"),
+    "rank": (["rank", example_file("systems")], "ability"),
+}
+
+
+@pytest.mark.parametrize("command", sorted(_PRIOR_COMMANDS))
+def test_a_prior_given_twice_is_refused(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv, name = _PRIOR_COMMANDS[command]
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    spec = "normal:0,1" if command == "rank" else "beta:2,2"
+    code, out, err = run(capsys, *argv, "--prior", f"{name}={spec}", "--prior", f"{name}={spec}")
+    assert code == EXIT_BAD_INPUT
+    assert (
+        f"--prior: prior '{name}' is given twice ({spec} and {spec}); give each prior once" in err
+    )
+    assert out == ""
+    assert not (tmp_path / "report").exists()
+
+
+def test_a_prior_given_once_gets_further(capsys: pytest.CaptureFixture[str]) -> None:
+    argv, _ = _PRIOR_COMMANDS["estimate"]
+    code, out, err = run(capsys, *argv, "--prior", "pi=beta:1,1", "--prior", "se=beta:2,2")
+    assert code == EXIT_OK, err
+    assert "priors pi ~ Beta(1, 1), se ~ Beta(2, 2)," in out
