@@ -25,6 +25,7 @@ from typing import Any, Literal, cast, get_args
 import numpy as np
 import xarray as xr
 
+from bayesjudge.errors import MissingDependencyError
 from bayesjudge.inference.cache import ModelCache
 
 __all__ = [
@@ -77,7 +78,7 @@ def resolve_sampler(sampler: str) -> tuple[Literal["nutpie", "pymc"], str]:
     ------
     ValueError
         If ``sampler`` is not one of ``"auto"``, ``"nutpie"``, ``"pymc"``.
-    ImportError
+    MissingDependencyError
         If ``"nutpie"`` is asked for and not installed.
     """
     if sampler not in _SAMPLERS:
@@ -87,7 +88,7 @@ def resolve_sampler(sampler: str) -> tuple[Literal["nutpie", "pymc"], str]:
     if nutpie_installed():
         return "nutpie", "nutpie NUTS"
     if sampler == "nutpie":
-        raise ImportError(
+        raise MissingDependencyError(
             "sampler='nutpie' needs nutpie, which is not installed; install it with "
             "`pip install bayesjudge[fast]` or pass sampler='pymc'"
         )

@@ -26,7 +26,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
-from bayesjudge.errors import DataError
+from bayesjudge.errors import DataError, MissingDependencyError
 from bayesjudge.io.mapping import (
     MISSING,
     NEGATIVE,
@@ -995,7 +995,7 @@ def judge_counts_on_cluster(
 
     Raises
     ------
-    ImportError
+    MissingDependencyError
         If dask.distributed is not installed (``pip install 'bayesjudge[studies]'``).
     DataError
         Listing every problem of every file.
@@ -1003,7 +1003,7 @@ def judge_counts_on_cluster(
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise ImportError(
+        raise MissingDependencyError(
             "reducing files on a Dask cluster needs dask.distributed, which is not installed; "
             "install it with `pip install 'bayesjudge[studies]'`"
         ) from None

@@ -4,6 +4,7 @@ the option, never a traceback, and following the message's suggestion gets furth
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,67 @@ def test_a_prior_given_once_gets_further(capsys: pytest.CaptureFixture[str]) -> 
     code, out, err = run(capsys, *argv, "--prior", "pi=beta:1,1", "--prior", "se=beta:2,2")
     assert code == EXIT_OK, err
     assert "priors pi ~ Beta(1, 1), se ~ Beta(2, 2)," in out
+
+
+# --------------------------------------------------------------------------- optional dependencies
+def _judge_folder(folder: Path) -> Path:
+    folder.mkdir()
+    write(folder / "a.csv", "label,verdict\n1,1\n0,0\n1,1\n0,1\n,1\n,0\n")
+    write(folder / "b.csv", "label,verdict\n1,1\n0,0\n,1\n")
+    return folder
+
+
+@pytest.mark.parametrize("command", ["baselines", "estimate"])
+def test_scheduler_without_dask_is_a_message_with_the_install_command(
+    command: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    folder = _judge_folder(tmp_path / "parts")
+    argv = [command, folder, "--n-boot", "50"] + (
+        ["--method", "exact"] if command == "estimate" else []
+    )
+    with monkeypatch.context() as patch:  # dask.distributed not installed
+        patch.setitem(sys.modules, "distributed", None)
+        patch.setitem(sys.modules, "dask.distributed", None)
+        code, out, err = run(capsys, *argv, "--scheduler", "tcp://127.0.0.1:1")
+    assert code == EXIT_BAD_INPUT
+    assert err.startswith(f"bayesjudge {command}: error: reducing files on a Dask cluster needs")
+    assert "pip install 'bayesjudge[studies]'" in err
+    assert "Traceback" not in err
+    assert out == ""
+    # installed (as in this test environment), the same command reduces the files on the cluster
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None
+    ) as cluster:
+        code, out, err = run(capsys, *argv, "--scheduler", cluster.scheduler_address)
+    assert code == EXIT_OK, err
+    assert "6 labelled, 3 unlabelled items" in out
+
+
+@pytest.mark.parametrize("command", ["estimate", "gate"])
+def test_an_inspect_log_without_inspect_ai_is_a_message_with_the_install_command(
+    command: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    log = write(tmp_path / "run.json", "{}")
+    labels = write(tmp_path / "labels.csv", "item,label\na,1\n")
+    argv = [command, log, "--format", "inspect", "--labels", labels]
+    with monkeypatch.context() as patch:  # inspect_ai not installed
+        patch.setitem(sys.modules, "inspect_ai.log", None)
+        code, out, err = run(capsys, *argv)
+    assert code == EXIT_BAD_INPUT
+    assert err.startswith(f"bayesjudge {command}: error: reading Inspect AI logs needs")
+    assert "pip install 'bayesjudge[logs]'" in err
+    assert "Traceback" not in err
+    assert out == ""
+    # installed, Inspect itself reads the file, and the next message is about the file
+    pytest.importorskip("inspect_ai")
+    code, out, err = run(capsys, *argv)
+    assert code == EXIT_BAD_INPUT
+    assert "run.json" in err
+    assert "inspect_ai" not in err

@@ -6,7 +6,7 @@ import math
 import os
 from typing import Any, Literal, get_args
 
-from bayesjudge.errors import DataError
+from bayesjudge.errors import DataError, MissingDependencyError
 from bayesjudge.io.logs._evallog import (
     NAN,
     EvalLog,
@@ -83,7 +83,7 @@ def read_inspect_log(
 
     Raises
     ------
-    ImportError
+    MissingDependencyError
         If inspect_ai is not installed.
     DataError
         If Inspect cannot read the file (truncated, corrupt, not a log), the log holds no
@@ -104,7 +104,7 @@ def read_inspect_log(
     try:
         from inspect_ai.log import read_eval_log as inspect_read_eval_log
     except ImportError as exc:
-        raise ImportError(_INSTALL) from exc
+        raise MissingDependencyError(_INSTALL) from exc
     name = os.fspath(path)
     if not os.path.exists(name):
         raise FileNotFoundError(f"no such file: {name!r}")
