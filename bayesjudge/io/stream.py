@@ -709,8 +709,12 @@ def _combine(partials: Sequence[_JudgePartial], *, label: str, options: _Options
 def _check_join(
     partials: Sequence[_JudgePartial], label_ids: tuple[str, ...], problems: Problems
 ) -> None:
-    """Refuse label ids absent from the results, or matching several result rows."""
-    from bayesjudge.io.labels import near_misses
+    """Refuse label ids matching several result rows; absent ones follow the one rule.
+
+    Label ids absent from the results are warned of, or refused, by
+    :func:`~bayesjudge.io.labels.report_absent_ids`, as in the in-memory join.
+    """
+    from bayesjudge.io.labels import report_absent_ids
 
     seen = np.sum([p.seen for p in partials if p.seen is not None], axis=0)
     ids = np.asarray(label_ids, dtype=object)
@@ -723,21 +727,14 @@ def _check_join(
             "epochs='first', 'majority', 'any' or 'all' (JudgeData.from_frame(..., epochs=...), "
             "on the command line --epochs), which reads the data in memory"
         )
-    absent = np.flatnonzero(seen == 0)
-    if absent.size:
-        message = (
-            f"{absent.size} of {ids.size} label id(s) are not among the results' ids: "
-            + _ids_shown(ids[absent].tolist())
-        )
-        sample = [i for p in partials for i in (p.sample_ids or [])]
-        near = near_misses(pd.Series(ids[absent]), pd.Series(sample, dtype=object))
-        if near:
-            message += (
-                f"; some match a result id once case, spaces and leading zeros are ignored "
-                f"(e.g. label id {near[1]!r} vs result id {near[2]!r}): ids are compared "
-                "exactly, as text, so make them agree in one of the files"
-            )
-        problems.add(message)
+    sample = [i for p in partials for i in (p.sample_ids or [])]
+    report_absent_ids(
+        ids[seen == 0].tolist(),
+        labelled=ids.size,
+        results=pd.Series(sample, dtype=object),
+        problems=problems,
+        every_result=False,
+    )
 
 
 def _six(cells: np.ndarray) -> list[int]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bayesjudge.cli.app import main
@@ -158,3 +159,107 @@ def test_an_inspect_log_without_inspect_ai_is_a_message_with_the_install_command
     assert code == EXIT_BAD_INPUT
     assert "run.json" in err
     assert "inspect_ai" not in err
+
+
+# --------------------------------------------------------------------------- label ids absent
+# One rule in every command that takes --labels (bayesjudge.io.labels.report_absent_ids): label
+# ids not among the results' ids are warned of and go unused; none among them is an error.
+RESULTS = "id,name,verdict\n1,a,1\n2,b,0\n3,c,1\n4,d,0\n5,e,1\n6,f,0\n"
+GATE_RULINGS = "id,name,ruling,verdict\n" + "".join(
+    f"{i},{n},{r},{v}\n"
+    for i, n, v in zip(range(1, 7), "abcdef", "101010", strict=True)
+    for r in (1, 2)
+)
+LABELS = "item,label\na,1\nb,0\nc,1\nd,0\nzz,1\n"
+ABSENT = (
+    "labels: 1 of 5 label id(s) are not among the results' ids: 'zz'; their labels are not used"
+)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [[], ["--epochs", "first"]],
+    ids=["streamed", "in memory"],
+)
+@pytest.mark.parametrize("command", ["estimate", "baselines"])
+def test_label_ids_not_among_the_results_are_warned_of(
+    command: str, extra: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write(tmp_path / "results.csv", RESULTS)
+    labels = write(tmp_path / "labels.csv", LABELS)
+    argv = [command, data, "--labels", labels, "--map", "item=name", *extra, "--n-boot", "50"]
+    code, out, err = run(capsys, *argv, *(["--method", "exact"] if command == "estimate" else []))
+    assert code == EXIT_OK, err
+    assert "4 labelled, 2 unlabelled items" in out
+    assert err == f"bayesjudge {command}: warning: {ABSENT}\n"
+
+
+def test_gate_warns_of_the_same_label_ids(tmp_path: Path) -> None:
+    from bayesjudge.cli.app import build_parser
+    from bayesjudge.gates.cli import _load
+
+    data = write(tmp_path / "rulings.csv", GATE_RULINGS)
+    labels = write(tmp_path / "labels.csv", LABELS)
+    args = build_parser().parse_args(
+        ["gate", str(data), "--labels", str(labels), "--map", "item=name"]
+    )
+    with pytest.warns(UserWarning, match=ABSENT.replace("(", r"\(").replace(")", r"\)")):
+        rulings, _ = _load(args)
+    assert rulings.items.tolist() == list("abcdef")
+    assert rulings.label.tolist()[:4] == [1, 0, 1, 0]
+    assert np.isnan(rulings.label[4:]).all()
+
+
+@pytest.mark.parametrize(
+    ("command", "data", "extra"),
+    [
+        ("estimate", RESULTS, ["--method", "exact"]),
+        ("estimate", RESULTS, ["--method", "exact", "--epochs", "first"]),
+        ("gate", GATE_RULINGS, []),
+    ],
+)
+def test_no_label_id_among_the_results_is_an_error(
+    command: str, data: str, extra: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path / "results.csv", data)
+    labels = write(tmp_path / "labels.csv", LABELS)
+    code, out, err = run(capsys, command, path, "--labels", labels, "--map", "item=id", *extra)
+    assert code == EXIT_BAD_INPUT
+    assert "5 of 5 label id(s) are not among the results' ids: 'a', 'b', 'c', 'd', 'zz'" in err
+    assert "no label id is among the results' ids" in err
+    assert "--map item=COLUMN" in err
+    assert out == ""
+    # following the message: the column that holds the labels' ids is read as the item
+    if command == "gate":
+        from bayesjudge.cli.app import build_parser
+        from bayesjudge.gates.cli import _load
+
+        args = build_parser().parse_args(
+            [command, str(path), "--labels", str(labels), "--map", "item=name"]
+        )
+        with pytest.warns(UserWarning, match="1 of 5 label id"):
+            rulings, _ = _load(args)
+        assert rulings.items.size == 6
+    else:
+        code, out, err = run(capsys, command, path, "--labels", labels, "--map", "item=name",
+                             *extra)  # fmt: skip
+        assert code == EXIT_OK, err
+        assert "4 labelled, 2 unlabelled items" in out
+
+
+def test_label_ids_spelled_differently_are_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write(tmp_path / "results.csv", "id,verdict\n007,1\n008,0\n009,1\n")
+    labels = write(tmp_path / "labels.csv", "item,label\n007,1\n8,0\n")
+    code, _, err = run(capsys, "estimate", data, "--labels", labels, "--map", "item=id",
+                       "--method", "exact")  # fmt: skip
+    assert code == EXIT_BAD_INPUT
+    assert "1 of 2 label id(s) are not among the results' ids: '8'" in err
+    assert "(e.g. label id '8' vs result id '008')" in err
+    # following the message: the ids made to agree
+    write(labels, "item,label\n007,1\n008,0\n")
+    code, out, err = run(capsys, "estimate", data, "--labels", labels, "--map", "item=id",
+                         "--method", "exact")  # fmt: skip
+    assert code == EXIT_OK, err
+    assert "2 labelled, 1 unlabelled items" in out
