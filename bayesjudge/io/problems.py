@@ -12,6 +12,7 @@ starts on line 17 of a CSV/TSV/JSONL file, ``row 17`` for the 17th row of a Parq
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -20,7 +21,7 @@ import pandas as pd
 
 from bayesjudge.errors import DataError
 
-__all__ = ["Problems", "report_repeated", "row_names"]
+__all__ = ["Problems", "RepeatedIds", "report_repeated", "row_names"]
 
 
 def row_names(index: pd.Index, positions: Sequence[int] | np.ndarray) -> list[str]:
@@ -255,3 +256,92 @@ def report_repeated(
 
 def _plain(value: object) -> object:
     return value.item() if isinstance(value, np.generic) else value
+
+
+#: Most distinct ids a streamed read tallies per file (about 100 MB of text ids and counts);
+#: past it, further new ids are not tallied, so repeats among them go unnoticed.
+MAX_TALLIED_IDS = 1_000_000
+
+
+@dataclass(slots=True)
+class RepeatedIds:
+    """Item ids on several rows of a table whose rows should be items, tallied block by block.
+
+    Each distinct id keeps its number of rows and of gold-PASS and gold-FAIL labels, so a table
+    read in blocks is checked without holding its rows; :meth:`warn` then says how many ids
+    repeat, with an example, and which ones carry contradictory gold labels. At most ``limit``
+    distinct ids are tallied (see :data:`MAX_TALLIED_IDS`).
+
+    Examples
+    --------
+    >>> tally = RepeatedIds()
+    >>> tally.add(pd.Series(["a", "b", "a"]), np.array([1, -1, 0]))
+    >>> tally.add(pd.Series(["b"]), np.array([-1]))
+    >>> print(tally.message())  # doctest: +NORMALIZE_WHITESPACE
+    column 'item': 2 id(s) are on several rows, e.g. 'a' (2 rows), and each row counts as an
+    item; 1 id(s) have contradictory gold labels (PASS and FAIL), e.g. 'a'. If the rows are
+    rulings of one item, combine them with epochs='first', 'majority', 'any' or 'all' (on the
+    command line --epochs), which also refuses contradictory labels; if they are different
+    items, give each its own id
+    """
+
+    limit: int = MAX_TALLIED_IDS
+    tally: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(
+            {"rows": [], "passes": [], "fails": []}, index=pd.Index([], dtype=object), dtype="int64"
+        )
+    )
+    full: bool = False
+
+    def add(self, items: pd.Series, labels: np.ndarray) -> None:
+        """Tally one block: each row's id and its gold-label code (1 PASS, 0 FAIL, else none)."""
+        block = pd.DataFrame(
+            {"rows": 1, "passes": labels == 1, "fails": labels == 0},
+            index=pd.Index(items.to_numpy(dtype=object)),
+        )
+        self.add_counts(block.groupby(level=0, sort=False).sum().astype("int64"))
+
+    def merge(self, other: RepeatedIds) -> None:
+        """Add the tally of another part of the same table (another block or file)."""
+        self.full = self.full or other.full
+        self.add_counts(other.tally)
+
+    def add_counts(self, counts: pd.DataFrame) -> None:
+        """Add per-id counts (columns rows, passes, fails), within the bound."""
+        known = counts.index.isin(self.tally.index)
+        room = max(self.limit - len(self.tally), 0)
+        new = counts[~known]
+        if len(new) > room:  # beyond the bound: new ids are no longer tallied (see limit)
+            new = new.iloc[:room]
+            self.full = True
+        self.tally = pd.concat([self.tally.add(counts[known], fill_value=0).astype("int64"), new])
+
+    def message(self) -> str | None:
+        """Return the warning's text, or None when no id repeats."""
+        repeated = self.tally[self.tally["rows"] > 1]
+        if repeated.empty:
+            return None
+        example = repeated.index[0]
+        text = (
+            f"column 'item': {len(repeated)} id(s) are on several rows, e.g. {example!r} "
+            f"({int(repeated['rows'].iloc[0])} rows), and each row counts as an item"
+        )
+        both = repeated[(repeated["passes"] > 0) & (repeated["fails"] > 0)]
+        if not both.empty:
+            text += (
+                f"; {len(both)} id(s) have contradictory gold labels (PASS and FAIL), "
+                f"e.g. {both.index[0]!r}"
+            )
+        if self.full:
+            text += f" (only the first {self.limit:,} distinct ids were checked)"
+        return (
+            f"{text}. If the rows are rulings of one item, combine them with epochs='first', "
+            "'majority', 'any' or 'all' (on the command line --epochs), which also refuses "
+            "contradictory labels; if they are different items, give each its own id"
+        )
+
+    def warn(self, *, stacklevel: int = 2) -> None:
+        """Warn with :meth:`message` when some id repeats."""
+        text = self.message()
+        if text is not None:
+            warnings.warn(text, UserWarning, stacklevel=stacklevel + 1)

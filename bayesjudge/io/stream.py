@@ -40,7 +40,7 @@ from bayesjudge.io.mapping import (
     resolve_columns,
     score_numbers,
 )
-from bayesjudge.io.problems import Problems
+from bayesjudge.io.problems import Problems, RepeatedIds
 from bayesjudge.io.tables import (
     EXTENSIONS,
     FORMATS,
@@ -160,6 +160,9 @@ class _JudgePartial:
     problems: Problems
     seen: np.ndarray | None = None  # result rows per label id, when labels are kept apart
     sample_ids: list[str] | None = None  # some result ids, for near-miss hints
+    # rows and labels per item id, when the rows carry their own labels and an item column;
+    # the files' tallies are merged, each bounded (RepeatedIds.limit distinct ids)
+    repeated: RepeatedIds | None = None
 
 
 @dataclass(slots=True)
@@ -569,6 +572,7 @@ def _reduce_judge(source: Source, options: _Options) -> _JudgePartial:
     warned = False
     score_codes = np.array([NEGATIVE, POSITIVE, -2], dtype=np.int8)
     seen = sample_ids = None
+    repeated: RepeatedIds | None = None
     if options.label_ids is not None and options.label_codes is not None:
         id_set = pa.array(options.label_ids, pa.string())
         id_codes = np.append(np.array(options.label_codes, dtype=np.int32) + 1, 0)  # 0: none
@@ -637,7 +641,9 @@ def _reduce_judge(source: Source, options: _Options) -> _JudgePartial:
             local = np.zeros(1, dtype=np.int64)
             group = None
         if "item" in table.column_names and seen is None:
-            _text_ids(table.column("item"), name="item", chunk=chunk, problems=problems)
+            own_ids = _text_ids(table.column("item"), name="item", chunk=chunk, problems=problems)
+            repeated = repeated or RepeatedIds()
+            repeated.add(pd.Series(own_ids.to_numpy(), dtype=object), label.row_codes())
         n_label, n_verdict = label.codes.size, verdict.codes.size
         width = local.size * n_label * n_verdict
         kind = np.dtype(np.int32 if width < 2**31 else np.int64)
@@ -670,7 +676,9 @@ def _reduce_judge(source: Source, options: _Options) -> _JudgePartial:
                 counts[g, (y + 1) * 2 + v] += combos[s, lab, ver]
     if rows == 0 and not problems:
         problems.add("the table has no data rows")
-    return _JudgePartial(list(strata), counts, rows, has_stratum, problems, seen, sample_ids)
+    return _JudgePartial(
+        list(strata), counts, rows, has_stratum, problems, seen, sample_ids, repeated
+    )
 
 
 def _name(source: Source) -> str:
@@ -686,6 +694,13 @@ def _combine(partials: Sequence[_JudgePartial], *, label: str, options: _Options
     if options.label_ids is not None and not problems:
         _check_join(partials, options.label_ids, problems)
     problems.raise_if_any()
+    repeated = None
+    for partial in partials:
+        if partial.repeated is not None:
+            repeated = repeated or RepeatedIds()
+            repeated.merge(partial.repeated)
+    if repeated is not None:
+        repeated.warn(stacklevel=4)
     totals: dict[str, np.ndarray] = {}
     for partial in partials:
         for name, row in zip(partial.strata, partial.counts, strict=False):

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from bayesjudge.cli.app import main
@@ -263,3 +264,89 @@ def test_label_ids_spelled_differently_are_an_error(
                          "--method", "exact")  # fmt: skip
     assert code == EXIT_OK, err
     assert "2 labelled, 1 unlabelled items" in out
+
+
+# --------------------------------------------------------------------------- repeated item ids
+DUP_IDS = "item,label,verdict\na,1,1\na,0,0\nb,,1\nb,,0\nc,1,1\nd,0,0\n"
+REPEATED = "column 'item': 2 id(s) are on several rows, e.g. 'a' (2 rows), and each row counts"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["estimate", "--method", "exact"],
+        ["baselines", "--n-boot", "50"],
+        ["estimate", "--method", "exact", "--strict"],  # read in memory, not streamed
+    ],
+    ids=["estimate", "baselines", "estimate in memory"],
+)
+def test_repeated_item_ids_are_warned_of_with_the_fix(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write(tmp_path / "dup_ids.csv", DUP_IDS)
+    code, out, err = run(capsys, argv[0], data, *argv[1:])
+    assert code == EXIT_OK, err
+    assert "4 labelled, 2 unlabelled items" in out
+    assert f"bayesjudge {argv[0]}: warning: {REPEATED}" in err
+    assert "1 id(s) have contradictory gold labels (PASS and FAIL), e.g. 'a'" in err
+    assert "(on the command line --epochs)" in err
+    # following the message: --epochs refuses the contradictory labels, naming the lines
+    code, out, err = run(capsys, argv[0], data, *argv[1:], "--epochs", "majority")
+    assert code == EXIT_BAD_INPUT
+    assert (
+        "contradictory gold labels (PASS and FAIL) on their rows, e.g. 'a' (line 2, line 3)" in err
+    )
+    # corrected, the rows of each item are combined, and nothing is warned of
+    write(data, DUP_IDS.replace("a,0,0", "a,1,0"))
+    code, out, err = run(capsys, argv[0], data, *argv[1:], "--epochs", "majority")
+    assert code == EXIT_OK, err
+    assert "several rulings of an item combined by epochs=majority" in out
+    assert "3 labelled, 1 unlabelled items" in out  # a: 1 of 2 passed, a tie fails
+    assert "warning" not in err
+
+
+def test_unique_item_ids_are_not_warned_of(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write(tmp_path / "ids.csv", "item,label,verdict\na,1,1\nb,0,0\nc,,1\nd,,0\n")
+    code, _, err = run(capsys, "estimate", data, "--method", "exact")
+    assert code == EXIT_OK, err
+    assert err == ""
+
+
+def test_epochs_without_an_item_column_names_the_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write(tmp_path / "ids.csv", "id,label,verdict\na,1,1\na,1,1\nb,0,0\nc,,1\nd,,0\n")
+    code, _, err = run(capsys, "estimate", data, "--method", "exact", "--epochs", "any")
+    assert code == EXIT_BAD_INPUT
+    assert "these data have neither" in err
+    assert "--map item=COLUMN" in err
+    code, out, err = run(capsys, "estimate", data, "--method", "exact", "--epochs", "any",
+                         "--map", "item=id")  # fmt: skip
+    assert code == EXIT_OK, err
+    assert "2 labelled, 2 unlabelled items" in out
+
+
+def test_the_repeated_id_tally_is_bounded() -> None:
+    from bayesjudge.io.problems import RepeatedIds
+
+    tally = RepeatedIds(limit=2)
+    tally.add(pd.Series(["a", "b", "a"]), np.array([1, 0, 0]))
+    tally.add(pd.Series(["c", "c", "b"]), np.array([-1, -1, 0]))  # 'c' is past the bound
+    assert tally.tally.index.tolist() == ["a", "b"]
+    message = tally.message()
+    assert message is not None
+    assert message.startswith("column 'item': 2 id(s) are on several rows, e.g. 'a' (2 rows)")
+    assert "(only the first 2 distinct ids were checked)" in message
+    other = RepeatedIds()
+    other.add(pd.Series(["x"]), np.array([1]))
+    assert other.message() is None
+    other.merge(
+        RepeatedIds(
+            tally=pd.DataFrame(
+                {"rows": [1], "passes": [0], "fails": [1]}, index=pd.Index(["x"], dtype=object)
+            )
+        )
+    )
+    assert "contradictory gold labels (PASS and FAIL), e.g. 'x'" in (other.message() or "")
