@@ -321,9 +321,9 @@ def add_input_options(
             "--epochs",
             choices=list(EPOCH_RULES),
             default=None,
-            help="how several rulings of one item (epochs, repeats, repeated rows joined to "
-            "--labels) become one verdict: the first; PASS when more than half passed (a tie "
-            "fails); when any passed; when all passed",
+            help="how several rulings of one item (epochs, repeats, rows that repeat an item "
+            "id, with their own labels or joined to --labels) become one verdict: the first; "
+            "PASS when more than half passed (a tie fails); when any passed; when all passed",
         )
     if scheduler:
         group.add_argument(

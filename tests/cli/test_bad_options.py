@@ -4,8 +4,10 @@ the option, never a traceback, and following the message's suggestion gets furth
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -350,3 +352,87 @@ def test_the_repeated_id_tally_is_bounded() -> None:
         )
     )
     assert "contradictory gold labels (PASS and FAIL), e.g. 'x'" in (other.message() or "")
+
+
+# --------------------------------------------------------------------------- log format versions
+LOGS = Path(__file__).resolve().parents[1] / "data" / "logs"
+PROMPTFOO = LOGS / "promptfoo" / "results.json"
+
+
+def _promptfoo(tmp_path: Path, version: object, *, drop: str | None = None) -> Path:
+    document = json.loads(PROMPTFOO.read_text(encoding="utf-8"))
+    document["results"]["version"] = version
+    for result in document["results"]["results"]:
+        result.pop(drop, None)
+    path = tmp_path / f"results-{version}.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("version", [99, 2])
+def test_an_unknown_promptfoo_version_with_the_fields_is_read_with_a_warning(
+    version: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labels = write(tmp_path / "labels.csv", "item,label\n007,1\n7,0\n")
+    argv = ["--labels", labels, "--system", "echo", "--epochs", "majority", "--json"]
+    code, out, err = run(capsys, "baselines", PROMPTFOO, *argv, "--n-boot", "50")
+    assert code == EXIT_OK, err
+    assert err == ""
+    expected = json.loads(out)
+    code, out, err = run(capsys, "baselines", _promptfoo(tmp_path, version), *argv,
+                         "--n-boot", "50")  # fmt: skip
+    assert code == EXIT_OK, err
+    assert json.loads(out)["estimates"] == expected["estimates"]
+    assert (
+        f"warning: {tmp_path}/results-{version}.json: results.version is {version}, a promptfoo "
+        "format version bayesjudge was not tested on (it reads version 3); the fields "
+        "bayesjudge needs are there"
+    ) in err
+
+
+def test_an_unknown_promptfoo_version_without_the_fields_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labels = write(tmp_path / "labels.csv", "item,label\n007,1\n7,0\n")
+    argv = ["--labels", labels, "--system", "echo", "--epochs", "majority", "--method", "exact"]
+    log = _promptfoo(tmp_path, 2, drop="success")
+    code, out, err = run(capsys, "estimate", log, *argv)
+    assert code == EXIT_BAD_INPUT
+    assert "results.results[0].success (sample '007'): expected true or false; got None" in err
+    assert (
+        "results.version is 2, a promptfoo format version bayesjudge was not tested on (it reads "
+        "version 3): write the log with a promptfoo that writes version 3"
+    ) in err
+    assert out == ""
+    # following the message: the log in version 3
+    code, out, err = run(capsys, "estimate", _promptfoo(tmp_path, 3), *argv)
+    assert code == EXIT_OK, err
+    assert err == ""
+    assert "2 labelled, 2 unlabelled items" in out
+
+
+def test_a_known_promptfoo_version_missing_a_field_names_no_version(tmp_path: Path) -> None:
+    from bayesjudge.errors import DataError
+    from bayesjudge.io.logs import read_eval_log
+
+    with pytest.raises(DataError, match=r"expected true or false; got None$"):
+        read_eval_log(_promptfoo(tmp_path, 3, drop="success"), tool="promptfoo")
+
+
+def test_a_newer_inspect_log_format_names_the_upgrade(
+    inspect_run: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Inspect checks its log format version itself: older versions are read, newer refused
+    document = json.loads(Path(inspect_run.json).read_text(encoding="utf-8"))
+    assert document["version"] == 2
+    document["version"] = 99
+    path = write(tmp_path / "run-99.json", json.dumps(document))
+    labels = write(tmp_path / "labels.csv", "item,label\n007,1\n7,0\n")
+    argv = ["--labels", labels, "--scorer", "grade", "--partial", "fail", "--epochs", "majority"]
+    code, out, err = run(capsys, "estimate", path, *argv, "--method", "exact")
+    assert code == EXIT_BAD_INPUT
+    assert "run-99.json: the log's format is newer than inspect_ai" in err
+    assert (
+        "(Unable to read version 99 of log format.): upgrade it, pip install -U inspect_ai" in err
+    )
+    assert out == ""

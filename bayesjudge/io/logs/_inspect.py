@@ -46,8 +46,10 @@ def read_inspect_log(
     """Read an Inspect AI log (``.eval`` or ``.json``) into one ruling per sample and epoch.
 
     The log is opened with ``inspect_ai.log.read_eval_log``, so every log format Inspect reads
-    is read. Each sample and epoch gives one ruling of the chosen scorer: ``item`` is the
-    sample id as text, ``epoch`` Inspect's epoch, ``system`` the model, ``judge`` the scorer.
+    is read: Inspect checks the log's format ``version`` itself, reading older ones and refusing
+    newer ones (an error that says to upgrade inspect_ai). Each sample and epoch gives one
+    ruling of the chosen scorer: ``item`` is the sample id as text, ``epoch`` Inspect's epoch,
+    ``system`` the model, ``judge`` the scorer.
 
     ========================================  ==========  ===========  ============
     Inspect score value                       ``status``  verdict      score
@@ -112,6 +114,14 @@ def read_inspect_log(
         log = inspect_read_eval_log(name)
     # Inspect raises whatever its zip, JSON or pydantic layer raises on a damaged file.
     except Exception as exc:
+        text = first_line(exc)
+        if text.startswith("Unable to read version"):  # Inspect refuses a newer log format
+            from inspect_ai import __version__ as installed
+
+            raise DataError(
+                f"{name}: the log's format is newer than inspect_ai {installed} reads ({text}): "
+                "upgrade it, pip install -U inspect_ai"
+            ) from exc
         raise DataError(
             f"{name}: Inspect AI cannot read this log (truncated, corrupt or not a log?): "
             f"{type(exc).__name__}: {first_line(exc)}"
