@@ -643,7 +643,7 @@ def _reduce_judge(source: Source, options: _Options) -> _JudgePartial:
         if "item" in table.column_names and seen is None:
             own_ids = _text_ids(table.column("item"), name="item", chunk=chunk, problems=problems)
             repeated = repeated or RepeatedIds()
-            repeated.add(pd.Series(own_ids.to_numpy(), dtype=object), label.row_codes())
+            repeated.add(own_ids.to_pylist(), label.row_codes())
         n_label, n_verdict = label.codes.size, verdict.codes.size
         width = local.size * n_label * n_verdict
         kind = np.dtype(np.int32 if width < 2**31 else np.int64)

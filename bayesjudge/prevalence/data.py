@@ -866,7 +866,9 @@ def _read_table(
     elif "item" in parsed.columns:
         repeated = RepeatedIds(limit=len(parsed))
         labels_ = parsed["label"].to_numpy(dtype=float)
-        repeated.add(parsed["item"], np.where(np.isnan(labels_), -1, labels_).astype(np.int8))
+        repeated.add(
+            parsed["item"].tolist(), np.where(np.isnan(labels_), -1, labels_).astype(np.int8)
+        )
         repeated.warn(stacklevel=4)
     origin = InputReport(
         source=name,

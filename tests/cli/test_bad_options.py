@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from bayesjudge.cli.app import main
@@ -334,24 +333,25 @@ def test_the_repeated_id_tally_is_bounded() -> None:
     from bayesjudge.io.problems import RepeatedIds
 
     tally = RepeatedIds(limit=2)
-    tally.add(pd.Series(["a", "b", "a"]), np.array([1, 0, 0]))
-    tally.add(pd.Series(["c", "c", "b"]), np.array([-1, -1, 0]))  # 'c' is past the bound
-    assert tally.tally.index.tolist() == ["a", "b"]
+    tally.add(["a", "b", "a"], np.array([1, 0, 0]))
+    tally.add(["c", "b"], np.array([-1, 0]))  # 'c' is past the bound: not remembered
+    tally.add(["c"], np.array([-1]))  # so its repeat in a later block goes unnoticed
+    assert tally.seen == {"a", "b"}
+    assert tally.rows == {"a": 2, "b": 2}
     message = tally.message()
     assert message is not None
     assert message.startswith("column 'item': 2 id(s) are on several rows, e.g. 'a' (2 rows)")
+    assert "1 id(s) have contradictory gold labels (PASS and FAIL), e.g. 'a'" in message
     assert "(only the first 2 distinct ids were checked)" in message
-    other = RepeatedIds()
-    other.add(pd.Series(["x"]), np.array([1]))
-    assert other.message() is None
-    other.merge(
-        RepeatedIds(
-            tally=pd.DataFrame(
-                {"rows": [1], "passes": [0], "fails": [1]}, index=pd.Index(["x"], dtype=object)
-            )
-        )
-    )
-    assert "contradictory gold labels (PASS and FAIL), e.g. 'x'" in (other.message() or "")
+    # two files' tallies: an id in both is repeated, with its labels from both
+    first, second = RepeatedIds(), RepeatedIds()
+    first.add(["x", "y"], np.array([1, -1]))
+    second.add(["x", "z", "z"], np.array([0, -1, -1]))
+    assert first.message() is None
+    first.merge(second)
+    assert first.rows == {"x": 2, "z": 2}
+    assert "2 id(s) are on several rows, e.g. 'x' (2 rows)" in (first.message() or "")
+    assert "contradictory gold labels (PASS and FAIL), e.g. 'x'" in (first.message() or "")
 
 
 # --------------------------------------------------------------------------- log format versions
