@@ -25,6 +25,7 @@ _LAZY = {
     # shared
     "DataError": "bayesjudge.errors",
     "FitWarning": "bayesjudge.errors",
+    "MissingDependencyError": "bayesjudge.errors",
     "NotIdentifiableError": "bayesjudge.errors",
     "Beta": "bayesjudge.priors",
     "Normal": "bayesjudge.priors",

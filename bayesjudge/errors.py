@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-__all__ = ["DataError", "FitWarning", "NotIdentifiableError"]
+__all__ = ["DataError", "FitWarning", "MissingDependencyError", "NotIdentifiableError"]
 
 
 class DataError(ValueError):
     """Input data break a contract; the message names the argument or column and the row."""
+
+
+class MissingDependencyError(ImportError):
+    """An optional dependency is not installed; the message names it and how to install it.
+
+    The command line reports it in one line with exit code 2, as it does bad input.
+    """
 
 
 class NotIdentifiableError(ValueError):

@@ -247,8 +247,8 @@ class Priors:
         Raises
         ------
         ValueError
-            Naming the prior when the name is unknown, the text cannot be read, or the
-            distribution is not the one the model needs.
+            Naming the prior when the name is unknown or given twice, the text cannot be read,
+            or the distribution is not the one the model needs.
 
         Examples
         --------
@@ -267,7 +267,14 @@ class Priors:
                     )
                 items.append((name.strip(), value))
         changes: dict[str, Prior] = {}
+        given: dict[str, Prior | str] = {}
         for name, value in items:
+            if name in given:
+                raise ValueError(
+                    f"prior {name!r} is given twice ({given[name]} and {value}); give each "
+                    "prior once"
+                )
+            given[name] = value
             if name not in self.names():
                 raise ValueError(
                     f"the {self.family} model has no prior {name!r}; its priors are "

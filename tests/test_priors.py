@@ -88,6 +88,7 @@ def test_prior_sets_update_from_the_command_line_form():
         (["pi"], "a prior is given as NAME=SPEC"),
         (["=beta:1,1"], "a prior is given as NAME=SPEC"),
         (["pi=beta:1"], "prior 'pi': a beta prior takes 2 numbers"),
+        (["pi=beta:1,1", " pi=beta:2,2"], r"prior 'pi' is given twice \(beta:1,1 and beta:2,2\)"),
     ],
 )
 def test_prior_set_errors_name_the_prior(specs, message):

@@ -1,10 +1,11 @@
 """The ``bayesjudge`` command line: one parser, each family's subcommands, one error policy.
 
-Exit codes: 0 success; 2 bad input (the message on stderr names the argument, column or row)
-or an output that cannot be written (a refused ``--out``, a full disk: the message names the
-path); 3 the posterior failed its diagnostics (the failures are printed); 130 interrupted
-(Ctrl-C: one line, no traceback). A user error never shows a traceback, and a closed output
-pipe (``bayesjudge estimate ... | head``) ends quietly with exit 0.
+Exit codes: 0 success; 2 bad input (the message on stderr names the argument, column or row),
+a missing optional dependency (the message says how to install it) or an output that cannot be
+written (a refused ``--out``, a full disk: the message names the path); 3 the posterior failed
+its diagnostics (the failures are printed); 130 interrupted (Ctrl-C: one line, no traceback).
+A user error never shows a traceback, and a closed output pipe (``bayesjudge estimate ... |
+head``) ends quietly with exit 0.
 
 Output options are checked, and their folders locked, before a command does any work
 (:func:`bayesjudge.cli.common.claimed_outputs`).
@@ -28,7 +29,7 @@ from bayesjudge.cli.common import (
     claimed_outputs,
     echo,
 )
-from bayesjudge.errors import DataError, FitWarning
+from bayesjudge.errors import DataError, FitWarning, MissingDependencyError
 
 __all__ = ["build_parser", "main"]
 
@@ -158,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe is noticed here, not at exit
         _show_warnings(args.command, caught)
         return code
-    except (DataError, UserError) as exc:
+    except (DataError, UserError, MissingDependencyError) as exc:
         return _error(args, str(exc))
     except KeyboardInterrupt:
         return interrupted_exit()

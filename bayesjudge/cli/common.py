@@ -323,9 +323,9 @@ def add_input_options(
             "--epochs",
             choices=list(EPOCH_RULES),
             default=None,
-            help="how several rulings of one item (epochs, repeats, repeated rows joined to "
-            "--labels) become one verdict: the first; PASS when more than half passed (a tie "
-            "fails); when any passed; when all passed",
+            help="how several rulings of one item (epochs, repeats, rows that repeat an item "
+            "id, with their own labels or joined to --labels) become one verdict: the first; "
+            "PASS when more than half passed (a tie fails); when any passed; when all passed",
         )
     if scheduler:
         group.add_argument(
@@ -430,9 +430,10 @@ def input_options(args: argparse.Namespace, *, source: str = "data") -> InputOpt
     DataError
         On a ``--map`` or ``--labels-map`` that is not NAME=COLUMN, or names a name twice.
     UserError
-        On ``--labels-map`` without ``--labels``, or a mapping without DATA.
+        On ``--labels-map`` without ``--labels``, a mapping without DATA, or a value given to
+        both ``--positive`` and ``--negative``.
     """
-    from bayesjudge.io.mapping import parse_map
+    from bayesjudge.io.mapping import Spellings, parse_map
 
     path = getattr(args, source, None)
     columns = parse_map(args.map, option="--map")
@@ -442,6 +443,11 @@ def input_options(args: argparse.Namespace, *, source: str = "data") -> InputOpt
         raise UserError("--labels-map maps the columns of --labels FILE; give --labels too")
     if path is None and (columns or labels is not None):
         raise UserError("--map and --labels apply to DATA; give DATA too")
+    try:
+        Spellings(positive=tuple(args.positive), negative=tuple(args.negative))
+    except ValueError as exc:
+        text = str(exc).replace("positive and negative", "--positive and --negative")
+        raise UserError(f"{text}: give it to one of them") from None
     return InputOptions(
         source=path,
         format=args.format,

@@ -26,6 +26,7 @@ import numpy as np
 import xarray as xr
 
 from bayesjudge._interrupt import check_interrupted
+from bayesjudge.errors import MissingDependencyError
 from bayesjudge.inference.cache import ModelCache
 
 __all__ = [
@@ -78,7 +79,7 @@ def resolve_sampler(sampler: str) -> tuple[Literal["nutpie", "pymc"], str]:
     ------
     ValueError
         If ``sampler`` is not one of ``"auto"``, ``"nutpie"``, ``"pymc"``.
-    ImportError
+    MissingDependencyError
         If ``"nutpie"`` is asked for and not installed.
     """
     if sampler not in _SAMPLERS:
@@ -88,7 +89,7 @@ def resolve_sampler(sampler: str) -> tuple[Literal["nutpie", "pymc"], str]:
     if nutpie_installed():
         return "nutpie", "nutpie NUTS"
     if sampler == "nutpie":
-        raise ImportError(
+        raise MissingDependencyError(
             "sampler='nutpie' needs nutpie, which is not installed; install it with "
             "`pip install bayesjudge[fast]` or pass sampler='pymc'"
         )

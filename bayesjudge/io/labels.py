@@ -5,9 +5,13 @@ Gold labels often live in their own sheet (``id,label``) beside the judge's resu
 * compares ids as **text, exactly**: ``"007"`` and ``"7"`` are different ids, nothing is coerced
   (when ids that fail to match would match after ignoring case, spaces and leading zeros, the
   error says so as a hint);
-* refuses, naming the ids (the first few, with counts): an id twice in the labels, a label id
-  absent from the results, and an id with several result rows (epochs, repeats) unless a rule
-  says how to combine them (``repeats=``);
+* refuses, naming the ids (the first few, with counts): an id twice in the labels and an id with
+  several result rows (epochs, repeats) unless a rule says how to combine them (``repeats=``);
+* label ids absent from the results follow one rule (:func:`report_absent_ids`, shared with the
+  streamed join of :mod:`bayesjudge.io.stream`): a warning naming them, and the join goes on,
+  since a labels sheet often covers more items than one set of results; but an error when no
+  label id is among the results, when absent ids match result ids once case, spaces and leading
+  zeros are ignored (the files spell the ids differently), or when the join fails anyway;
 * counts everything in a :class:`JoinReport`: result rows, items, labelled and unlabelled items,
   label rows used, blank labels, rows combined.
 """
@@ -15,6 +19,7 @@ Gold labels often live in their own sheet (``id,label``) beside the judge's resu
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import IO, Literal, get_args
@@ -26,7 +31,7 @@ from bayesjudge.io.mapping import Field, conform
 from bayesjudge.io.problems import Problems, row_names
 from bayesjudge.io.tables import TableFormat, read_table
 
-__all__ = ["JoinReport", "RepeatRule", "join_labels", "read_labels"]
+__all__ = ["JoinReport", "RepeatRule", "join_labels", "read_labels", "report_absent_ids"]
 
 type RepeatRule = Literal["error", "keep", "first", "majority", "any", "all"]
 REPEAT_RULES: tuple[str, ...] = get_args(RepeatRule.__value__)
@@ -47,7 +52,8 @@ class JoinReport:
     labelled, unlabelled : int
         Joined rows with a gold label, and without one.
     label_rows : int
-        Rows of the labels table; every one matched a result id (else the join fails).
+        Rows of the labels table (those whose id is not among the results' ids were warned of
+        and left unused, see :func:`report_absent_ids`).
     blank_labels : int
         Label rows whose label is missing (blank, NA, ...): their items stay unlabelled.
     combined_rows : int
@@ -153,10 +159,15 @@ def join_labels(
     Raises
     ------
     DataError
-        Listing every problem: ids repeated in the labels, label ids absent from the results (with
-        a hint when they match after ignoring case, spaces and leading zeros), ids with several
-        result rows under ``repeats="error"``, a combining rule without a ``verdict`` column, or
-        results that already carry labels.
+        Listing every problem: ids repeated in the labels, label ids absent from the results when
+        :func:`report_absent_ids` refuses them, ids with several result rows under
+        ``repeats="error"``, a combining rule without a ``verdict`` column, or results that
+        already carry labels.
+
+    Warns
+    -----
+    UserWarning
+        Naming label ids absent from the results, when the join goes on without them.
 
     Examples
     --------
@@ -216,21 +227,13 @@ def join_labels(
         )
 
     result_ids = pd.Index(results["item"].astype(object).unique())
-    missing = ~label_ids.drop_duplicates().isin(result_ids)
-    if missing.any():
-        absent_ids = label_ids.drop_duplicates()[missing]
-        message = (
-            f"{int(missing.sum())} of {label_ids.nunique()} label id(s) are not among the "
-            f"results' ids: {_id_list(absent_ids.tolist())}"
-        )
-        near = near_misses(absent_ids, pd.Series(result_ids, dtype=object))
-        if near:
-            message += (
-                f"; {near[0]} of them match a result id once case, spaces and leading zeros are "
-                f"ignored (e.g. label id {near[1]!r} vs result id {near[2]!r}): ids are compared "
-                "exactly, as text, so make them agree in one of the files"
-            )
-        problems.add(message)
+    distinct = label_ids.drop_duplicates()
+    report_absent_ids(
+        distinct[~distinct.isin(result_ids)].tolist(),
+        labelled=distinct.size,
+        results=pd.Series(result_ids, dtype=object),
+        problems=problems,
+    )
     problems.raise_if_any()
 
     if repeats in ("error", "keep"):
@@ -262,6 +265,83 @@ def join_labels(
         repeats=repeats,
     )
     return joined, report
+
+
+def report_absent_ids(
+    absent: Sequence[object],
+    *,
+    labelled: int,
+    results: pd.Series,
+    problems: Problems,
+    every_result: bool = True,
+) -> None:
+    """Apply the one rule for label ids that are not among the results' ids.
+
+    A labels sheet often covers more items than one set of results (one log of several), so
+    absent ids are warned of, naming how many and the first few, and their labels go unused.
+    They are a problem instead (recorded in ``problems``, for the caller to raise) when no label
+    id is among the results (the labels are for other results, or the wrong column is read as
+    the id), when some of them match a result id once case, spaces and leading zeros are
+    ignored (the files spell the ids differently: ``"7"`` and ``"007"``), or when ``problems``
+    already holds another problem, so that the failed join lists everything.
+
+    Parameters
+    ----------
+    absent : sequence
+        The distinct label ids not among the results' ids, in the labels' order.
+    labelled : int
+        How many distinct ids the labels hold.
+    results : Series
+        The results' ids, for the near-miss hint (all of them, or a sample).
+    problems : Problems
+        Where a refusal is recorded.
+    every_result : bool
+        Whether ``results`` holds every result id (the hint then counts the near misses).
+
+    Warns
+    -----
+    UserWarning
+        When the absent ids are left out and the join goes on.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> problems = Problems("label join")
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     report_absent_ids(["c"], labelled=3, results=pd.Series(["a", "b"]), problems=problems)
+    >>> print(caught[0].message)
+    labels: 1 of 3 label id(s) are not among the results' ids: 'c'; their labels are not used
+    >>> report_absent_ids(["7"], labelled=1, results=pd.Series(["007"]), problems=problems)
+    >>> print(problems.message())  # doctest: +NORMALIZE_WHITESPACE
+    label join: 1 of 1 label id(s) are not among the results' ids: '7'; 1 of them match a
+    result id once case, spaces and leading zeros are ignored (e.g. label id '7' vs result id
+    '007'): ids are compared exactly, as text, so make them agree in one of the files
+    """
+    if not len(absent):
+        return
+    message = (
+        f"{len(absent)} of {labelled} label id(s) are not among the results' ids: "
+        f"{_id_list(absent)}"
+    )
+    near = near_misses(pd.Series(list(absent), dtype=object), results)
+    if near:
+        some = f"{near[0]} of them" if every_result else "some"
+        problems.add(
+            f"{message}; {some} match a result id once case, spaces and leading zeros are "
+            f"ignored (e.g. label id {near[1]!r} vs result id {near[2]!r}): ids are compared "
+            "exactly, as text, so make them agree in one of the files"
+        )
+    elif len(absent) == labelled:
+        problems.add(
+            f"{message}; no label id is among the results' ids, so no label can be used: check "
+            "that the labels are for these results and that the results' id column is the one "
+            "read as the item (columns={'item': ...}, on the command line --map item=COLUMN)"
+        )
+    elif problems:
+        problems.add(message)
+    else:
+        warnings.warn(f"labels: {message}; their labels are not used", UserWarning, stacklevel=3)
 
 
 def near_misses(absent: pd.Series, present: pd.Series) -> tuple[int, str, str] | None:

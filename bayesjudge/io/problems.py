@@ -12,6 +12,8 @@ starts on line 17 of a CSV/TSV/JSONL file, ``row 17`` for the 17th row of a Parq
 
 from __future__ import annotations
 
+import warnings
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -20,7 +22,7 @@ import pandas as pd
 
 from bayesjudge.errors import DataError
 
-__all__ = ["Problems", "report_repeated", "row_names"]
+__all__ = ["Problems", "RepeatedIds", "report_repeated", "row_names"]
 
 
 def row_names(index: pd.Index, positions: Sequence[int] | np.ndarray) -> list[str]:
@@ -255,3 +257,106 @@ def report_repeated(
 
 def _plain(value: object) -> object:
     return value.item() if isinstance(value, np.generic) else value
+
+
+#: Most distinct ids a streamed read remembers (a set of text ids, about 100 MB at 10^6); past
+#: it, ids not yet seen are no longer remembered, so repeats among them go unnoticed.
+MAX_TALLIED_IDS = 1_000_000
+
+_BOTH = 2  # the label code of an id seen with PASS on one row and FAIL on another
+
+
+@dataclass(slots=True)
+class RepeatedIds:
+    """Item ids on several rows of a table whose rows should be items, tallied block by block.
+
+    The ids seen are kept in a set (at most ``limit``, see :data:`MAX_TALLIED_IDS`), the rows
+    of the ids that repeat in a dict, and the gold label of each labelled id, so a table read in
+    blocks is checked without holding its rows; :meth:`warn` then says how many ids repeat,
+    with an example, and which ones carry contradictory gold labels.
+
+    Examples
+    --------
+    >>> tally = RepeatedIds()
+    >>> tally.add(["a", "b", "a"], np.array([1, -1, 0]))
+    >>> tally.add(["b"], np.array([-1]))
+    >>> print(tally.message())  # doctest: +NORMALIZE_WHITESPACE
+    column 'item': 2 id(s) are on several rows, e.g. 'a' (2 rows), and each row counts as an
+    item; 1 id(s) have contradictory gold labels (PASS and FAIL), e.g. 'a'. If the rows are
+    rulings of one item, combine them with epochs='first', 'majority', 'any' or 'all' (on the
+    command line --epochs), which also refuses contradictory labels; if they are different
+    items, give each its own id
+    """
+
+    limit: int = MAX_TALLIED_IDS
+    seen: set[object] = field(default_factory=set)
+    rows: dict[object, int] = field(default_factory=dict)  # rows of each repeated id
+    labels: dict[object, int] = field(default_factory=dict)  # 1, 0 or _BOTH per labelled id
+    full: bool = False
+
+    def add(self, items: Sequence[object], labels: np.ndarray) -> None:
+        """Tally one block: each row's id and its gold-label code (1 PASS, 0 FAIL, else none)."""
+        counts = Counter(items)  # in order of first appearance
+        known = self.seen.intersection(counts)
+        for item in [i for i, c in counts.items() if c > 1 or i in known]:
+            earlier = self.rows.get(item, 1 if item in known else 0)
+            self.rows[item] = earlier + counts[item]
+        fresh = [i for i in counts if i not in known] if known else list(counts)
+        room = max(self.limit - len(self.seen), 0)
+        if len(fresh) > room:  # beyond the bound: new ids are no longer remembered
+            fresh = fresh[:room]
+            self.full = True
+        self.seen.update(fresh)
+        labelled = np.flatnonzero((labels == 0) | (labels == 1))
+        codes = labels[labelled].tolist()
+        for position, code in zip(labelled.tolist(), codes, strict=True):
+            self._label(items[position], int(code))
+
+    def _label(self, item: object, code: int) -> None:
+        before = self.labels.get(item)
+        if before is None:
+            if len(self.labels) < self.limit:
+                self.labels[item] = code
+        elif before != code:
+            self.labels[item] = _BOTH
+
+    def merge(self, other: RepeatedIds) -> None:
+        """Add the tally of another part of the same table (another file)."""
+        self.full = self.full or other.full
+        for item in self.seen.intersection(other.seen):
+            self.rows[item] = self.rows.get(item, 1) + other.rows.get(item, 1)
+        for item, count in other.rows.items():
+            if item not in self.seen:
+                self.rows[item] = count
+        self.seen.update(list(other.seen)[: max(self.limit - len(self.seen), 0)])
+        for item, code in other.labels.items():
+            self._label(item, code)
+
+    def message(self) -> str | None:
+        """Return the warning's text, or None when no id repeats."""
+        if not self.rows:
+            return None
+        example, rows = next(iter(self.rows.items()))
+        text = (
+            f"column 'item': {len(self.rows)} id(s) are on several rows, e.g. {example!r} "
+            f"({rows} rows), and each row counts as an item"
+        )
+        both = [item for item, code in self.labels.items() if code == _BOTH]
+        if both:
+            text += (
+                f"; {len(both)} id(s) have contradictory gold labels (PASS and FAIL), "
+                f"e.g. {both[0]!r}"
+            )
+        if self.full:
+            text += f" (only the first {self.limit:,} distinct ids were checked)"
+        return (
+            f"{text}. If the rows are rulings of one item, combine them with epochs='first', "
+            "'majority', 'any' or 'all' (on the command line --epochs), which also refuses "
+            "contradictory labels; if they are different items, give each its own id"
+        )
+
+    def warn(self, *, stacklevel: int = 2) -> None:
+        """Warn with :meth:`message` when some id repeats."""
+        text = self.message()
+        if text is not None:
+            warnings.warn(text, UserWarning, stacklevel=stacklevel + 1)

@@ -26,7 +26,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
-from bayesjudge.errors import DataError
+from bayesjudge.errors import DataError, MissingDependencyError
 from bayesjudge.io.mapping import (
     MISSING,
     NEGATIVE,
@@ -40,7 +40,7 @@ from bayesjudge.io.mapping import (
     resolve_columns,
     score_numbers,
 )
-from bayesjudge.io.problems import Problems
+from bayesjudge.io.problems import Problems, RepeatedIds
 from bayesjudge.io.tables import (
     EXTENSIONS,
     FORMATS,
@@ -160,6 +160,9 @@ class _JudgePartial:
     problems: Problems
     seen: np.ndarray | None = None  # result rows per label id, when labels are kept apart
     sample_ids: list[str] | None = None  # some result ids, for near-miss hints
+    # rows and labels per item id, when the rows carry their own labels and an item column;
+    # the files' tallies are merged, each bounded (RepeatedIds.limit distinct ids)
+    repeated: RepeatedIds | None = None
 
 
 @dataclass(slots=True)
@@ -569,6 +572,7 @@ def _reduce_judge(source: Source, options: _Options) -> _JudgePartial:
     warned = False
     score_codes = np.array([NEGATIVE, POSITIVE, -2], dtype=np.int8)
     seen = sample_ids = None
+    repeated: RepeatedIds | None = None
     if options.label_ids is not None and options.label_codes is not None:
         id_set = pa.array(options.label_ids, pa.string())
         id_codes = np.append(np.array(options.label_codes, dtype=np.int32) + 1, 0)  # 0: none
@@ -637,7 +641,9 @@ def _reduce_judge(source: Source, options: _Options) -> _JudgePartial:
             local = np.zeros(1, dtype=np.int64)
             group = None
         if "item" in table.column_names and seen is None:
-            _text_ids(table.column("item"), name="item", chunk=chunk, problems=problems)
+            own_ids = _text_ids(table.column("item"), name="item", chunk=chunk, problems=problems)
+            repeated = repeated or RepeatedIds()
+            repeated.add(own_ids.to_pylist(), label.row_codes())
         n_label, n_verdict = label.codes.size, verdict.codes.size
         width = local.size * n_label * n_verdict
         kind = np.dtype(np.int32 if width < 2**31 else np.int64)
@@ -670,7 +676,9 @@ def _reduce_judge(source: Source, options: _Options) -> _JudgePartial:
                 counts[g, (y + 1) * 2 + v] += combos[s, lab, ver]
     if rows == 0 and not problems:
         problems.add("the table has no data rows")
-    return _JudgePartial(list(strata), counts, rows, has_stratum, problems, seen, sample_ids)
+    return _JudgePartial(
+        list(strata), counts, rows, has_stratum, problems, seen, sample_ids, repeated
+    )
 
 
 def _name(source: Source) -> str:
@@ -686,6 +694,13 @@ def _combine(partials: Sequence[_JudgePartial], *, label: str, options: _Options
     if options.label_ids is not None and not problems:
         _check_join(partials, options.label_ids, problems)
     problems.raise_if_any()
+    repeated = None
+    for partial in partials:
+        if partial.repeated is not None:
+            repeated = repeated or RepeatedIds()
+            repeated.merge(partial.repeated)
+    if repeated is not None:
+        repeated.warn(stacklevel=4)
     totals: dict[str, np.ndarray] = {}
     for partial in partials:
         for name, row in zip(partial.strata, partial.counts, strict=False):
@@ -709,8 +724,12 @@ def _combine(partials: Sequence[_JudgePartial], *, label: str, options: _Options
 def _check_join(
     partials: Sequence[_JudgePartial], label_ids: tuple[str, ...], problems: Problems
 ) -> None:
-    """Refuse label ids absent from the results, or matching several result rows."""
-    from bayesjudge.io.labels import near_misses
+    """Refuse label ids matching several result rows; absent ones follow the one rule.
+
+    Label ids absent from the results are warned of, or refused, by
+    :func:`~bayesjudge.io.labels.report_absent_ids`, as in the in-memory join.
+    """
+    from bayesjudge.io.labels import report_absent_ids
 
     seen = np.sum([p.seen for p in partials if p.seen is not None], axis=0)
     ids = np.asarray(label_ids, dtype=object)
@@ -723,21 +742,14 @@ def _check_join(
             "epochs='first', 'majority', 'any' or 'all' (JudgeData.from_frame(..., epochs=...), "
             "on the command line --epochs), which reads the data in memory"
         )
-    absent = np.flatnonzero(seen == 0)
-    if absent.size:
-        message = (
-            f"{absent.size} of {ids.size} label id(s) are not among the results' ids: "
-            + _ids_shown(ids[absent].tolist())
-        )
-        sample = [i for p in partials for i in (p.sample_ids or [])]
-        near = near_misses(pd.Series(ids[absent]), pd.Series(sample, dtype=object))
-        if near:
-            message += (
-                f"; some match a result id once case, spaces and leading zeros are ignored "
-                f"(e.g. label id {near[1]!r} vs result id {near[2]!r}): ids are compared "
-                "exactly, as text, so make them agree in one of the files"
-            )
-        problems.add(message)
+    sample = [i for p in partials for i in (p.sample_ids or [])]
+    report_absent_ids(
+        ids[seen == 0].tolist(),
+        labelled=ids.size,
+        results=pd.Series(sample, dtype=object),
+        problems=problems,
+        every_result=False,
+    )
 
 
 def _six(cells: np.ndarray) -> list[int]:
@@ -995,7 +1007,7 @@ def judge_counts_on_cluster(
 
     Raises
     ------
-    ImportError
+    MissingDependencyError
         If dask.distributed is not installed (``pip install 'bayesjudge[studies]'``).
     DataError
         Listing every problem of every file.
@@ -1003,7 +1015,7 @@ def judge_counts_on_cluster(
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise ImportError(
+        raise MissingDependencyError(
             "reducing files on a Dask cluster needs dask.distributed, which is not installed; "
             "install it with `pip install 'bayesjudge[studies]'`"
         ) from None

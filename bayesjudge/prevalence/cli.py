@@ -328,7 +328,10 @@ def register(commands: Any) -> None:
         help="total calibration labels",
     )
     allocate.add_argument(
-        "--p-hat", type=unit, required=True, help="judged pass rate on the test set"
+        "--p-hat",
+        type=probability,
+        required=True,
+        help="judged pass rate on the test set, in (0, 1)",
     )
     allocate.add_argument("--pilot-q0", type=unit, required=True, help="pilot specificity")
     allocate.add_argument("--pilot-q1", type=unit, required=True, help="pilot sensitivity")

@@ -30,7 +30,7 @@ import pandas as pd
 from bayesjudge.errors import DataError
 from bayesjudge.io.labels import JoinReport, join_labels, read_labels
 from bayesjudge.io.mapping import check_threshold, conform, verdicts_from_scores
-from bayesjudge.io.problems import Problems
+from bayesjudge.io.problems import Problems, RepeatedIds, row_names
 from bayesjudge.io.source import (
     TABLE_FORMATS,
     InputFormat,
@@ -447,9 +447,12 @@ class JudgeData:
             Column mapping of the labels table, e.g. ``{"item": "sample_id", "label": "gold"}``.
         epochs : {"first", "majority", "any", "all"}, optional
             How several rows (epochs, repeated rulings) of one item become one verdict, when
-            labels are joined by id or read from an eval log: the first row's verdict; PASS when
-            more than half passed (a tie fails), when any passed, or when all passed. Required
-            when an item has several rows; ``"first"`` only for scores without a threshold.
+            labels are joined by id, read from an eval log, or carried by rows with an ``item``
+            column (whose rows of one item must then agree on its label): the first row's
+            verdict; PASS when more than half passed (a tie fails), when any passed, or when all
+            passed. Required when an item has several rows and labels are joined by id;
+            ``"first"`` only for scores without a threshold. Without it, rows with their own
+            labels that repeat an ``item`` id are each an item, with a warning.
 
         Raises
         ------
@@ -837,10 +840,11 @@ def _read_table(
             "a threshold turns a 'score' column into verdicts, but these data have a 'verdict' "
             "column; drop the threshold"
         )
-    if epochs is not None and not apart:
+    if epochs is not None and not apart and "item" not in parsed.columns:
         problems.add(
             f"epochs={epochs!r} combines the rows of one item when gold labels are joined by id "
-            "(labels=); these data carry their own 'label' column, one row per item"
+            "(labels=) or the rows carry an 'item' column; these data have neither (name the id "
+            "column with columns={'item': ...}, on the command line --map item=COLUMN)"
         )
     elif epochs not in (None, "first") and "score" in mapping and threshold is None:
         problems.add(
@@ -857,6 +861,15 @@ def _read_table(
         gold = read_labels(labels, columns=label_columns, positive=positive, negative=negative)  # type: ignore[arg-type]
         label_name = str(gold.attrs.get("source", "labels"))
         parsed, join = join_labels(parsed, gold, repeats=epochs or "error", option="epochs")
+    elif "item" in parsed.columns and epochs is not None:
+        parsed = _combined_rows(parsed, epochs, source=name)
+    elif "item" in parsed.columns:
+        repeated = RepeatedIds(limit=len(parsed))
+        labels_ = parsed["label"].to_numpy(dtype=float)
+        repeated.add(
+            parsed["item"].tolist(), np.where(np.isnan(labels_), -1, labels_).astype(np.int8)
+        )
+        repeated.warn(stacklevel=4)
     origin = InputReport(
         source=name,
         format=str(table.attrs.get("format", format)),
@@ -869,6 +882,35 @@ def _read_table(
         epochs=epochs,
     )
     return parsed, origin
+
+
+def _combined_rows(parsed: pd.DataFrame, epochs: EpochRule, *, source: str) -> pd.DataFrame:
+    """Combine the rows of each item of a table that carries its own labels, by ``epochs``.
+
+    The rows of one item must agree on its gold label (blank rows take the others' label); the
+    verdicts are combined as in a join of labels kept apart (:func:`~bayesjudge.io.join_labels`).
+
+    Raises
+    ------
+    DataError
+        Naming the items, and the lines of the first, whose rows hold both PASS and FAIL labels.
+    """
+    items = parsed["item"].astype(object)
+    by_item = parsed["label"].groupby(items, sort=False)
+    both = (by_item.max() > by_item.min()).to_numpy()
+    if both.any():
+        ids = by_item.max().index[both]
+        lines = row_names(parsed.index, np.flatnonzero((items == ids[0]).to_numpy()))
+        problems = Problems(source)
+        problems.add(
+            f"column 'label': {int(both.sum())} item(s) have contradictory gold labels (PASS and "
+            f"FAIL) on their rows, e.g. {ids[0]!r} ({', '.join(lines[:5])}); an item has one "
+            "gold label: correct the rows"
+        )
+        problems.raise_if_any()
+    gold = by_item.first().rename_axis("item").reset_index()
+    joined, _ = join_labels(parsed.drop(columns="label"), gold, repeats=epochs, option="epochs")
+    return joined
 
 
 def _read_log(

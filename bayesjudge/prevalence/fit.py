@@ -260,7 +260,7 @@ def fit_prevalence(
         of range.
     DataError
         If ``stratified=True`` and the data have no stratum column.
-    ImportError
+    MissingDependencyError
         If ``sampler="nutpie"`` and nutpie is not installed.
 
     Warns

@@ -75,6 +75,7 @@ import xarray as xr
 
 from bayesjudge._interrupt import check_interrupted
 from bayesjudge._version import __version__
+from bayesjudge.errors import MissingDependencyError
 from bayesjudge.inference.diagnostics import batched_convergence
 from bayesjudge.reporting.netcdf import write_netcdf
 from bayesjudge.reporting.output import (
@@ -918,7 +919,7 @@ def _connected(scheduler: Any) -> Iterator[Any]:
     try:
         from dask.distributed import Client
     except ImportError:
-        raise ImportError(
+        raise MissingDependencyError(
             "running a study on a Dask cluster (scheduler=...) needs dask.distributed, which is "
             "not installed; install it with `pip install bayesjudge[studies]`"
         ) from None

@@ -9,8 +9,10 @@ from __future__ import annotations
 import json
 import math
 import os
+import warnings
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Literal, get_args
@@ -295,6 +297,70 @@ def _promote_binary_scores(frame: pd.DataFrame) -> None:
 
 
 # --------------------------------------------------------------------------- shared helpers
+@contextmanager
+def format_version(
+    path: str, *, tool: str, field: str, found: object, known: Sequence[object]
+) -> Iterator[None]:
+    """Read a log under the format version it records: the one rule of every log reader.
+
+    A version among ``known`` (those the reader was tested on), or none recorded, is read as
+    is. An unknown one is read with a warning when the fields the reader needs are present (the
+    block raises nothing); when they are not (the block raises a :class:`DataError`), the error
+    says that the version is unknown and which ones are known.
+
+    Parameters
+    ----------
+    path : str
+        The log's path, for the messages.
+    tool : str
+        The tool's name, for the messages.
+    field : str
+        Where the log records its format version (``results.version``).
+    found : object
+        The version the log records (None: none).
+    known : sequence
+        The versions the reader was tested on.
+
+    Examples
+    --------
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     with format_version(
+    ...         "r.json", tool="promptfoo", field="results.version", found=2, known=(3,)
+    ...     ):
+    ...         pass  # the reading, which found its fields
+    >>> print(caught[0].message)  # doctest: +NORMALIZE_WHITESPACE, +ELLIPSIS
+    r.json: results.version is 2, a promptfoo format version bayesjudge was not tested on (it
+    reads version 3); the fields bayesjudge needs are there and were read as in version 3: ...
+    >>> with format_version("r.json", tool="promptfoo", field="results.version", found=2,
+    ...                     known=(3,)):
+    ...     raise DataError("r.json: results.results: missing")
+    Traceback (most recent call last):
+    ...
+    bayesjudge.errors.DataError: r.json: results.results: missing; results.version is 2, ...
+    """
+    if found is None or found in known:
+        yield
+        return
+    versions = ", ".join(repr(v) for v in known)
+    note = (
+        f"{field} is {found!r}, a {tool} format version bayesjudge was not tested on "
+        f"(it reads version {versions})"
+    )
+    try:
+        yield
+    except DataError as exc:
+        raise DataError(
+            f"{exc}; {note}: write the log with a {tool} that writes version {known[-1]!r}"
+        ) from exc
+    warnings.warn(
+        f"{path}: {note}; the fields bayesjudge needs are there and were read as in version "
+        f"{known[-1]!r}: check the counts it reports",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
 def fail(path: str, field: str, message: str, *, sample: str | None = None) -> DataError:
     """Return a DataError naming the file, the field and (when known) the sample."""
     where = f"{path}: {field}"

@@ -6,7 +6,7 @@ import math
 import os
 from typing import Any, Literal, get_args
 
-from bayesjudge.errors import DataError
+from bayesjudge.errors import DataError, MissingDependencyError
 from bayesjudge.io.logs._evallog import (
     NAN,
     EvalLog,
@@ -46,8 +46,10 @@ def read_inspect_log(
     """Read an Inspect AI log (``.eval`` or ``.json``) into one ruling per sample and epoch.
 
     The log is opened with ``inspect_ai.log.read_eval_log``, so every log format Inspect reads
-    is read. Each sample and epoch gives one ruling of the chosen scorer: ``item`` is the
-    sample id as text, ``epoch`` Inspect's epoch, ``system`` the model, ``judge`` the scorer.
+    is read: Inspect checks the log's format ``version`` itself, reading older ones and refusing
+    newer ones (an error that says to upgrade inspect_ai). Each sample and epoch gives one
+    ruling of the chosen scorer: ``item`` is the sample id as text, ``epoch`` Inspect's epoch,
+    ``system`` the model, ``judge`` the scorer.
 
     ========================================  ==========  ===========  ============
     Inspect score value                       ``status``  verdict      score
@@ -83,7 +85,7 @@ def read_inspect_log(
 
     Raises
     ------
-    ImportError
+    MissingDependencyError
         If inspect_ai is not installed.
     DataError
         If Inspect cannot read the file (truncated, corrupt, not a log), the log holds no
@@ -104,7 +106,7 @@ def read_inspect_log(
     try:
         from inspect_ai.log import read_eval_log as inspect_read_eval_log
     except ImportError as exc:
-        raise ImportError(_INSTALL) from exc
+        raise MissingDependencyError(_INSTALL) from exc
     name = os.fspath(path)
     if not os.path.exists(name):
         raise FileNotFoundError(f"no such file: {name!r}")
@@ -112,6 +114,14 @@ def read_inspect_log(
         log = inspect_read_eval_log(name)
     # Inspect raises whatever its zip, JSON or pydantic layer raises on a damaged file.
     except Exception as exc:
+        text = first_line(exc)
+        if text.startswith("Unable to read version"):  # Inspect refuses a newer log format
+            from inspect_ai import __version__ as installed
+
+            raise DataError(
+                f"{name}: the log's format is newer than inspect_ai {installed} reads ({text}): "
+                "upgrade it, pip install -U inspect_ai"
+            ) from exc
         raise DataError(
             f"{name}: Inspect AI cannot read this log (truncated, corrupt or not a log?): "
             f"{type(exc).__name__}: {first_line(exc)}"

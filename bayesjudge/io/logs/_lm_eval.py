@@ -68,7 +68,8 @@ def read_lm_eval_samples(
 
     ``system`` and ``version`` come from the ``results_<date>.json`` that lm-eval writes beside
     the samples file (``model_name`` and ``lm_eval_version``); without it they are
-    ``"unknown"`` and ``""``.
+    ``"unknown"`` and ``""``. Neither file records a version of its format (``lm_eval_version``
+    is the program's), so no format version is checked, unlike Inspect and promptfoo logs.
 
     Parameters
     ----------

@@ -45,8 +45,9 @@ def read_openai_evals_log(path: str | os.PathLike[str], *, metric: str | None = 
     Several events of one sample are successive rulings (``epoch`` in ``event_id`` order).
     A sample that has an ``error`` event and no ruling gives one ``"error"`` ruling; a sample
     seen in other events only gives one ``"unscored"`` ruling. ``system`` is the spec's
-    completion functions joined by commas. The log does not record the version of evals, so
-    ``version`` is empty.
+    completion functions joined by commas. The log records neither the version of evals nor
+    one of its format, so ``version`` is empty and no format version is checked (unlike Inspect
+    and promptfoo logs).
 
     Parameters
     ----------

@@ -15,6 +15,7 @@ from bayesjudge.io.logs._evallog import (
     epochs_in_order,
     fail,
     first_line,
+    format_version,
     item_id,
     load_json,
     number,
@@ -28,6 +29,9 @@ OVERALL = "overall"
 
 # promptfoo's ResultFailureReason: NONE = 0, ASSERT = 1, ERROR = 2.
 _FAILURE_ERROR = 2
+
+#: The versions of promptfoo's result format (``results.version``) this reader was tested on.
+KNOWN_VERSIONS = (3,)
 
 
 def read_promptfoo_results(
@@ -73,7 +77,14 @@ def read_promptfoo_results(
     ------
     DataError
         If the file is not valid JSON or not a promptfoo result file, the assertion is not in
-        it, ``item_var`` is missing from a test, or one item id names two different tests.
+        it, ``item_var`` is missing from a test, or one item id names two different tests (the
+        message adds an unknown format version, see below).
+
+    Warns
+    -----
+    UserWarning
+        When ``results.version`` is not one of :data:`KNOWN_VERSIONS` but the fields read are
+        there (:func:`~bayesjudge.io.logs._evallog.format_version`).
 
     Examples
     --------
@@ -83,6 +94,18 @@ def read_promptfoo_results(
     """
     name = os.fspath(path)
     document = load_json(name)
+    block = document.get("results") if isinstance(document, Mapping) else None
+    with format_version(
+        name,
+        tool="promptfoo",
+        field="results.version",
+        found=block.get("version") if isinstance(block, Mapping) else None,
+        known=KNOWN_VERSIONS,
+    ):
+        return _read(document, name, assertion=assertion, item_var=item_var)
+
+
+def _read(document: Any, name: str, *, assertion: str | None, item_var: str | None) -> EvalLog:
     results = _results(document, name)
     judge = OVERALL
     if assertion is not None:
