@@ -222,13 +222,14 @@ def _first_line_end(chunk: bytes) -> int:
     return min(ends) if ends else -1
 
 
-def read_all(stream: IO[bytes], *, name: str, limit: int = MAX_READ_BYTES) -> bytes:
-    r"""Read a stream to its end, refusing more than ``limit`` bytes.
+def read_all(stream: IO[bytes], *, name: str, limit: int | None = None) -> bytes:
+    r"""Read a stream to its end, refusing more than ``limit`` bytes (:data:`MAX_READ_BYTES`).
 
     Raises
     ------
     DataError
-        ``"<name>: larger than 2 GB, the most a table read into memory may hold"``.
+        ``"<name>: larger than 2 GB, the most a table read into memory may hold"``, or, when
+        memory runs out first, ``"<name>: memory ran out after reading 900 MB of it"``.
 
     Examples
     --------
@@ -240,14 +241,19 @@ def read_all(stream: IO[bytes], *, name: str, limit: int = MAX_READ_BYTES) -> by
     ...
     bayesjudge.errors.DataError: t: larger than 1 KB, the most a table read into memory may hold
     """
+    limit = MAX_READ_BYTES if limit is None else limit
     blocks: list[bytes] = []
     total = 0
-    while block := stream.read(min(_READ_BLOCK, limit + 1 - total)):
-        total += len(block)
-        if total > limit:
-            raise DataError(
-                f"{name}: larger than {size_text(limit)}, the most a table read into memory may "
-                "hold"
-            )
-        blocks.append(block)
-    return b"".join(blocks)
+    try:
+        while block := stream.read(min(_READ_BLOCK, limit + 1 - total)):
+            total += len(block)
+            if total > limit:
+                raise DataError(
+                    f"{name}: larger than {size_text(limit)}, the most a table read into memory "
+                    "may hold"
+                )
+            blocks.append(block)
+        return b"".join(blocks)
+    except MemoryError:
+        blocks.clear()
+        raise DataError(f"{name}: memory ran out after reading {total >> 20} MB of it") from None

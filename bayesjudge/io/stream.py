@@ -328,6 +328,8 @@ def _chunks(source: Source, options: _Options, *, problems: Problems) -> Iterato
         return
     try:
         head = stream.read(1 << 16)
+        if not head.strip():  # blank lines only, so far: read on to the first line of text
+            head = read_header_bytes(stream, head, name=name)
         if not head.strip() or head.strip() == _BOM:
             problems.add("the file is empty", source=name)
             return
