@@ -197,9 +197,9 @@ def test_no_fifo_message_for_a_pipe_or_a_file(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- model sizes
-def test_a_panel_of_ten_thousand_judges_is_refused_before_the_fit(tmp_path: Path) -> None:
+def test_a_panel_of_a_thousand_judges_is_refused_before_the_fit(tmp_path: Path) -> None:
     rng = np.random.default_rng(3)
-    n_judges = 10_000
+    n_judges = 1_000
     frame = pd.DataFrame(
         rng.integers(0, 2, (30, n_judges)), columns=[f"j{k}" for k in range(n_judges)]
     )
@@ -209,7 +209,7 @@ def test_a_panel_of_ten_thousand_judges_is_refused_before_the_fit(tmp_path: Path
     refused(
         bayesjudge("panel", str(path), "--no-progress"),
         "the panel model is fitted to at most 50 judges (its curvature at the mode grows as "
-        "the cube of 4J + 1 coordinates); the data have 10000 judges: choose at most 50 of them",
+        "the cube of 4J + 1 coordinates); the data have 1000 judges: choose at most 50 of them",
     )
 
 
