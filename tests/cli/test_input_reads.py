@@ -269,3 +269,29 @@ def test_the_plan_limit_followed_gets_further(monkeypatch: pytest.MonkeyPatch) -
         plan_module.plan_labels(counts, m_grid=[100], max_labels=400, draws=5, random_seed=1)
     plan = plan_module.plan_labels(counts, m_grid=[100], max_labels=400, draws=4, random_seed=1)
     assert [p.m for p in plan.curve] == [0, 100, 400]
+
+
+def test_more_strata_than_the_limit_are_refused_and_the_unstratified_fit_runs(
+    tmp_path: Path,
+) -> None:
+    from bayesjudge.prevalence.fit import MAX_STRATA
+
+    rng = np.random.default_rng(5)
+    n = 3 * (MAX_STRATA + 1)
+    frame = pd.DataFrame(
+        {
+            "label": np.where(np.arange(n) % 3 == 2, "", rng.integers(0, 2, n).astype(str)),
+            "verdict": rng.integers(0, 2, n),
+            "stratum": [f"s{i // 3}" for i in range(n)],
+        }
+    )
+    path = tmp_path / "strata.csv"
+    frame.to_csv(path, index=False)
+    refused(
+        bayesjudge("estimate", str(path), "--stratified", "--no-progress"),
+        f"the stratified model is fitted to at most {MAX_STRATA} strata (each adds its own "
+        f"parameters and draws); the data have {MAX_STRATA + 1} strata",
+    )
+    result = bayesjudge("estimate", str(path), "--method", "exact", "--json")  # as suggested
+    assert result.returncode == EXIT_OK, result.stderr
+    assert json.loads(result.stdout)["input"]["rows"] == n
