@@ -295,3 +295,13 @@ def test_more_strata_than_the_limit_are_refused_and_the_unstratified_fit_runs(
     result = bayesjudge("estimate", str(path), "--method", "exact", "--json")  # as suggested
     assert result.returncode == EXIT_OK, result.stderr
     assert json.loads(result.stdout)["input"]["rows"] == n
+
+
+def test_a_study_spec_is_read_bounded(tmp_path: Path) -> None:
+    refused(
+        bayesjudge("study", "/dev/zero"),
+        "study spec file '/dev/zero' is larger than 1 MB: is it a study spec?",
+    )
+    spec = tmp_path / "spec.toml"
+    spec.write_bytes(b'name = "caf\xe9"\n')
+    refused(bayesjudge("study", str(spec)), f"study spec file {str(spec)!r} is not UTF-8 text")
