@@ -47,6 +47,7 @@ __all__ = [
     "emit_json",
     "fmt",
     "input_options",
+    "is_named_fifo",
     "named_paths",
     "positive_int",
     "probability",
@@ -448,6 +449,9 @@ def input_options(args: argparse.Namespace, *, source: str = "data") -> InputOpt
     except ValueError as exc:
         text = str(exc).replace("positive and negative", "--positive and --negative")
         raise UserError(f"{text}: give it to one of them") from None
+    for given in (path, labels):
+        if given is not None and is_named_fifo(given) and sys.stderr.isatty():
+            echo(f"waiting for input on FIFO {given}", file=sys.stderr)
     return InputOptions(
         source=path,
         format=args.format,
@@ -466,6 +470,28 @@ def input_options(args: argparse.Namespace, *, source: str = "data") -> InputOpt
         item_field=getattr(args, "item_field", None),
         scheduler=getattr(args, "scheduler", None),
     )
+
+
+def is_named_fifo(path: str) -> bool:
+    """Whether ``path`` is a named FIFO, whose reader waits until something opens it to write.
+
+    A FIFO made with ``mkfifo`` has a name in the file system; the anonymous pipes of standard
+    input (``/dev/stdin``) and process substitution (``/dev/fd/63``) resolve to no file, and
+    already have their writer, so opening them does not wait.
+
+    Examples
+    --------
+    >>> is_named_fifo("README.md"), is_named_fifo("no/such/file")
+    (False, False)
+    """
+    import stat
+
+    try:
+        if not stat.S_ISFIFO(os.stat(path).st_mode):
+            return False
+    except (OSError, ValueError):
+        return False
+    return os.path.exists(os.path.realpath(path))
 
 
 # --------------------------------------------------------------------------- output helpers

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from bayesjudge.errors import DataError, MissingDependencyError
+from bayesjudge.io.bounded import is_stream_path, read_all
 from bayesjudge.io.mapping import (
     MISSING,
     NEGATIVE,
@@ -54,6 +55,7 @@ from bayesjudge.io.tables import (
     parse_header,
     parse_jsonl,
     peek_columns,
+    read_header_bytes,
 )
 
 if TYPE_CHECKING:
@@ -290,8 +292,8 @@ def judge_column(
     -------
     str or None
         ``"verdict"`` or ``"score"``; None when the source is not a file path (standard input, a
-        file object) or the header holds neither or both (the full reader then says what is
-        wrong).
+        pipe, a FIFO, a device, a file object: read once, the header cannot be peeked at) or the
+        header holds neither or both (the full reader then says what is wrong).
 
     Examples
     --------
@@ -303,7 +305,7 @@ def judge_column(
     """
     files = expand_sources(source)
     first = files[0]
-    if not isinstance(first, str | os.PathLike) or os.fspath(first) == "-":
+    if not isinstance(first, str | os.PathLike) or is_stream_path(first):
         return None
     names = peek_columns(first, format=format)
     used = resolve_columns(
@@ -311,16 +313,6 @@ def judge_column(
     )
     found = [name for name in ("verdict", "score") if name in used]
     return found[0] if len(found) == 1 else None
-
-
-def _read_more(stream: IO[bytes], head: bytes, size: int) -> bytes:
-    """Read until ``head`` holds a full first line (or the stream ends)."""
-    while b"\n" not in head.lstrip(b"\r\n"):
-        more = stream.read(size)
-        if not more:
-            break
-        head += more
-    return head
 
 
 def _chunks(source: Source, options: _Options, *, problems: Problems) -> Iterator[_Chunk]:
@@ -339,6 +331,8 @@ def _chunks(source: Source, options: _Options, *, problems: Problems) -> Iterato
         return
     try:
         head = stream.read(1 << 16)
+        if not head.strip():  # blank lines only, so far: read on to the first line of text
+            head = read_header_bytes(stream, head, name=name)
         if not head.strip() or head.strip() == _BOM:
             problems.add("the file is empty", source=name)
             return
@@ -363,7 +357,7 @@ def _chunks(source: Source, options: _Options, *, problems: Problems) -> Iterato
             line = 1
             used: dict[str, str] | None = None
             for block, newlines in iter_record_blocks(
-                stream, start=head, block_size=options.block_size, quoted=False
+                stream, start=head, block_size=options.block_size, quoted=False, name=name
             ):
                 table, namer = parse_jsonl(block, first_line=line, use_threads=False, name=name)
                 line += newlines
@@ -383,7 +377,7 @@ def _chunks(source: Source, options: _Options, *, problems: Problems) -> Iterato
                 yield _Chunk(pa.table(columns), namer)
             return
         delimiter = "\t" if fmt == "tsv" else ","
-        head = _read_more(stream, head, 1 << 16)
+        head = read_header_bytes(stream, head, name=name)
         header = parse_header(head, delimiter=delimiter, name=name)
         used = resolve(header.names)
         if used is None:
@@ -391,7 +385,12 @@ def _chunks(source: Source, options: _Options, *, problems: Problems) -> Iterato
         inverse = {column: field_name for field_name, column in used.items()}
         line = header.body_line
         for block, newlines in iter_record_blocks(
-            stream, start=head[header.end :], block_size=options.block_size, quoted=True
+            stream,
+            start=head[header.end :],
+            block_size=options.block_size,
+            quoted=True,
+            name=name,
+            first_line=header.body_line,
         ):
             table, namer = parse_csv_body(
                 block,
@@ -429,7 +428,7 @@ def _parquet_chunks(
         if name != "<stdin>" and os.path.isfile(name):
             handle: Any = name
         else:  # Parquet needs random access: a stream is read whole
-            handle = pa.BufferReader(head + stream.read())
+            handle = pa.BufferReader(head + read_all(stream, name=name))
         file = pq.ParquetFile(handle)
     except (pa.ArrowException, OSError) as exc:
         raise DataError(f"{name}: cannot be read as Parquet: {exc}") from None

@@ -32,6 +32,13 @@ import numpy as np
 import pandas as pd
 
 from bayesjudge.errors import DataError
+from bayesjudge.io.bounded import (
+    MAX_HEADER_BYTES,
+    MAX_LINE_BYTES,
+    BoundedStream,
+    read_all,
+    size_text,
+)
 from bayesjudge.io.problems import Problems
 
 if TYPE_CHECKING:
@@ -175,12 +182,7 @@ def peek_columns(
             except (pa.ArrowException, OSError) as exc:
                 raise DataError(f"{name}: cannot be read as Parquet: {exc}") from None
             return [c.strip() for c in schema.names]
-        head = head.removeprefix(_BOM)
-        while b"\n" not in head.lstrip(b"\r\n"):
-            more = stream.read(1 << 16)
-            if not more:
-                break
-            head += more
+        head = read_header_bytes(stream, head.removeprefix(_BOM), name=name)
         if not head.strip():
             raise DataError(f"{name}: the file is empty")
         if chosen == "jsonl":
@@ -211,15 +213,19 @@ def source_name(source: str | os.PathLike[str] | IO[bytes]) -> str:
 def open_source(
     source: str | os.PathLike[str] | IO[bytes], *, argument: str
 ) -> tuple[str, IO[bytes], bool]:
-    """Open a path, ``"-"`` or binary file object for reading bytes.
+    """Open a path, ``"-"`` or binary file object for reading bytes, once, with limits.
 
     Returns the name for messages, the binary stream, and whether the caller owns (must close)
-    it. A missing path, a directory or an unreadable file is a :class:`DataError`.
+    it. The stream is a :class:`~bayesjudge.io.bounded.BoundedStream`: gzip is decompressed,
+    a line longer than :data:`~bayesjudge.io.bounded.MAX_LINE_BYTES` is refused, and bare
+    carriage returns read as newlines. A path is opened once (a pipe, a FIFO or ``/dev/stdin``
+    cannot be opened again to see the same bytes), and gzip is detected by peeking at its
+    buffer. A missing path, a directory or an unreadable file is a :class:`DataError`.
     """
     if isinstance(source, str | os.PathLike):
         path = os.fspath(source)
         if path == "-":
-            return "<stdin>", _gunzipped(sys.stdin.buffer), False
+            return "<stdin>", _bounded(sys.stdin.buffer, name="<stdin>", owned=False), False
         if not path:
             raise DataError(f"{argument}: the file name is empty")
         if os.path.isdir(path):
@@ -227,31 +233,40 @@ def open_source(
         if not os.path.exists(path):
             raise DataError(f"{argument}: no such file {path!r}")
         try:
-            with open(path, "rb") as probe:
-                compressed = probe.read(2) == _GZIP_MAGIC
-            if compressed:  # the caller closes the streams returned here
-                return path, cast("IO[bytes]", gzip.open(path, "rb")), True
-            return path, open(path, "rb"), True
+            handle = open(path, "rb")  # noqa: SIM115  # closed by the BoundedStream's close()
         except PermissionError:
             raise DataError(f"{argument}: {path!r} cannot be read (permission denied)") from None
         except OSError as exc:
             raise DataError(f"{argument}: {path!r} cannot be read ({exc.strerror})") from None
+        try:
+            return path, _bounded(handle, name=path, owned=True), True
+        except OSError as exc:
+            handle.close()
+            raise DataError(f"{argument}: {path!r} cannot be read ({exc.strerror})") from None
     if hasattr(source, "read"):
-        return source_name(source), _gunzipped(source), False
+        name = source_name(source)
+        return name, _bounded(source, name=name, owned=False), False
     raise DataError(
         f"{argument} must be a pandas DataFrame, a file path, '-' (standard input) or a binary "
         f"file object; got {type(source).__name__}"
     )
 
 
+def _bounded(stream: IO[bytes], *, name: str, owned: bool) -> IO[bytes]:
+    """Wrap ``stream`` (decompressed when gzip) in a BoundedStream that closes it if ``owned``."""
+    inner = _gunzipped(stream)
+    closes = ((inner, stream) if inner is not stream else (stream,)) if owned else ()
+    return cast("IO[bytes]", BoundedStream(inner, name=name, closes=closes))
+
+
 def _gunzipped(stream: IO[bytes]) -> IO[bytes]:
     """Return a stream that decompresses ``stream`` if it starts with gzip's magic bytes."""
-    if stream.seekable():
+    if hasattr(stream, "peek"):  # buffered: a pipe's first bytes stay in the buffer
+        head = stream.peek(2)[:2]
+    elif stream.seekable():
         where = stream.tell()
         head = stream.read(2)
         stream.seek(where)
-    elif hasattr(stream, "peek"):
-        head = stream.peek(2)[:2]
     else:
         return stream
     return gzip.GzipFile(fileobj=stream, mode="rb") if head == _GZIP_MAGIC else stream  # type: ignore[return-value]
@@ -260,7 +275,7 @@ def _gunzipped(stream: IO[bytes]) -> IO[bytes]:
 def _read_bytes(source: str | os.PathLike[str] | IO[bytes], *, argument: str) -> tuple[str, bytes]:
     name, stream, owned = open_source(source, argument=argument)
     try:
-        raw = stream.read()
+        raw = read_all(stream, name=name)
     except (OSError, EOFError) as exc:
         raise DataError(
             f"{name}: cannot be read ({getattr(exc, 'strerror', None) or exc})"
@@ -268,11 +283,34 @@ def _read_bytes(source: str | os.PathLike[str] | IO[bytes], *, argument: str) ->
     finally:
         if owned:
             stream.close()
-    if isinstance(raw, str):
-        raise DataError(f"{name}: open the file in binary mode ('rb'), not as text")
     if not raw.strip() or raw.strip() == _BOM:
         raise DataError(f"{name}: the file is empty")
     return name, raw
+
+
+def read_header_bytes(stream: IO[bytes], head: bytes, *, name: str, size: int = 1 << 16) -> bytes:
+    """Read on until ``head`` holds its first non-blank line whole (or the stream ends).
+
+    Raises
+    ------
+    DataError
+        If :data:`~bayesjudge.io.bounded.MAX_HEADER_BYTES` bytes hold no whole non-blank line
+        (a long first line is refused by the stream itself, naming its line).
+    """
+    start = 0
+    while True:
+        start = len(head) - len(head[start:].lstrip(b"\r\n"))
+        if head.find(b"\n", start) >= 0:
+            return head
+        if len(head) > MAX_HEADER_BYTES:
+            raise DataError(
+                f"{name}: no header in the first {size_text(MAX_HEADER_BYTES)} (only blank "
+                "lines): is this a data file?"
+            )
+        more = stream.read(size)
+        if not more:
+            return head
+        head += more
 
 
 def choose_format(
@@ -475,7 +513,10 @@ def parse_header(head: bytes, *, delimiter: str, name: str) -> CsvHeader:
             f"{name}: line {line} is not valid UTF-8 text (byte {record[exc.start]:#04x}); "
             "save the file as UTF-8"
         ) from None
-    raw_names = next(csv.reader(io.StringIO(text), delimiter=delimiter), [])
+    try:
+        raw_names = next(csv.reader(io.StringIO(text), delimiter=delimiter), [])
+    except csv.Error as exc:
+        raise DataError(f"{name}: line {line} (the header) cannot be parsed: {exc}") from None
     names = [n.strip() for n in raw_names]
     _check_names(names, name=name)
     return CsvHeader(raw_names, names, end, line + record.count(b"\n"))
@@ -772,15 +813,29 @@ def _to_pandas(table: pa.Table) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- byte blocks
 def iter_record_blocks(
-    stream: IO[bytes], *, start: bytes, block_size: int, quoted: bool
+    stream: IO[bytes],
+    *,
+    start: bytes,
+    block_size: int,
+    quoted: bool,
+    name: str = "<stream>",
+    first_line: int = 1,
 ) -> Iterator[tuple[bytes, int]]:
     """Yield blocks of whole records from a byte stream, each with its number of newlines.
 
     Each block ends just after a newline that is outside quoted values (when ``quoted``), so a
-    parser sees whole records; ``start`` is what was already read of the stream. Memory stays
-    about ``block_size`` (more only while one quoted value is longer than a block).
+    parser sees whole records; ``start`` is what was already read of the stream (from line
+    ``first_line`` on). Memory stays about ``block_size`` (more only while one quoted value is
+    longer than a block, up to :data:`~bayesjudge.io.bounded.MAX_LINE_BYTES`).
+
+    Raises
+    ------
+    DataError
+        If one record (a quoted value over several lines) grows past
+        :data:`~bayesjudge.io.bounded.MAX_LINE_BYTES`, naming the line it starts on.
     """
     pending = start
+    line = first_line
     finished = False
     while pending or not finished:
         if not finished and len(pending) < block_size:
@@ -796,6 +851,11 @@ def iter_record_blocks(
             if cut <= 0 and len(pending) > block_size:
                 cut = _last_record_end(pending, quoted=quoted)
         if cut <= 0:  # one record longer than the block: read on
+            if len(pending) > MAX_LINE_BYTES:
+                raise DataError(
+                    f"{name}: the record that starts on line {line} is longer than "
+                    f'{size_text(MAX_LINE_BYTES)}: is a quote (") left open?'
+                )
             chunk = stream.read(block_size)
             if chunk:
                 pending += chunk
@@ -803,7 +863,9 @@ def iter_record_blocks(
                 finished = True
             continue
         block, pending = pending[:cut], pending[cut:]
-        yield block, block.count(b"\n")
+        newlines = block.count(b"\n")
+        line += newlines
+        yield block, newlines
 
 
 def _last_record_end(buf: bytes, *, quoted: bool) -> int:

@@ -452,8 +452,10 @@ class PanelData:
                 f"{_row(frame, int(same[0]))} and {_row(frame, int(same[1]))}), so each judge "
                 "is given twice for it; keep one row per item"
             )
+        plain = frame.copy(deep=False)  # pandas deep-copies attrs on every column taken:
+        plain.attrs = {}  # O(J^2) work for a wide table whose attrs name its J columns
         values = np.column_stack(
-            [_binary_column(frame, j, allow_missing=True, what="verdicts") for j in names]
+            [_binary_column(plain, j, allow_missing=True, what="verdicts") for j in names]
         )
         gold = (
             np.full(len(frame), np.nan)

@@ -48,6 +48,7 @@ __all__ = [
     "CALIBRATION",
     "DEPENDENCE",
     "GROUPS",
+    "MAX_JUDGES",
     "REPORTED",
     "check_identified",
     "fit_panel",
@@ -67,6 +68,11 @@ REPORTED = ("pi", "se", "sp", "j", "effective_judges")
 GROUPS = ("fail", "pass", "unlabelled")
 _CODES = (0, 1, UNLABELLED)
 _MIN_BUCKET = 32
+#: The most judges the panel model is fitted to. Its start (:mod:`bayesjudge.panels.start`) has
+#: D = 4J + 1 coordinates, and the curvature at the mode takes 2 D (D - 1) density evaluations
+#: held as one (2 D (D - 1), D) array of points: about 16 D^3 bytes, 130 MB at 50 judges,
+#: 1 GB at 100 and 10^13 bytes at 10^4 (which also asked for a D x D step matrix of 12 GiB).
+MAX_JUDGES = 50
 _CHUNK = 1000
 
 
@@ -78,7 +84,8 @@ def check_identified(patterns: PanelPatterns, *, dependence: Dependence) -> None
     """Raise a :class:`DataError` when the data cannot identify the chosen panel model.
 
     ``"random_effect"`` needs gold-labelled items of both classes; ``"none"`` needs them or at
-    least three judges; both need unlabelled items (see :mod:`bayesjudge.models.panel`).
+    least three judges; both need unlabelled items (see :mod:`bayesjudge.models.panel`) and at
+    most :data:`MAX_JUDGES` judges (a larger panel is refused before anything is allocated).
 
     Examples
     --------
@@ -89,6 +96,12 @@ def check_identified(patterns: PanelPatterns, *, dependence: Dependence) -> None
     bayesjudge.errors.DataError: without gold labels of both classes ...
     """
     check_choice(dependence, name="dependence", allowed=DEPENDENCE)
+    if patterns.n_judges > MAX_JUDGES:
+        raise DataError(
+            f"the panel model is fitted to at most {MAX_JUDGES} judges (its curvature at the mode "
+            f"grows as the cube of 4J + 1 coordinates); the data have {patterns.n_judges} judges: "
+            f"choose at most {MAX_JUDGES} of them (judges=, on the command line --judges)"
+        )
     n_fail, n_pass = patterns.n_labelled
     both = n_fail > 0 and n_pass > 0
     if dependence == "random_effect" and not both:

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from bayesjudge.errors import DataError
+from bayesjudge.io.bounded import is_stream_path
 from bayesjudge.io.labels import JoinReport, join_labels, read_labels
 from bayesjudge.io.mapping import check_threshold, conform, verdicts_from_scores
 from bayesjudge.io.problems import Problems, RepeatedIds, row_names
@@ -294,11 +295,12 @@ def can_stream(
 ) -> bool:
     r"""Whether judge data can be streamed to counts (:meth:`JudgeCounts.from_file`).
 
-    True for a table file, folder or glob (not standard input, a file object, a DataFrame or an
-    eval log) whose judge column is a binary ``verdict``, or a ``score`` with a ``threshold``,
-    read without an ``epochs`` rule (combining repeated rows needs them in memory). Only the
-    header of the (first) file is read. A source whose header cannot be read streams, so that
-    the streaming reader reports every problem of every file.
+    True for a table file, folder or glob (not standard input, a pipe, a FIFO or a device, which are
+    read once, into memory; not a file object, a DataFrame or an eval log) whose judge column is a
+    binary ``verdict``, or a ``score`` with a ``threshold``, read without an ``epochs`` rule
+    (combining repeated rows needs them in memory). Only the header of the (first) file is read. A
+    source whose header cannot be read streams, so that the streaming reader reports every problem
+    of every file.
 
     Examples
     --------
@@ -315,7 +317,7 @@ def can_stream(
         return False
     if isinstance(source, list | tuple):
         paths = list(source)
-    elif isinstance(source, str | os.PathLike) and os.fspath(source) != "-":
+    elif isinstance(source, str | os.PathLike) and not is_stream_path(source):
         paths = [source]
     else:
         return False

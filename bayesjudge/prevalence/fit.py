@@ -38,6 +38,7 @@ from bayesjudge.priors import PrevalencePriors
 from bayesjudge.validation import rng_from
 
 __all__ = [
+    "MAX_STRATA",
     "PREVALENCE",
     "REPORTED",
     "STRATIFIED_PREVALENCE",
@@ -62,6 +63,10 @@ REPORTED = (
     "judged_rate_stratum",
     "bias_stratum",
 )
+#: The most strata the stratified model is fitted to. Each stratum adds three parameters to the
+#: sampler and its own draws of every reported quantity (about 0.5 MB per stratum at 4 chains of
+#: 2,000 draws): 500 strata hold about 250 MB; 10^5 would ask for tens of GB.
+MAX_STRATA = 500
 #: Default NUTS target acceptance: 0.95, and 0.99 in the funnel of the stratified hierarchy.
 TARGET_ACCEPT = {False: 0.95, True: 0.99}
 
@@ -75,6 +80,13 @@ def _prepare(
             raise DataError(
                 "stratified=True needs JudgeData with a 'stratum' column; got "
                 f"{type(data).__name__}"
+            )
+        if len(data.strata) > MAX_STRATA:
+            raise DataError(
+                f"the stratified model is fitted to at most {MAX_STRATA} strata (each adds its "
+                f"own parameters and draws); the data have {len(data.strata)} strata: merge "
+                "strata, or fit the unstratified model (stratified=False; on the command line "
+                "without --stratified)"
             )
         return data.strata, data.stratified_counts()
     if isinstance(data, JudgeData):
@@ -259,7 +271,8 @@ def fit_prevalence(
         On an unknown ``sampler``, or ``draws``, ``tune``, ``chains`` or ``target_accept`` out
         of range.
     DataError
-        If ``stratified=True`` and the data have no stratum column.
+        If ``stratified=True`` and the data have no stratum column, or more than
+        :data:`MAX_STRATA` strata (refused before the model is built).
     MissingDependencyError
         If ``sampler="nutpie"`` and nutpie is not installed.
 

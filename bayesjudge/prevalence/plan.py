@@ -120,6 +120,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_MAX_LABELS",
     "MAX_LABELS",
+    "MAX_REFITS",
     "LabelPlan",
     "PlanPoint",
     "plan_labels",
@@ -142,6 +143,10 @@ _FLOOR_LABELS = 10**8  # extra labels per class standing in for an unlimited cal
 _FLOOR_PER_ITEM = 10**5  # ... or this many per test item, whichever is more
 _RESOLUTION = 0.02  # the search stops when the bracket is within 2% (or one label)
 _SEARCH_STEPS = 8
+#: The most exact posterior refits one plan may do: ``draws`` per label count evaluated (the
+#: curve's points, the floor and up to 8 search steps). A refit takes about 30 ms, so this
+#: bounds a plan to a few minutes; the default (16 draws, 16 label counts) does 256.
+MAX_REFITS = 10_000
 
 Status = Literal["already_met", "reached", "needs_more_labels", "below_floor"]
 
@@ -691,7 +696,8 @@ def plan_labels(
     DataError
         If the data hold scores rather than binary verdicts, or fail validation.
     ValueError
-        Naming the argument that is out of range.
+        Naming the argument that is out of range, or when ``draws`` times the label counts to
+        evaluate exceeds :data:`MAX_REFITS` (refused before any work).
 
     Examples
     --------
@@ -722,6 +728,15 @@ def plan_labels(
     else:
         values = {check_int(m, name="m_grid", minimum=1, maximum=max_labels) for m in m_grid}
         grid = sorted(values | {max_labels})
+    points = len(grid) + 1 + (_SEARCH_STEPS if target_width is not None else 0)
+    if draws * points > MAX_REFITS:
+        search = f" and up to {_SEARCH_STEPS} search steps" if target_width is not None else ""
+        raise ValueError(
+            f"the plan would refit the posterior {draws * points:,} times (draws={draws} at each "
+            f"of {len(grid)} label counts up to max_labels={max_labels}, the floor{search}); the "
+            f"most it does is {MAX_REFITS:,}: lower draws to at most {MAX_REFITS // points}, or "
+            "evaluate fewer label counts (a smaller max_labels, or m_grid)"
+        )
 
     sim = _simulator(counts, priors=priors, prob=prob, draws=draws, rng=rng_from(random_seed))
     ess = sim.ess

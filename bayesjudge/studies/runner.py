@@ -104,6 +104,8 @@ __all__ = [
 
 Design = Literal["prevalence", "gate"]
 
+#: The largest study spec file read (a spec is a few hundred bytes of TOML).
+MAX_SPEC_BYTES = 1 << 20
 #: Estimators available in each design.
 ESTIMATORS: dict[str, tuple[str, ...]] = {
     "prevalence": (
@@ -270,12 +272,31 @@ class StudySpec:
 
     @classmethod
     def from_toml(cls, path: str | os.PathLike[str]) -> StudySpec:
-        """Read a spec from a TOML file (the keys of :meth:`from_dict`)."""
+        """Read a spec from a TOML file (the keys of :meth:`from_dict`).
+
+        At most :data:`MAX_SPEC_BYTES` are read, so ``/dev/zero`` or a data file given by
+        mistake is refused at once rather than read into memory.
+        """
         try:
             with open(path, "rb") as stream:
-                parsed = tomllib.load(stream)
+                raw = stream.read(MAX_SPEC_BYTES + 1)
         except FileNotFoundError:
             raise ValueError(f"study spec file {str(path)!r} does not exist") from None
+        except OSError as exc:
+            raise ValueError(
+                f"study spec file {str(path)!r} cannot be read ({exc.strerror})"
+            ) from None
+        if len(raw) > MAX_SPEC_BYTES:
+            raise ValueError(
+                f"study spec file {str(path)!r} is larger than {MAX_SPEC_BYTES >> 20} MB: is it "
+                "a study spec?"
+            )
+        try:
+            parsed = tomllib.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise ValueError(
+                f"study spec file {str(path)!r} is not UTF-8 text (byte {exc.start})"
+            ) from None
         except tomllib.TOMLDecodeError as exc:
             raise ValueError(f"study spec file {str(path)!r} is not valid TOML: {exc}") from None
         return cls.from_dict(parsed)
