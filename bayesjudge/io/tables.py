@@ -17,6 +17,7 @@ are shared with the streaming reader in :mod:`bayesjudge.io.stream`.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import gzip
 import io
@@ -593,6 +594,11 @@ def parse_csv_body(
         return pa.table({c: pa.array([], text_type) for c in wanted}), RowNamer(
             unit="line", first=first_line, records=0
         )
+    # pyarrow cannot hand a row that is not UTF-8 to the invalid-row handler (it prints
+    # "Exception ignored" and goes on): such text is refused first, naming its line
+    not_text = _utf8_error(body, first_line=first_line, name=name)
+    if not_text is not None:
+        raise not_text
     try:
         table = parse(use_threads)
         if invalid.total and not invalid.numbers:  # threaded parsing does not number rows
@@ -633,15 +639,34 @@ def _arrow_error(exc: Exception, body: bytes, *, first_line: int, name: str) -> 
     """Turn a pyarrow parse failure into a DataError that names the line where possible."""
     message = str(exc)
     if "UTF8" in message or "UTF-8" in message:
+        bad = _utf8_error(body, first_line=first_line, name=name)
+        if bad is not None:
+            return bad
+    return DataError(f"{name}: cannot be parsed near line {first_line}: {message}")
+
+
+def _utf8_error(body: bytes, *, first_line: int, name: str) -> DataError | None:
+    """Return the error naming the first line of ``body`` that is not UTF-8, or None.
+
+    Decoded in blocks of 16 MB, so a large body never becomes one large string; ASCII (most
+    files) is recognised without decoding.
+    """
+    if body.isascii():
+        return None
+    view, block, start = memoryview(body), 1 << 24, 0
+    while start < len(body):
+        final = start + block >= len(body)
         try:
-            body.decode("utf-8")
+            _, used = codecs.utf_8_decode(view[start : start + block], "strict", final)
         except UnicodeDecodeError as bad:
-            line = first_line + body.count(b"\n", 0, bad.start)
+            at = start + bad.start
+            line = first_line + body.count(b"\n", 0, at)
             return DataError(
-                f"{name}: line {line} is not valid UTF-8 text (byte {body[bad.start]:#04x}); "
+                f"{name}: line {line} is not valid UTF-8 text (byte {body[at]:#04x}); "
                 "save the file as UTF-8"
             )
-    return DataError(f"{name}: cannot be parsed near line {first_line}: {message}")
+        start += used
+    return None
 
 
 # --------------------------------------------------------------------------- JSON Lines
