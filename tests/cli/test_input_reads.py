@@ -120,18 +120,27 @@ def test_labels_from_standard_input_are_read_once(tmp_path: Path) -> None:
     [
         ["baselines", "/dev/zero"],
         ["estimate", "/dev/zero"],
+        ["plan", "/dev/zero", "--target-width", "0.1"],
+        ["report", "/dev/zero", "--out", "OUT"],
         ["gate", "/dev/zero"],
+        ["channel", "/dev/zero"],
+        ["rank", "/dev/zero"],
+        ["panel", "/dev/zero"],
         ["baselines", "RESULTS", "--labels", "/dev/zero"],
     ],
-    ids=["baselines", "estimate", "gate", "labels"],
+    ids=["baselines", "estimate", "plan", "report", "gate", "channel", "rank", "panel", "labels"],
 )
 def test_dev_zero_stops_at_the_line_limit_under_a_memory_cap(
     argv: list[str], tmp_path: Path
 ) -> None:
     results = tmp_path / "results.csv"
     results.write_bytes(RESULTS)
-    argv = [str(results) if a == "RESULTS" else a for a in argv]
-    refused(bayesjudge(*argv), "/dev/zero: line 1 is longer than 16 MB: is this a data file?")
+    named = {"RESULTS": str(results), "OUT": str(tmp_path / "out")}
+    refused(
+        bayesjudge(*(named.get(a, a) for a in argv)),
+        "/dev/zero: line 1 is longer than 16 MB: is this a data file?",
+    )
+    assert not (tmp_path / "out").exists()
 
 
 def test_an_endless_pipe_of_zeros_stops_at_the_line_limit() -> None:
