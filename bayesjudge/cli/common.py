@@ -199,7 +199,11 @@ def add_fit_options(
         help=f"replace a prior, e.g. pi=beta:1,1 (repeatable; SPEC is beta:A,B, normal:MU,SIGMA, "
         f"jeffreys or uniform). Priors: {priors}",
     )
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="hide the progress bar (on a terminal) or the progress lines (otherwise)",
+    )
 
 
 # --------------------------------------------------------------------------- input options
