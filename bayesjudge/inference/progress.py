@@ -66,7 +66,7 @@ class ProgressLines:
     """A ``progress_callback`` for ``nutpie.sample`` that writes a line every few seconds.
 
     Each line gives the share of draws made (tuning included) over all chains and the time
-    left, extrapolated from the time since the reporter was made:
+    left, extrapolated from the time since nutpie first called it (when sampling began):
     ``left = elapsed * (total - done) / done``.
 
     Parameters
@@ -84,8 +84,8 @@ class ProgressLines:
     >>> now = iter([0.0, 6.0])
     >>> out = io.StringIO()
     >>> report = ProgressLines(out, clock=lambda: next(now))
-    >>> chain = types.SimpleNamespace(finished_draws=1200, total_draws=3000)
-    >>> report([chain])
+    >>> report([types.SimpleNamespace(finished_draws=0, total_draws=3000)])  # sampling begins
+    >>> report([types.SimpleNamespace(finished_draws=1200, total_draws=3000)])
     >>> print(out.getvalue(), end="")
     sampling: 40% of draws, about 9 s left
     """
@@ -100,8 +100,8 @@ class ProgressLines:
         self._stream = stream
         self._every = every
         self._clock = clock
-        self._start = clock()
-        self._last = self._start
+        self._start: float | None = None  # the first call: sampling is under way
+        self._last = 0.0
 
     @staticmethod
     def line(done: int, total: int, elapsed: float) -> str:
@@ -121,6 +121,9 @@ class ProgressLines:
         ``chains`` are nutpie's ``ChainProgress`` objects (``finished_draws``, ``total_draws``).
         """
         now = self._clock()
+        if self._start is None:  # compiling and starting the chains are not sampling time
+            self._start = self._last = now
+            return
         if now - self._last < self._every:
             return
         done = sum(int(c.finished_draws) for c in chains)

@@ -29,6 +29,7 @@ def test_a_line_every_few_seconds_with_the_time_left() -> None:
     times = iter([0.0, 1.0, PROGRESS_EVERY, PROGRESS_EVERY + 1.0, 2 * PROGRESS_EVERY])
     out = io.StringIO()
     report = ProgressLines(out, clock=lambda: next(times))
+    report(_chains(0, 0))  # sampling begins: the clock starts here, not at compile time
     report(_chains(100, 100))  # 1 s in: too soon
     assert out.getvalue() == ""
     report(_chains(600, 600))  # 5 s in: 20% of 6000 draws, 20 s left at this pace
@@ -45,6 +46,7 @@ def test_no_line_before_the_first_draw_or_after_the_last() -> None:
     out = io.StringIO()
     report = ProgressLines(out, clock=lambda: next(times))
     report(_chains(0, 0))
+    report(_chains(0, 0))  # 10 s in, no draw yet: nothing to extrapolate from
     report(_chains(3000, 3000))
     assert out.getvalue() == ""
 
