@@ -278,7 +278,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if analysis.thresholds is not None:
         _print_thresholds(analysis.thresholds)
     echo(f"{_source(args)}: {analysis.data.m} labelled, {analysis.data.n} unlabelled items")
-    echo(f"files in {files.folder}: report.html, summary.md, posterior.nc; seed {analysis.seed}")
+    echo(f"files in {args.out}: {files.html.name}, {files.markdown.name}, {files.posterior.name}")
+    echo(f"seed {analysis.seed}")
     _print_answer(args, analysis)
     return _exit(analysis)
 
