@@ -23,6 +23,7 @@ from bayesjudge.cli.common import (
     emit_json,
     input_options,
     named_paths,
+    print_answer,
     probability,
     report_failures,
 )
@@ -179,8 +180,9 @@ def _cmd_channel(args: argparse.Namespace) -> int:
                 echo(line)
         _print_table(analysis, args.outcomes)
         echo(f"seed {args.random_seed}")
-        if args.out is not None:
-            echo(f"report written to {args.out}")
+        from bayesjudge.channels.report import channel_summary
+
+        print_answer(channel_summary(analysis), report=args.out)
     return report_failures(analysis.passed, [c.describe() for c in analysis.diagnostics.failures])
 
 

@@ -8,7 +8,9 @@ A user error never shows a traceback, and a closed output pipe (``bayesjudge est
 head``) ends quietly with exit 0.
 
 Output options are checked, and their folders locked, before a command does any work
-(:func:`bayesjudge.cli.common.claimed_outputs`).
+(:func:`bayesjudge.cli.common.claimed_outputs`). A fit shows nutpie's progress bar on a
+terminal and, otherwise, a progress line with the time left every few seconds
+(:func:`bayesjudge.inference.progress.progress_lines`); ``--no-progress`` hides both.
 """
 
 from __future__ import annotations
@@ -142,6 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     args: argparse.Namespace | None = None
     try:
+        from bayesjudge.inference.progress import progress_lines
         from bayesjudge.inference.provenance import recording_command
 
         args = build_parser().parse_args(arguments)
@@ -150,6 +153,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             catching_ctrl_c(),
             claimed_outputs(args),
             recording_command(["bayesjudge", *arguments]),
+            # off a terminal, a fit reports its progress as a line every few seconds
+            progress_lines(sys.stderr),
             warnings.catch_warnings(record=True) as caught,
         ):
             # a failed fit is reported by the command itself (exit 3 and the failed checks);

@@ -28,6 +28,7 @@ from bayesjudge.validation import DEFAULT_SEED, MAX_CHAINS, MAX_DRAWS
 
 if TYPE_CHECKING:
     from bayesjudge.io.logs import EvalLog
+    from bayesjudge.reporting.summary import ReportSummary
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -50,6 +51,7 @@ __all__ = [
     "is_named_fifo",
     "named_paths",
     "positive_int",
+    "print_answer",
     "probability",
     "report_failures",
     "seed",
@@ -198,7 +200,11 @@ def add_fit_options(
         help=f"replace a prior, e.g. pi=beta:1,1 (repeatable; SPEC is beta:A,B, normal:MU,SIGMA, "
         f"jeffreys or uniform). Priors: {priors}",
     )
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="hide the progress bar (on a terminal) or the progress lines (otherwise)",
+    )
 
 
 # --------------------------------------------------------------------------- input options
@@ -552,6 +558,48 @@ def estimates_table(estimates: Sequence[Any], prob: float) -> str:
     from bayesjudge.results import estimates_frame
 
     return f"{estimates_frame(list(estimates))!r}\n(intervals of mass {prob:g})"
+
+
+def print_answer(summary: ReportSummary, *, report: str | os.PathLike[str] | None = None) -> None:
+    """Print a command's one-screen answer, and the report to open when one was written.
+
+    Every family's command prints its answer through here, the same way: the report summary's
+    headline, diagnostics verdict, warnings, reading and which estimate to trust
+    (:meth:`~bayesjudge.reporting.summary.ReportSummary.to_text`, the function that also lays
+    out the top of the report, so the terminal and the report carry the same warnings), then,
+    when ``report`` names the folder a report was written to, the page to open.
+
+    Parameters
+    ----------
+    summary : ReportSummary
+        The family's report summary of the analysis.
+    report : path, optional
+        The report folder as the user gave it (``--out``).
+
+    Examples
+    --------
+    >>> from bayesjudge.reporting.summary import DEFINITIONS, Headline, ReportSummary
+    >>> s = ReportSummary(Headline("true success rate pi", 0.66, 0.61, 0.72, 0.95),
+    ...                   diagnostics=None, definitions=DEFINITIONS.items(), trust="Bayesian.",
+    ...                   reading="Fine.")
+    >>> print_answer(s, report="bayesjudge-report")
+    <BLANKLINE>
+    Answer
+      true success rate pi: 66.0% (95% interval 61.0% to 72.0%)
+      Diagnostics passed (exact posterior by numerical integration: no sampling, nothing to
+        check).
+      Fine.
+      Which estimate to trust: Bayesian.
+    report written to bayesjudge-report: open bayesjudge-report/report.html
+    """
+    import textwrap
+
+    echo()
+    echo("Answer")
+    echo(textwrap.indent(summary.to_text(width=86), "  "))
+    if report is not None:
+        page = os.path.join(os.fspath(report), "report.html")
+        echo(f"report written to {os.fspath(report)}: open {page}")
 
 
 def report_failures(passed: bool, failures: Sequence[str]) -> int:

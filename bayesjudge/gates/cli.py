@@ -30,6 +30,7 @@ from bayesjudge.cli.common import (
     fmt,
     input_options,
     named_paths,
+    print_answer,
     probability,
     report_failures,
 )
@@ -208,8 +209,9 @@ def run_gate(args: argparse.Namespace) -> int:
         if analysis.loop is not None:
             _print_loop(analysis.loop.to_dict())
         echo(f"seed {analysis.seed}")
-        if args.out is not None:
-            echo(f"report written to {args.out}")
+        from bayesjudge.gates.report import gate_summary
+
+        print_answer(gate_summary(analysis), report=args.out)
     return report_failures(analysis.passed, [c.describe() for c in analysis.diagnostics.failures])
 
 

@@ -38,6 +38,7 @@ import xarray as xr
 from bayesjudge.errors import FitWarning
 from bayesjudge.inference.cache import model_cache
 from bayesjudge.inference.diagnostics import Check, Diagnostics, check_fit
+from bayesjudge.inference.progress import line_stream
 from bayesjudge.inference.provenance import provenance_attrs
 from bayesjudge.inference.sampling import (
     Adaptation,
@@ -342,7 +343,9 @@ def fit_model(
     sampler : {"auto", "nutpie", "pymc"}
         ``"auto"`` uses nutpie when installed; what was used, and why, is recorded.
     progressbar : bool, optional
-        Show the sampler's progress bar; by default only when stderr is a terminal.
+        Show the sampler's progress bar; by default only when stderr is a terminal, and
+        otherwise, within :func:`~bayesjudge.inference.progress.progress_lines` (as under the
+        command line), a progress line with the time left every few seconds.
     escalate : bool, default True
         Refit once when a sampler check fails, with the settings of :func:`retry_settings`.
     prob : float, default 0.95
@@ -375,6 +378,7 @@ def fit_model(
     rng = rng_from(random_seed)
     used, note = resolve_sampler(sampler)
     show = progressbar_default(progressbar)
+    lines = line_stream(progressbar, terminal=show)
     attempts: list[Attempt] = []
     current = settings
     while True:
@@ -393,6 +397,7 @@ def fit_model(
             sampler=used,
             start=run.start,
             adaptation=run.adaptation,
+            progress_lines=lines,
         )
         tree = complete(trace, rng)
         diagnostics = check_fit(

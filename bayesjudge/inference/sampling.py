@@ -20,7 +20,7 @@ import importlib.util
 import sys
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, cast, get_args
+from typing import Any, Literal, TextIO, cast, get_args
 
 import numpy as np
 import xarray as xr
@@ -261,6 +261,7 @@ def sample_nuts(
     sampler: Literal["nutpie", "pymc"],
     start: Mapping[str, np.ndarray] | None = None,
     adaptation: Adaptation = "diag",
+    progress_lines: TextIO | None = None,
 ) -> xr.DataTree:
     """Sample the model cached under ``key`` on ``data`` and return its posterior and stats.
 
@@ -290,6 +291,9 @@ def sample_nuts(
         U(-:data:`JITTER`, :data:`JITTER`). By default the sampler's own starting points.
     adaptation : {"diag", "low_rank"}
         Mass-matrix adaptation (``"low_rank"``: nutpie's low-rank update, PyMC's full matrix).
+    progress_lines : text stream, optional
+        With nutpie and no progress bar, write a progress line with the time left there every
+        few seconds (:class:`~bayesjudge.inference.progress.ProgressLines`).
 
     Returns
     -------
@@ -305,6 +309,11 @@ def sample_nuts(
         command line).
     """
     if sampler == "nutpie":
+        lines: dict[str, Any] = {}
+        if progress_lines is not None and not progressbar:
+            from bayesjudge.inference.progress import ProgressLines
+
+            lines = {"progress_callback": ProgressLines(progress_lines), "progress_rate": 500}
         tree = _nutpie_sample(
             cache,
             key,
@@ -319,6 +328,7 @@ def sample_nuts(
             start=start,
             adaptation=adaptation,
             as_tree=True,
+            **lines,
         )
         return cast(xr.DataTree, tree)
     import pymc as pm

@@ -29,6 +29,7 @@ from bayesjudge.cli.common import (
     fmt,
     input_options,
     named_paths,
+    print_answer,
     probability,
     report_failures,
 )
@@ -156,8 +157,9 @@ def run_panel(args: argparse.Namespace) -> int:
         emit_json(payload)
     else:
         _print(source, analysis)
-        if args.out is not None:
-            echo(f"report written to {args.out}")
+        from bayesjudge.panels.report import panel_summary
+
+        print_answer(panel_summary(analysis), report=args.out)
     return report_failures(analysis.passed, [c.describe() for c in analysis.diagnostics.failures])
 
 

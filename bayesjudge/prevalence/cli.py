@@ -26,6 +26,7 @@ from bayesjudge.cli.common import (
     input_options,
     named_paths,
     positive_int,
+    print_answer,
     probability,
     report_failures,
     unit,
@@ -241,6 +242,14 @@ def _print_estimate(args: argparse.Namespace, analysis: Any) -> None:
         echo(f"diagnostics: {verdict}{retried}")
     echo(estimates_table(analysis.estimates, args.prob))
     echo(f"seed {analysis.seed}; priors {analysis.priors.describe()}")
+    _print_answer(args, analysis)
+
+
+def _print_answer(args: argparse.Namespace, analysis: Any) -> None:
+    """Print the report summary's answer and warnings, and the report to open if one was written."""
+    from bayesjudge.prevalence.report import report_summary
+
+    print_answer(report_summary(analysis), report=args.out)
 
 
 def _cmd_estimate(args: argparse.Namespace) -> int:
@@ -253,8 +262,6 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         emit_json(analysis.to_dict())
     else:
         _print_estimate(args, analysis)
-        if args.out is not None:
-            echo(f"report written to {args.out}")
     return _exit(analysis)
 
 
@@ -270,8 +277,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
     _print_input(analysis.data)
     if analysis.thresholds is not None:
         _print_thresholds(analysis.thresholds)
-    echo(f"report written to {files.folder}: report.html, summary.md, posterior.nc")
+    echo(f"{_source(args)}: {analysis.data.m} labelled, {analysis.data.n} unlabelled items")
+    echo(f"files in {args.out}: {files.html.name}, {files.markdown.name}, {files.posterior.name}")
     echo(f"seed {analysis.seed}")
+    _print_answer(args, analysis)
     return _exit(analysis)
 
 

@@ -6,7 +6,10 @@ of the fit, definitions, warnings, which estimator to trust, the reading) and pl
 :meth:`ReportSummary.to_html` (or :meth:`ReportSummary.to_markdown`) before any table or
 figure. The summary shows, in this order:
 
-* the corrected answer in large type beside the naive one;
+* the corrected answer in large type beside the naive one; when its interval is wider than
+  :data:`WIDE_INTERVAL` (the limit past which the reading refuses a point value), the interval
+  takes the large type instead of a point value, and a headline that answers in words
+  (:attr:`Headline.answer`, e.g. a ranking's "No clear winner") shows those words;
 * a traffic-light badge: green when every diagnostic passed, red when one failed, naming the
   failed checks in words and what to do next (:data:`ESCALATION`);
 * the warnings, each with its evidence (:func:`small_calibration_warning`,
@@ -69,6 +72,8 @@ SUMMARY_CSS = """
 .summary { border: 1px solid #ccd; border-radius: 6px; padding: 0.8em 1.2em; }
 .summary .headline { display: flex; gap: 3em; align-items: flex-end; flex-wrap: wrap; }
 .summary .big { font-size: 3em; font-weight: bold; color: #1f3b73; }
+.summary .big-interval { font-size: 2em; }
+.summary .big-answer { font-size: 1.8em; }
 .summary .big-naive { font-size: 2em; color: #777; }
 .summary .naive { color: #666; }
 .summary .fail { color: #c62828; font-weight: bold; }
@@ -103,7 +108,8 @@ ESCALATION = (
 )
 
 #: Interval width (in units of the quantity, e.g. 0.25 = 25 percentage points) above which the
-#: reading does not state a point value as if it were known.
+#: reading does not state a point value as if it were known, and the headline shows the interval
+#: in large type instead of a point value.
 WIDE_INTERVAL = 0.25
 
 #: Readable names of the diagnostic checks (:class:`~bayesjudge.inference.diagnostics.Check`).
@@ -169,6 +175,10 @@ class Headline:
     unit : {"percent", "points", "number"}
         Show values as percentages (rates), signed percentage points (differences of rates),
         or numbers with three decimals.
+    answer : str
+        The answer in words, shown in large type instead of a value when the question is not
+        "how much" (e.g. ``"No clear winner; most likely c, P(best) 0.42"``); the value and its
+        interval follow in small type. Empty (the default): the value is the answer.
     """
 
     name: str
@@ -179,6 +189,7 @@ class Headline:
     naive: float | None = None
     naive_name: str = "judged pass rate (naive)"
     unit: Literal["percent", "points", "number"] = "percent"
+    answer: str = ""
 
     def value(self, x: float) -> str:
         """Format one value of the headline quantity."""
@@ -196,6 +207,53 @@ class Headline:
     def interval_text(self) -> str:
         """Return e.g. ``95% interval 61.5% to 72.1%``."""
         return f"{100 * self.prob:g}% interval {self.value(self.low)} to {self.value(self.high)}"
+
+    @property
+    def too_wide(self) -> bool:
+        """Whether the interval is wider than :data:`WIDE_INTERVAL`: no point value to show.
+
+        Examples
+        --------
+        >>> Headline("true success rate pi", 0.646, 0.021, 0.994, 0.95).too_wide
+        True
+        """
+        return self.width > WIDE_INTERVAL
+
+    def big_text(self) -> str:
+        """Return what the headline shows in large type.
+
+        The answer in words when there is one; else the interval (e.g. ``2.1% to 99.4%``) when
+        it is :attr:`too_wide` for a point value; else the point value.
+
+        Examples
+        --------
+        >>> Headline("true success rate pi", 0.646, 0.021, 0.994, 0.95).big_text()
+        '2.1% to 99.4%'
+        >>> Headline("true success rate pi", 0.66, 0.61, 0.72, 0.95).big_text()
+        '66.0%'
+        """
+        if self.answer:
+            return self.answer
+        if self.too_wide:
+            return f"{self.value(self.low)} to {self.value(self.high)}"
+        return self.value(self.estimate)
+
+    def detail_text(self) -> str:
+        """Return what follows the large type: the interval, or why no point value is shown.
+
+        Examples
+        --------
+        >>> Headline("true success rate pi", 0.646, 0.021, 0.994, 0.95).detail_text()
+        '95% interval, wider than 25 points: too wide for a point value'
+        """
+        if self.answer:
+            return f"{self.name} {self.value(self.estimate)}, {self.interval_text()}"
+        if self.too_wide:
+            limit = (
+                f"{WIDE_INTERVAL:g}" if self.unit == "number" else f"{100 * WIDE_INTERVAL:g} points"
+            )
+            return f"{100 * self.prob:g}% interval, wider than {limit}: too wide for a point value"
+        return self.interval_text()
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,10 +403,12 @@ class ReportSummary:
             f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in self._definitions()
         )
         css = f"<style>{SUMMARY_CSS}</style>\n" if style else ""
+        big = "big big-answer" if h.answer else "big big-interval" if h.too_wide else "big"
+        what = "" if h.answer else f"<br>{html.escape(h.name)}, corrected"
         return f"""{css}<section class="summary" id="summary">
-<div class="headline"><div class="corrected"><span class="big">{h.value(h.estimate)}</span>
-<br>{html.escape(h.name)}, corrected{unreliable}<br>
-<small>{html.escape(h.interval_text())}</small></div>
+<div class="headline"><div class="corrected"><span class="{big}">{html.escape(h.big_text())}</span>
+{what}{unreliable}<br>
+<small>{html.escape(h.detail_text())}</small></div>
 {naive}</div>
 {badge}
 {warnings}
@@ -362,7 +422,10 @@ class ReportSummary:
         import textwrap
 
         h = self.headline
-        head = f"{h.name}: {h.value(h.estimate)} ({h.interval_text()})"
+        if h.answer:
+            head = f"{h.answer} ({h.detail_text()})"
+        else:
+            head = f"{h.name}: {h.big_text()} ({h.detail_text()})"
         if h.naive is not None:
             head += f"; {h.naive_name}: {h.value(h.naive)}"
         parts = [textwrap.fill(head, width)]
@@ -379,10 +442,13 @@ class ReportSummary:
         """Return the summary as Markdown (the same content as :meth:`to_html`)."""
         h = self.headline
         # the names are escaped, the bold marks around the values are Markdown
-        head = (
-            f"**{escape_markdown(h.value(h.estimate))}** {escape_markdown(h.name)}, corrected "
-            f"({escape_markdown(h.interval_text())})"
-        )
+        if h.answer:
+            head = f"**{escape_markdown(h.answer)}** ({escape_markdown(h.detail_text())})"
+        else:
+            head = (
+                f"**{escape_markdown(h.big_text())}** {escape_markdown(h.name)}, corrected "
+                f"({escape_markdown(h.detail_text())})"
+            )
         if h.naive is not None:
             head += (
                 f" against **{escape_markdown(h.value(h.naive))}** {escape_markdown(h.naive_name)}"

@@ -56,6 +56,7 @@ from bayesjudge.systems.rank import (
 from bayesjudge.validation import check_prob
 
 __all__ = [
+    "CLEAR_ORDER",
     "Difference",
     "JudgeSummary",
     "Reversal",
@@ -63,6 +64,10 @@ __all__ = [
     "analyze_systems",
     "summarize_systems",
 ]
+
+#: P(the higher system is better than the next) from which a ranking shows a step as an order;
+#: below it the two are shown as having no clear order (:meth:`SystemsAnalysis.ranking`).
+CLEAR_ORDER = 0.9
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,6 +267,35 @@ class SystemsAnalysis:
     def order(self) -> tuple[str, ...]:
         """The corrected ranking: systems by posterior mean rank, best first."""
         return tuple(sorted(self.systems, key=lambda s: (self.rank[s].mean, -self.pi[s].mean)))
+
+    def ranking(self, *, threshold: float = CLEAR_ORDER) -> tuple[tuple[str, ...], ...]:
+        r"""Return the corrected ranking with its near-ties: groups of systems, best first.
+
+        Systems follow :attr:`order`; a system starts a new group when the one before it is
+        better with probability at least ``threshold``
+        (:math:`P(\pi_{\mathrm{before}} > \pi_{\mathrm{next}}) \ge` ``threshold``, each
+        adjacent pair in turn), and joins that system's group otherwise: within a group the
+        order is not clear. A ranking of singletons is an order every step of which is clear.
+
+        Parameters
+        ----------
+        threshold : float
+            The probability an adjacent step needs to count as an order (default
+            :data:`CLEAR_ORDER`).
+
+        Returns
+        -------
+        tuple of tuple of str
+            The groups, best first; each in :attr:`order`.
+        """
+        index = {name: i for i, name in enumerate(self.systems)}
+        groups: list[list[str]] = []
+        for name in self.order:
+            if groups and self.prob_better[index[groups[-1][-1]], index[name]] < threshold:
+                groups[-1].append(name)
+            else:
+                groups.append([name])
+        return tuple(tuple(g) for g in groups)
 
     @property
     def naive_order(self) -> tuple[str, ...]:

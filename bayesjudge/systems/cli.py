@@ -24,6 +24,7 @@ from bayesjudge.cli.common import (
     fmt,
     input_options,
     named_paths,
+    print_answer,
     probability,
     report_failures,
 )
@@ -134,7 +135,7 @@ def _print(args: argparse.Namespace, analysis: Any) -> None:
         f"{int(counts.m1.sum() + counts.m0.sum())} gold-labelled answers; {design}; "
         f"model {analysis.model}"
     )
-    from bayesjudge.systems.report import CLEAR_BEST
+    from bayesjudge.systems.report import CLEAR_BEST, ranking_sentence
 
     best = analysis.order[0]
     p_best = analysis.p_best[best]
@@ -147,7 +148,7 @@ def _print(args: argparse.Namespace, analysis: Any) -> None:
         f"{lead} (true success rate {_percent(analysis.pi[best].mean)}, {mass} interval "
         f"{_percent(analysis.pi[best].eti.low)} to {_percent(analysis.pi[best].eti.high)})."
     )
-    echo(f"Corrected ranking: {' > '.join(analysis.order)}")
+    echo(ranking_sentence(analysis))
     echo(f"Naive ranking (judge's pass rates): {' > '.join(analysis.naive_order)}")
     if analysis.reversals:
         for r in analysis.reversals:
@@ -251,8 +252,9 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         emit_json(payload)
     else:
         _print(args, analysis)
-        if args.out is not None:
-            echo(f"report written to {args.out}")
+        from bayesjudge.systems.report import rank_summary
+
+        print_answer(rank_summary(analysis), report=args.out)
     failures = [] if analysis.diagnostics is None else analysis.diagnostics.failures
     return report_failures(analysis.passed, [c.describe() for c in failures]) or EXIT_OK
 

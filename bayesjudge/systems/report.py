@@ -36,7 +36,15 @@ from bayesjudge.reporting.summary import Headline, ReportSummary, footer_html, f
 if TYPE_CHECKING:
     from bayesjudge.systems.analysis import SystemsAnalysis
 
-__all__ = ["CLEAR_BEST", "RankReportFiles", "rank_reading", "write_rank_report"]
+__all__ = [
+    "CLEAR_BEST",
+    "RankReportFiles",
+    "rank_answer",
+    "rank_reading",
+    "rank_summary",
+    "ranking_sentence",
+    "write_rank_report",
+]
 
 #: P(best) from which the reading calls a system the best one without hedging.
 CLEAR_BEST = 0.95
@@ -74,6 +82,46 @@ class RankReportFiles:
     posterior: Path
 
 
+def _listed(names: Iterable[str]) -> str:
+    """Return ``a``, ``a and b`` or ``a, b and c``."""
+    names = list(names)
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def ranking_sentence(analysis: SystemsAnalysis) -> str:
+    """Return the corrected ranking in words, near-ties shown as ties.
+
+    A step ``a > b`` is shown only where P(a better than b) is at least
+    :data:`~bayesjudge.systems.analysis.CLEAR_ORDER`
+    (:meth:`~bayesjudge.systems.analysis.SystemsAnalysis.ranking`); systems without a clear
+    order between them are named together ("no clear order between a and c").
+    """
+    from bayesjudge.systems.analysis import CLEAR_ORDER
+
+    groups = analysis.ranking(threshold=CLEAR_ORDER)
+    rule = f"a step is shown as > only where P(higher one better) >= {CLEAR_ORDER:g}"
+    if all(len(g) == 1 for g in groups):
+        return f"Corrected ranking: {' > '.join(g[0] for g in groups)} ({rule})."
+    if len(groups) == 1:
+        return f"Corrected ranking: no clear order between {_listed(groups[0])} ({rule})."
+    shown = " > ".join(g[0] if len(g) == 1 else "{" + ", ".join(g) + "}" for g in groups)
+    ties = "; ".join(f"no clear order between {_listed(g)}" for g in groups if len(g) > 1)
+    return f"Corrected ranking: {shown}; {ties} ({rule})."
+
+
+def rank_answer(analysis: SystemsAnalysis) -> str:
+    """Return the answer to "which system is best?" in a few words.
+
+    ``"c is best, P(best) 0.97"`` when the most likely best system's P(best) is at least
+    :data:`CLEAR_BEST`, else ``"No clear winner; most likely c, P(best) 0.42"``.
+    """
+    best = analysis.order[0]
+    p_best = analysis.p_best[best]
+    if p_best >= CLEAR_BEST:
+        return f"{best} is best, P(best) {p_best:.2f}"
+    return f"No clear winner; most likely {best}, P(best) {p_best:.2f}"
+
+
 def rank_reading(analysis: SystemsAnalysis) -> list[str]:
     """Return the report's opening sentences: best system, rankings, reversals, judge.
 
@@ -94,6 +142,7 @@ def rank_reading(analysis: SystemsAnalysis) -> list[str]:
         if p_best >= CLEAR_BEST
         else f"No system is clearly best: the most likely is {best}, with P(best) = "
         f"{p_best:.2f}; {rate}.",
+        ranking_sentence(analysis),
         f"The judge's raw pass rates put {naive_best} first "
         f"({100 * analysis.naive_rate[naive_best]:.1f}%); after the correction "
         f"P({naive_best} is best) = {analysis.p_best[naive_best]:.2f}.",
@@ -262,8 +311,10 @@ def _figures(analysis: SystemsAnalysis) -> dict[str, str]:
 def rank_summary(analysis: SystemsAnalysis) -> ReportSummary:
     """Return the one-screen summary of a rank analysis (the shared report summary).
 
-    The headline is the most likely best system's corrected rate beside its judged pass rate;
-    the reading is :func:`rank_reading` (withheld when the diagnostics failed).
+    The headline answers the question in words (:func:`rank_answer`: the best system, or no
+    clear winner and the most likely one), with that system's corrected rate and interval in
+    small type beside its judged pass rate; the reading is :func:`rank_reading` (withheld when
+    the diagnostics failed).
     """
     best = analysis.order[0]
     pi = analysis.pi[best]
@@ -274,8 +325,8 @@ def rank_summary(analysis: SystemsAnalysis) -> ReportSummary:
         pi.eti.high,
         analysis.prob,
         naive=analysis.naive_rate[best],
-        naive_name=f"judged pass rate of {best} (naive); P({best} is best) = "
-        f"{analysis.p_best[best]:.2f}",
+        naive_name=f"judged pass rate of {best} (naive)",
+        answer=rank_answer(analysis),
     )
     judge = "each system's own judge errors" if not analysis.judge.shared else "the judge's errors"
     trust = (

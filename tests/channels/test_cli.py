@@ -109,6 +109,9 @@ def test_table_output_and_report(stack_csv, tmp_path, capsys):
     assert code == EXIT_OK
     assert "e0->e1" in out
     assert "Markov check" in out
+    # the same ending as every family's command: the answer, then the page to open
+    assert "\nAnswer\n  gain of step e0->e1: " in out
+    assert out.splitlines()[-1] == f"report written to {out_dir}: open {out_dir / 'report.html'}"
     for name in ("report.html", "summary.md", "steps.csv", "analysis.json", "posterior.nc"):
         assert (out_dir / name).is_file()
     page = (out_dir / "report.html").read_text()

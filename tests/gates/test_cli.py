@@ -166,6 +166,17 @@ def test_report_escapes_the_file_name_and_replaces_its_report(files, tmp_path, c
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([hostile.name, "report"])
 
 
+def test_text_output_ends_with_the_answer_and_the_page_to_open(files, tmp_path, capsys):
+    _, rulings, _ = files
+    out = tmp_path / "report"
+    tiny = ["--draws", "50", "--tune", "50", "--chains", "2", "--no-progress"]
+    code = _run(["gate", str(rulings), "--out", str(out), *tiny])
+    printed = capsys.readouterr().out
+    assert code in (EXIT_OK, EXIT_DIAGNOSTICS)
+    assert "\nAnswer\n  true success rate pi: " in printed
+    assert printed.splitlines()[-1] == f"report written to {out}: open {out / 'report.html'}"
+
+
 def test_loop_only_json(files, capsys):
     _, _, loop = files
     code = _run(["gate", "--loop", str(loop), "--k", "1", "5", "--json", "--random-seed", "1"])

@@ -237,6 +237,10 @@ def test_plain_output_renders_the_analysis(json_run, independent_files, monkeypa
     for judge in JUDGES:
         assert judge in out
     assert "dawid_skene" in out
+    # the same ending as every family's command: the report summary as text
+    answer = out[out.index("\nAnswer\n") :]
+    assert answer.startswith("\nAnswer\n  true success rate pi: ")
+    assert "majority vote of the judges (naive)" in " ".join(answer.split())
 
 
 def _write(frame: pd.DataFrame, path) -> str:

@@ -476,3 +476,43 @@ def test_report_on_judge_scores_shows_the_threshold_choice(capsys, tmp_path):
     assert len(thresholds) >= 2
     assert thresholds["chosen"].sum() == 1
     assert f"## {escape_markdown(heading)}" in (out_dir / "summary.md").read_text()
+
+
+def test_one_gold_fail_warns_in_the_terminal_as_in_the_report(capsys, tmp_path):
+    # 15 gold labels, one of them FAIL: Se and Sp rest on a handful of verdicts
+    data = tmp_path / "fifteen.csv"
+    judge_table(pi=0.7, se=0.9, sp=0.8, n=200, m1=14, m0=1, random_seed=26).to_csv(
+        data, index=False
+    )
+    out_dir = tmp_path / "report"
+    argv = ("estimate", str(data), "--out", str(out_dir), "--random-seed", "3", *FAST_FIT)
+    code, out, err = run(capsys, *argv)
+    assert code == EXIT_OK, err
+    # the terminal carries the report summary's warnings, word for word
+    assert "warning: Small calibration set: only 14 gold-PASS and 1 gold-FAIL items" in out
+    assert "warning: Interval too wide for a reading" in out
+    assert "The data cannot pin the true success rate pi down" in out
+    answer = out[out.index("\nAnswer\n") :]
+    assert re.search(r"true success rate pi: \d+\.\d% to \d+\.\d% \(95% interval, wider", answer)
+    assert f"open {out_dir / 'report.html'}" in out.splitlines()[-1]
+    # the report's headline shows the interval in large type, not a point value
+    page = (out_dir / "report.html").read_text()
+    big = re.search(r'<span class="big big-interval">(\d+\.\d)% to (\d+\.\d)%</span>', page)
+    assert big is not None
+    assert float(big.group(2)) - float(big.group(1)) > 25
+    assert "Small calibration set" in page
+    summary = (out_dir / "summary.md").read_text()
+    assert re.search(r"\*\*\d+\\?\.\d% to \d+\.\d%\*\* true success rate pi", summary)
+
+
+def test_report_prints_its_answer_and_the_page_to_open(capsys, small_csv, tmp_path):
+    out_dir = tmp_path / "report"
+    code, out, err = run(
+        capsys, "report", str(small_csv), "--out", str(out_dir), "--random-seed", "2", *FAST_FIT
+    )
+    assert code == EXIT_OK, err
+    lines = out.splitlines()
+    assert "Answer" in lines
+    assert re.search(r"^  true success rate pi: \d+\.\d% \(95% interval ", out, re.MULTILINE)
+    assert "  Diagnostics passed: all" in out
+    assert lines[-1] == f"report written to {out_dir}: open {out_dir / 'report.html'}"

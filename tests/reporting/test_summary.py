@@ -251,3 +251,49 @@ def test_a_reading_that_weighs_its_own_uncertainty_is_kept_when_the_interval_is_
     hedged = ReportSummary(wide, None, DEFINITIONS.items(), "T", "No system is clearly best.")
     assert kept.shown_reading == "No system is clearly best."
     assert hedged.shown_reading.startswith("The data cannot pin")
+
+
+def _wide_or_narrow(low: float, high: float, answer: str = "") -> ReportSummary:
+    return ReportSummary(
+        Headline("true success rate pi", 0.646, low, high, 0.95, naive=0.667, answer=answer),
+        diagnostics=PASSING,
+        definitions=DEFINITIONS.items(),
+        trust="T",
+        reading="The judge inflates the pass rate.",
+    )
+
+
+def test_a_headline_too_wide_for_the_reading_shows_its_interval_not_a_point_value():
+    # the limit is the one the reading uses to refuse a point value (WIDE_INTERVAL)
+    wide = _wide_or_narrow(0.021, 0.994)
+    assert wide.headline.too_wide
+    assert wide.shown_reading.startswith("The data cannot pin")
+    page = wide.to_html()
+    assert '<span class="big big-interval">2.1% to 99.4%</span>' in page
+    assert "64.6%" not in page  # no point value in large type, nor anywhere in the summary
+    assert "too wide for a point value" in page
+    assert wide.to_markdown().split("\n\n")[1].startswith("**2\\.1% to 99.4%**")
+    text = wide.to_text()
+    assert text.startswith("true success rate pi: 2.1% to 99.4% (95% interval, wider than 25 ")
+    assert "64.6%" not in text
+    # at the limit the point value is shown, as before
+    limit = summary_module.WIDE_INTERVAL
+    narrow = _wide_or_narrow(0.6, 0.6 + limit)
+    assert not narrow.headline.too_wide
+    assert '<span class="big">64.6%</span>' in narrow.to_html()
+    assert narrow.to_text().startswith("true success rate pi: 64.6% (95% interval 60.0% to ")
+
+
+def test_a_headline_with_an_answer_in_words_shows_the_words_and_the_value_small():
+    s = _wide_or_narrow(0.443, 0.837, answer="No clear winner; most likely c, P(best) 0.42")
+    page = s.to_html()
+    assert (
+        '<span class="big big-answer">No clear winner; most likely c, P(best) 0.42</span>' in page
+    )
+    assert "<small>true success rate pi 64.6%, 95% interval 44.3% to 83.7%</small>" in page
+    assert s.to_text().startswith("No clear winner; most likely c, P(best) 0.42 (true success")
+    assert (
+        s.to_markdown()
+        .split("\n\n")[1]
+        .startswith("**No clear winner; most likely c, P(best) 0.42** (true success rate pi 64.6%")
+    )

@@ -125,6 +125,8 @@ def test_out_writes_the_report(capsys, csv_path, fake_fit, tmp_path):
     code, out, _ = run(capsys, "rank", str(csv_path), *MAP, "--out", str(out_dir))
     assert code == 0
     assert f"report written to {out_dir}" in out
+    assert out.splitlines()[-1] == f"report written to {out_dir}: open {out_dir / 'report.html'}"
+    assert "\nAnswer\n  a is best, P(best) " in out
     names = {p.name for p in out_dir.iterdir()}
     assert {"report.html", "summary.md", "posterior.nc", "systems.csv", "differences.csv"} <= names
     page = (out_dir / "report.html").read_text()
