@@ -14,7 +14,12 @@ __all__ = ["main"]
 def main() -> int:
     """Import and run the command line on ``sys.argv``; return its exit code (130 on Ctrl-C)."""
     try:
-        from bayesjudge.cli.app import main as run_command
+        from bayesjudge._interrupt import catching_ctrl_c  # the standard library only
+
+        # a Ctrl-C that lands in a callback of the import machinery (a module lock's weakref
+        # callback) cannot propagate there: it is recorded and raised when the imports end
+        with catching_ctrl_c():
+            from bayesjudge.cli.app import main as run_command
 
         return run_command()
     except KeyboardInterrupt:  # while importing, or outside the command's own handling

@@ -144,7 +144,8 @@ def _nutpie_sample(
 ) -> Any:
     """Swap ``data`` into a copy of the cached compiled model and run nutpie on it.
 
-    Returns nutpie's raw trace, or with ``as_tree`` the ``posterior`` and ``sample_stats``
+    Returns what ``nutpie.sample`` returns for ``options`` (its own DataTree, or its raw trace
+    with ``return_raw_trace=True``), or with ``as_tree`` the ``posterior`` and ``sample_stats``
     DataTree nutpie's own conversion would give (:func:`~._nutpie_tree.tree_from_raw`, built
     directly from the arrays: about ten times faster for the small models here). A Ctrl-C
     while it samples raises ``KeyboardInterrupt`` (:func:`_wait`), never a partial trace.
@@ -166,11 +167,12 @@ def _nutpie_sample(
             initial_point_func=_start_function(start, list(names), list(slices), compiled.n_dim),
         )
     # nuts-rs needs at least one tuning step; warm-up draws are never kept
+    raw_trace = as_tree or bool(options.pop("return_raw_trace", False))
     background = nutpie.sample(
         compiled,
         tune=max(tune, 1),
         save_warmup=False,
-        return_raw_trace=True,
+        return_raw_trace=raw_trace,
         blocking=False,
         **options,
     )
@@ -480,6 +482,7 @@ def sample_nuts_draws(
         progress_bar=False,
         target_accept=target_accept,
         cores=cores,
+        return_raw_trace=True,
     )
     draw_batches, stat_batches = raw.get_arrow_trace()
     available = set(draw_batches[0].schema.names)

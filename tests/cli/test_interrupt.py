@@ -125,3 +125,43 @@ def test_ctrl_c_while_importing_ends_with_130_without_a_traceback(tmp_path: Path
     assert code == EXIT_INTERRUPTED, stderr.decode()
     assert b"Traceback" not in stderr
     assert stderr.endswith(b"\nbayesjudge: interrupted\n"), stderr.decode()[-2000:]
+
+
+# A Ctrl-C that lands in a weak-reference callback while the command line imports (as one did
+# in importlib's module-lock callback): the callback swallows it ("Exception ignored"), so it
+# must be recorded and raised when the imports end, not lost while the command runs to its end.
+SWALLOWED_ENTRY = """
+import os, runpy, signal, sys, weakref
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
+class SwallowOnce:
+    done = False
+    def find_spec(self, name, path=None, target=None):
+        if name == "bayesjudge.cli.app" and not self.done:
+            self.done = True
+            class Lock:
+                pass
+            lock = Lock()
+            ref = weakref.ref(lock, lambda _: os.kill(os.getpid(), signal.SIGINT))
+            del lock  # the callback runs, the handler raises inside it, Python swallows it
+        return None
+
+sys.meta_path.insert(0, SwallowOnce())
+runpy.run_module("bayesjudge", run_name="__main__")
+"""
+
+
+def test_a_ctrl_c_swallowed_while_importing_still_ends_with_130(tmp_path: Path) -> None:
+    data = tmp_path / "judge.csv"
+    data.write_bytes(Path(example_file("judge")).read_bytes())
+    run = subprocess.run(
+        [sys.executable, "-c", SWALLOWED_ENTRY, "baselines", str(data)],
+        capture_output=True,
+        timeout=DEADLINE,
+        preexec_fn=_default_sigint,
+        check=False,
+    )
+    assert run.returncode == EXIT_INTERRUPTED, run.stderr.decode()
+    assert b"Traceback" not in run.stderr
+    assert run.stderr.endswith(b"bayesjudge: interrupted\n"), run.stderr.decode()
+    assert run.stdout == b""
