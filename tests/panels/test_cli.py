@@ -210,7 +210,7 @@ def test_report_folder(json_run):
     assert html.index("<footer") > html.index("Diagnostics")
     assert "effective number of judges" in html
     summary = (out / "summary.md").read_text()
-    assert "**Diagnostics PASSED.**" in summary
+    assert "**Diagnostics passed: all" in summary  # said once, not "PASSED. ... passed"
     # the summary opens with the corrected pi beside the naive majority vote
     assert summary.index("majority vote of the judges") < summary.index("## Posterior summaries")
     tree = xr.open_datatree(out / "posterior.nc")
