@@ -128,7 +128,7 @@ _CSS = (
 body { font-family: system-ui, sans-serif; max-width: 1000px; margin: 2em auto; color: #222; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em; }
 table.table { border-collapse: collapse; font-size: 0.85em; }
-table.table th, table.table td { padding: 3px 8px; border-bottom: 1px solid #ddd; }
+table.table th, table.table td { padding: 3px 6px; border-bottom: 1px solid #ddd; }
 table.table td:first-child, table.table th:first-child { white-space: nowrap; }
 .pass { color: #1a7f37; font-weight: bold; } .fail { color: #c62828; font-weight: bold; }
 img { max-width: 100%; }
