@@ -87,6 +87,7 @@ __all__ = [
     "escape_terminal",
     "inert_csv_cell",
     "lock_output_folder",
+    "markdown_code_span",
     "output_folder",
     "read_manifest",
     "recover_output_folder",
@@ -1476,6 +1477,35 @@ def escape_markdown_prose(text: object, *, line_start: bool = False) -> str:
             cut = start.end() - 1
             escaped = escaped[:cut] + "\\" + escaped[cut:]
     return escaped
+
+
+def markdown_code_span(text: object) -> str:
+    r"""Return ``text`` as a Markdown code span: shown verbatim, as code (identifiers, JSON).
+
+    A code span shows its content literally (no emphasis, link or tag), so only its own fence
+    matters: it is one backtick longer than the longest run inside. Line breaks become spaces,
+    other control characters and bidirectional overrides U+FFFD.
+
+    Examples
+    --------
+    >>> print(markdown_code_span("log_kappa ~ Normal(1, 1.5)"))
+    `log_kappa ~ Normal(1, 1.5)`
+    >>> print(markdown_code_span("a`b"))
+    ``a`b``
+    """
+    chars = []
+    for char in str(text):
+        if char in "\t\n\v\f\r":
+            chars.append(" ")
+        elif char in _BIDI_AND_SEPARATORS or _is_control(char):
+            chars.append("\ufffd")
+        else:
+            chars.append(char)
+    body = "".join(chars)
+    runs = [len(r) for r in re.findall(r"`+", body)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
 
 
 def _inert_in_prose(char: str, before: str, after: str) -> bool:

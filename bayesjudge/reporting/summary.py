@@ -532,7 +532,8 @@ def failure_sentences(
             sentences.append(f"The sampler had {_verdict_words(check)} divergent transitions.")
         elif check.name == "ppc_tail_prob":
             sentences.append(
-                f"The model cannot reproduce the observed count {check.variable}: its "
+                f"The model cannot reproduce the observed count "
+                f"{quantity_name(check.variable, names)}: its "
                 f"{what} is {_verdict_words(check)}."
             )
         else:
@@ -636,7 +637,8 @@ def diagnostics_lines(
             lines.append(
                 (
                     f"posterior predictive check of {len(checks)} observed counts: smallest tail "
-                    f"probability {worst.value:.3g} ({worst.variable}; needs at least "
+                    f"probability {worst.value:.3g} ({quantity_name(worst.variable, names)}; "
+                    "needs at least "
                     f"{worst.threshold:g})",
                     ok,
                 )
