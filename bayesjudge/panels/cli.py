@@ -197,10 +197,7 @@ def _print(source: str, analysis: Any) -> None:
             f"{rule.rule:<20} {fmt(rule.se.mean)} {fmt(rule.sp.mean)} {fmt(rule.j.mean)} "
             f"{fmt(float(rg_sd.sel(rule=rule.rule)))}{mark}"
         )
-    echo(
-        "(best) = the smallest RG sd: the rule whose Rogan-Gladen estimate of pi is the most "
-        "precise, which need not be the rule with the largest J"
-    )
+    echo("(best): smallest RG sd, the most precise Rogan-Gladen estimate of pi (not largest J)")
     verdict = "passed" if analysis.passed else "FAILED"
     retried = " after one retry" if len(analysis.attempts) > 1 else ""
     echo(f"diagnostics: {verdict}{retried}")

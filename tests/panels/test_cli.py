@@ -235,6 +235,7 @@ def test_plain_output_renders_the_analysis(json_run, independent_files, monkeypa
     assert "effective judges" in out
     assert f"{payload['best_rule']}" in out
     assert "(best)" in out
+    assert "(best): smallest RG sd, the most precise Rogan-Gladen estimate of pi" in out
     for judge in JUDGES:
         assert judge in out
     assert "dawid_skene" in out
