@@ -12,7 +12,6 @@ at each cap.
 from __future__ import annotations
 
 import html
-import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -294,8 +293,9 @@ def gate_summary(analysis: GateAnalysis) -> ReportSummary:
             f"Corrected by the gate model, the true success rate is {100 * pi.mean:.1f}% "
             f"({mass} interval {100 * pi.eti.low:.1f}% to {100 * pi.eti.high:.1f}%)."
         )
+    story = retry_story(analysis)
     reading = (
-        f"{judged}{corrected} {retry_story(analysis)}At cap {cap} "
+        f"{'' if story else judged}{corrected} {story}At cap {cap} "
         f"the gate's J is {j.mean:.2f} ({j.eti.low:.2f} to {j.eti.high:.2f}); however many "
         f"retries are allowed it stays above the reliability floor J(inf) = {j_inf.mean:.2f} "
         f"({j_inf.eti.low:.2f} to {j_inf.eti.high:.2f})."
@@ -304,8 +304,7 @@ def gate_summary(analysis: GateAnalysis) -> ReportSummary:
         "The gate model's posterior of pi: it uses every ruling of every item, needs only that "
         "the judge treats gold and unlabelled items alike, and "
         + (
-            "does not assume the gold items are a random sample (they were taken as drawn per "
-            "class)."
+            "does not assume the gold items are a random sample (they were drawn per class)."
             if analysis.calibration == "by_class"
             else "here also uses the gold labels' class mix (they were taken as a random sample)."
         )
@@ -349,8 +348,9 @@ def _trend(first: float, last: float, *, tolerance: float) -> str:
 def retry_story(analysis: GateAnalysis) -> str:
     """Return what retries do to the judged pass rate and to Se, Sp and J, in words.
 
-    The posterior means at the first and the last cap are compared; with a single cap there
-    is nothing to tell and the text is empty.
+    The judged pass rates observed at the first and the last cap (the posterior means where
+    the data give none) and the posterior means of Se, Sp and J there are compared; with a
+    single cap there is nothing to tell and the text is empty.
 
     Examples
     --------
@@ -358,8 +358,8 @@ def retry_story(analysis: GateAnalysis) -> str:
     >>> means = {("judged_rate", 1): 0.68, ("judged_rate", 5): 0.85, ("sp", 1): 0.57,
     ...          ("sp", 5): 0.33, ("se", 1): 0.84, ("se", 5): 0.97, ("j", 1): 0.41,
     ...          ("j", 5): 0.30}
-    >>> fake = SimpleNamespace(caps=(1, 2, 5), summary=lambda name, cap=None: SimpleNamespace(
-    ...     mean=means[name, cap]))
+    >>> fake = SimpleNamespace(caps=(1, 2, 5), estimates=(), summary=lambda name, cap=None:
+    ...     SimpleNamespace(mean=means[name, cap]))
     >>> print(retry_story(fake))  # doctest: +NORMALIZE_WHITESPACE
     Retries raise the judged pass rate from 68.0% at cap 1 to 85.0% at cap 5, while the
     specificity Sp falls from 0.57 to 0.33 and the sensitivity Se rises from 0.84 to 0.97: each
@@ -382,7 +382,11 @@ def retry_story(analysis: GateAnalysis) -> str:
             return f"{label} stays at {a:.{digits}f}"
         return f"{label} {verb} from {a:.{digits}f} to {b:.{digits}f}"
 
-    rate_first, rate_last = mean["judged_rate", first], mean["judged_rate", last]
+    rates = []
+    for k in (first, last):
+        seen = _naive(analysis, k)
+        rates.append(mean["judged_rate", k] if seen is None else seen)
+    rate_first, rate_last = rates
     moved = _trend(rate_first, rate_last, tolerance=0.0005)
     verb = {"rises": "raise", "falls": "lower", "stays": "leave"}[moved]
     rate = (
@@ -546,8 +550,15 @@ def write_gate_report(
                 ),
                 *extra_md,
                 "Figures: see report.html. Every check: diagnostics.csv. Posterior: posterior.nc "
-                '(`xarray.open_datatree("posterior.nc")`). Attrs: '
-                + markdown_code_span(json.dumps({k: str(v) for k, v in posterior.attrs.items()})),
+                '(`xarray.open_datatree("posterior.nc")`), with these attributes:',
+                markdown_table(
+                    pd.DataFrame(
+                        {
+                            "attribute": list(posterior.attrs),
+                            "value": [str(v) for v in posterior.attrs.values()],
+                        }
+                    )
+                ),
                 footer_markdown(analysis.seed),
             ]
         )

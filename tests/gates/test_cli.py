@@ -156,11 +156,12 @@ def test_report_reads_as_prose_and_tells_what_retries_do(json_run, readable_repo
     _, payload, out = json_run
     readable_report(out)
     post = payload["posterior"]
-    rate = post["judged_rate"]
+    # the judged pass rates as observed (the naive rows), Se, Sp and J from the fit
+    rate = {e["cap"]: e["estimate"] for e in payload["estimates"] if e["method"] == "naive"}
     sp, se, j = post["sp"], post["se"], post["j"]
     story = (
-        f"Retries raise the judged pass rate from {100 * rate['1']['mean']:.1f}% at cap 1 to "
-        f"{100 * rate['5']['mean']:.1f}% at cap 5, while the specificity Sp falls from "
+        f"Retries raise the judged pass rate from {100 * rate[1]:.1f}% at cap 1 to "
+        f"{100 * rate[5]:.1f}% at cap 5, while the specificity Sp falls from "
         f"{sp['1']['mean']:.2f} to {sp['5']['mean']:.2f} and the sensitivity Se rises from "
         f"{se['1']['mean']:.2f} to {se['5']['mean']:.2f}: each retry ships more truly failing "
         f"items, so the judged rate says less about the true one (J falls from "

@@ -177,7 +177,7 @@ def test_by_class_calibration_warns_about_label_shift_and_random_sample_baseline
     ]
     shift, baselines = summary.active_warnings
     assert "52.3% of the 300 gold items and 67.0% of the 2000 test items" in shift.evidence
-    assert "ppi_plus_plus" in baselines.evidence
+    assert "PPI++ 0." in baselines.evidence  # the method by its name, not its identifier
     assert "not a random sample" in summary.trust
 
 
