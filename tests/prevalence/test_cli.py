@@ -17,7 +17,7 @@ import bayesjudge as bj
 from bayesjudge.cli.app import main
 from bayesjudge.cli.common import EXIT_BAD_INPUT, EXIT_DIAGNOSTICS, EXIT_OK
 from bayesjudge.prevalence.simulate import judge_table
-from bayesjudge.reporting.output import escape_markdown, read_manifest, write_manifest
+from bayesjudge.reporting.output import read_manifest, write_manifest
 
 BASELINE_METHODS = [
     "naive",
@@ -476,7 +476,8 @@ def test_report_on_judge_scores_shows_the_threshold_choice(capsys, tmp_path):
     assert "Se, Sp, J and the ROC" in page
     assert len(thresholds) >= 2
     assert thresholds["chosen"].sum() == 1
-    assert f"## {escape_markdown(heading)}" in (out_dir / "summary.md").read_text()
+    # the heading is our own sentence: it reads as written (was "judge&#x27;s", issue 26)
+    assert f"## {heading}" in (out_dir / "summary.md").read_text()
 
 
 def test_rows_without_a_note_show_none_when_the_notes_are_shortened():
