@@ -24,8 +24,11 @@ provider), once per test session, and gives the ``.eval`` log and the same log a
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -162,3 +165,65 @@ def inspect_run(tmp_path_factory: pytest.TempPathFactory) -> InspectRun:
     json_path = folder / "run.json"
     write_eval_log(inspect_read(str(eval_path)), str(json_path), format="json")
     return InspectRun(eval=eval_path, json=json_path, spec=spec)
+
+
+# --------------------------------------------------------------------------- readable reports
+# What a reader must never see in a report: a missing value printed as nan, a character
+# reference or a backslash escape in summary.md prose, an identifier in a sentence.
+_DATA_URI = re.compile(r"data:image/png;base64,[A-Za-z0-9+/=]+")
+_NAN = re.compile(r"(?<![\w.])nan(?![\w.])", re.IGNORECASE)
+_REFERENCE = re.compile(r"&(?:#\d+|#x[0-9a-fA-F]+|[A-Za-z]+);")
+_BACKSLASH = re.compile(r"\\[^\w\s]")
+_IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+_CODE_SPAN = re.compile(r"`[^`]*`")
+_PATH = re.compile(r"\S*/\S*")  # a file's path is the user's, whatever its words
+
+
+def _prose_lines(markdown: str) -> list[str]:
+    """The lines of a Markdown file that are sentences: not table rows, code spans removed."""
+    return [
+        _CODE_SPAN.sub("", line)
+        for line in markdown.splitlines()
+        if line.strip() and not line.lstrip().startswith("|")
+    ]
+
+
+def _columns(markdown: str, page: str) -> set[str]:
+    """Every column name shown in a table (identifiers there name the column)."""
+    names = set(re.findall(r"<th[^>]*>(.*?)</th>", page, flags=re.DOTALL))
+    names = {re.sub(r"<[^>]+>", "", n) for n in names}
+    lines = markdown.splitlines()
+    for header, rule in itertools.pairwise(lines):
+        if header.startswith("|") and rule.startswith("|---"):
+            names.update(cell.strip().replace("\\_", "_") for cell in header.strip("|").split("|"))
+    return names
+
+
+def check_readable_report(folder: Path, *, names: tuple[str, ...] = ()) -> None:
+    """Fail on what a reader should not see in ``report.html`` or ``summary.md``.
+
+    No ``nan`` anywhere; in the sentences of ``summary.md`` no character reference
+    (``&#x27;``, ``&gt;``) and no backslash escape (``66\\.7%``); in the sentences of both
+    files no identifier (``at_least_2_of_4``) unless it names a table column or is one of
+    ``names`` (names from the data, such as a judge called ``a_copy``) or part of a path.
+    """
+    markdown = (folder / "summary.md").read_text(encoding="utf-8")
+    page = _DATA_URI.sub("", (folder / "report.html").read_text(encoding="utf-8"))
+    for label, text in (("summary.md", markdown), ("report.html", page)):
+        assert not _NAN.search(text), f"{label} shows nan: {_NAN.search(text)}"
+    allowed = _columns(markdown, page) | set(names)
+    prose = _prose_lines(markdown)
+    for line in prose:
+        assert not _REFERENCE.search(line), f"summary.md prose holds a reference: {line}"
+        assert not _BACKSLASH.search(line), f"summary.md prose holds an escape: {line}"
+    body = re.sub(r"<(table|style|details|code)\b.*?</\1>", "", page, flags=re.DOTALL)
+    sentences = [re.sub(r"<[^>]+>", " ", body), *prose]
+    for text in sentences:
+        codes = set(_IDENTIFIER.findall(_PATH.sub(" ", text))) - allowed
+        assert not codes, f"identifiers in prose: {sorted(codes)}"
+
+
+@pytest.fixture(scope="session")
+def readable_report() -> Callable[..., None]:
+    """:func:`check_readable_report`, for the report tests of every family."""
+    return check_readable_report

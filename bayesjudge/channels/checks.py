@@ -3,7 +3,7 @@ r"""Checks of a step: does its channel transfer, and how much could an oracle se
 * :func:`transfer_test`: are the paired counts of a calibration and a target set drawn from the
   same kernel?
 * :func:`oracle_headroom`: the accuracy an oracle choosing between the anchor and the selected
-  answer would reach, beside the judge's (Correction and Corruption, anonymous, under review).
+  answer would reach, beside the judge's (Correction and Corruption, 2025).
 """
 
 from __future__ import annotations

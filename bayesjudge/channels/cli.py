@@ -99,9 +99,9 @@ def _print_table(analysis: Any, source: str) -> None:
     composition = analysis.composition
     if composition is not None:
         echo(
-            f"composition gap: max {composition.gap_max.mean:.4f}, "
-            f"mean {composition.gap_mean.mean:.4f}; Markov check tail probability "
-            f"{composition.markov.tail_probability:.3f} ({composition.markov.verdict})"
+            f"composition gap: largest entry difference {composition.gap_max.mean:.4f}, "
+            f"half the summed differences {composition.gap_mean.mean:.4f}; Markov check tail "
+            f"probability {composition.markov.tail_probability:.3f} ({composition.markov.words})"
         )
     slices = analysis.slices
     if slices is not None and slices.by_slice:
@@ -195,7 +195,7 @@ def register(commands: Any) -> None:
         "Jeffreys correction/corruption rates with exact posteriors, the predicted gain and "
         "the gate of each step, the composition gap and Markov check of a stack, and (with a "
         "slice column) the slice hierarchy and mixture-shift prediction (Correction and "
-        "Corruption: A Two-Rate View of Error Flow in LLM Protocols, anonymous, under review).",
+        "Corruption: A Two-Rate View of Error Flow in LLM Protocols, 2025).",
     )
     sub.add_argument(
         "outcomes",

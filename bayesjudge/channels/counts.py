@@ -3,7 +3,7 @@ r"""Paired correctness counts of pipeline steps: the channel family's data reduc
 Each item is scored correct (1) or incorrect (0) before a step, :math:`E_0`, and after it,
 :math:`E_1`; the paired counts :math:`n_{ij} = \#\{k : E_0 = i, E_1 = j\}` are arrays of shape
 ``(..., 2, 2)`` (``counts[..., i, j] = n_ij``). Also the counts of whole histories for the
-composition and Markov models (Correction and Corruption, anonymous, under review, eq. 4).
+composition and Markov models (Correction and Corruption, 2025, eq. 4).
 """
 
 from __future__ import annotations

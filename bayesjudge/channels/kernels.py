@@ -36,6 +36,7 @@ from bayesjudge.channels.counts import check_binary, check_probability, paired_c
 from bayesjudge.channels.rates import jeffreys_kernel
 
 __all__ = [
+    "GAP_NAMES",
     "CompositionGap",
     "break_even",
     "composition_gap",
@@ -283,6 +284,15 @@ def _compose(kernels: np.ndarray) -> np.ndarray:
     for t in range(1, kernels.shape[-3]):
         out = out @ kernels[..., t, :, :]
     return out
+
+
+#: What each composition gap computes, in words. The paper's :math:`\Delta^{mean}` is half the
+#: sum of the four absolute differences: it adds the differences of the two rows, so it is not
+#: a mean of entries and can exceed :math:`\Delta^{max}` (up to twice it).
+GAP_NAMES: dict[str, str] = {
+    "gap_max": "largest entry difference max |T_direct - T_composed|",
+    "gap_mean": "half the summed differences 1/2 sum |T_direct - T_composed|",
+}
 
 
 def gap_of_kernels(direct: np.ndarray, composed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -2,7 +2,7 @@ r"""Mixture shift: the accuracy after a step under a new mix of slices, from sli
 
 A step's kernel may differ by slice (e.g. problem depth); under a target mixture of slices the
 predicted accuracy after the step is the mixture of the slices' one-step laws (Correction and
-Corruption, anonymous, under review).
+Corruption, 2025).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ r"""Exact posteriors of channel kernels: step summaries, composition gap, Markov
 Under Jeffreys Beta(1/2, 1/2) priors every rate of the channel models has a conjugate Beta
 posterior, so the step rates and gains (:func:`step_summaries`), the composition gap
 (:func:`composition_posterior`) and the Markov check (:func:`markov_check`) are computed from
-independent exact draws, with no MCMC (Correction and Corruption, anonymous, under review).
+independent exact draws, with no MCMC (Correction and Corruption, 2025).
 :func:`slice_summaries` and :func:`mixture_summary` summarise a NUTS fit of the slice
 hierarchy (:func:`bayesjudge.channels.fit.fit_slices`).
 
@@ -60,6 +60,10 @@ __all__ = [
 ]
 
 _VERDICTS = ("consistent_with_markov", "not_markov")
+_VERDICT_WORDS = {
+    "consistent_with_markov": "consistent with a Markov chain",
+    "not_markov": "not a Markov chain (a step depends on more than the stage before it)",
+}
 
 
 def outcome_array(data: PairedOutcomes | np.ndarray) -> np.ndarray:
@@ -381,6 +385,11 @@ class MarkovCheck:
     level: float
     verdict: str
     draws: int
+
+    @property
+    def words(self) -> str:
+        """The verdict in words, e.g. ``"consistent with a Markov chain"``."""
+        return _VERDICT_WORDS[self.verdict]
 
     def to_dict(self) -> dict[str, Any]:
         """Return ``{"tail_probability", "verdict"}`` as in ``bayesjudge channel --json``."""

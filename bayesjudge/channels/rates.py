@@ -3,7 +3,7 @@ r"""Correction and corruption rates of one step: Jeffreys estimates and exact Be
 The correction rate :math:`c = P(E_1 = 1 \mid E_0 = 0)` and corruption rate
 :math:`\gamma = P(E_1 = 0 \mid E_0 = 1)` with Jeffreys Beta(1/2, 1/2) priors have conjugate
 posteriors; their means are the smoothed estimates :math:`(n_{01} + 1/2)/(n_0 + 1)` and
-:math:`(n_{10} + 1/2)/(n_1 + 1)` (Correction and Corruption, anonymous, under review, App. A).
+:math:`(n_{10} + 1/2)/(n_1 + 1)` (Correction and Corruption, 2025, App. A).
 """
 
 from __future__ import annotations

@@ -22,11 +22,16 @@ import pandas as pd
 import xarray as xr
 
 from bayesjudge._version import __version__
-from bayesjudge.channels.kernels import break_even
+from bayesjudge.channels.kernels import GAP_NAMES, break_even
 from bayesjudge.reporting.figures import histogram_bins
 from bayesjudge.reporting.html import html_page, markdown_table, png, table_html
 from bayesjudge.reporting.netcdf import write_posterior
-from bayesjudge.reporting.output import escape_markdown, output_folder, write_csv
+from bayesjudge.reporting.output import (
+    escape_markdown,
+    escape_markdown_prose,
+    output_folder,
+    write_csv,
+)
 from bayesjudge.reporting.summary import (
     Headline,
     ReportSummary,
@@ -41,11 +46,12 @@ from bayesjudge.reporting.summary import (
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from bayesjudge.channels.analysis import ChannelAnalysis
+    from bayesjudge.channels.analysis import ChannelAnalysis, Composition
 
 __all__ = [
     "ChannelReportFiles",
     "channel_summary",
+    "composition_text",
     "phase_plane",
     "steps_frame",
     "write_channel_report",
@@ -179,7 +185,7 @@ def channel_summary(analysis: ChannelAnalysis) -> ReportSummary:
         )
     trust = (
         "The exact Beta posteriors of each step's rates (Jeffreys prior; Correction and "
-        "Corruption: A Two-Rate View of Error Flow in LLM Protocols, anonymous, under review): "
+        "Corruption: A Two-Rate View of Error Flow in LLM Protocols, 2025): "
         "they need no sampling. "
         + (
             "Per slice, the partially pooled estimates trade the bias of pooling against the "
@@ -243,7 +249,7 @@ def phase_plane(analysis: ChannelAnalysis) -> Figure:
     r"""Draw the :math:`(\gamma, c)` phase plane with break-even rays and posterior intervals.
 
     A step above the ray of its baseline, :math:`c = \frac{p_0}{1 - p_0}\gamma`, improves
-    accuracy (Correction and Corruption, anonymous, under review, eq. 7 and Fig. 11).
+    accuracy (Correction and Corruption, 2025, eq. 7 and Fig. 11).
     """
     from matplotlib.figure import Figure
 
@@ -335,15 +341,35 @@ def _gap_figure(composition: xr.DataTree) -> Figure:
     for ax, name in zip(axes, ("gap_max", "gap_mean"), strict=True):
         draws = np.asarray(composition["posterior"][name]).reshape(-1)
         ax.hist(draws, bins=histogram_bins(draws), color="#8172b3", alpha=0.8)
-        ax.set_xlabel(
-            "largest entry gap |T_direct - T_composed|"
-            if name == "gap_max"
-            else "mean entry gap |T_direct - T_composed|"
-        )
+        ax.set_xlabel(GAP_NAMES[name], fontsize=8)
     axes[0].set_ylabel("posterior draws")
     fig.suptitle("Posterior of the composition gap (direct T0S vs composed product)", fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def composition_text(composition: Composition, *, prob: float) -> str:
+    """Return the composition audit in words: both gaps, each named for what it computes.
+
+    Examples
+    --------
+    >>> from bayesjudge.channels import PairedOutcomes, analyze_channel, simulate_stack
+    >>> table = simulate_stack(300, p0=0.5, c=[0.3, 0.2], gamma=[0.1, 0.05], random_seed=1)
+    >>> analysis = analyze_channel(PairedOutcomes.from_frame(table), random_seed=1)
+    >>> print(composition_text(analysis.composition, prob=0.95))  # doctest: +ELLIPSIS
+    Direct against composed kernel: largest entry difference max |T_direct - T_composed| ...
+    """
+    mass = f"{100 * prob:g}%"
+    gaps = "; ".join(
+        f"{GAP_NAMES[name]} {s.mean:.4f} ({mass} interval {s.eti.low:.4f} to {s.eti.high:.4f})"
+        for name, s in (("gap_max", composition.gap_max), ("gap_mean", composition.gap_mean))
+    )
+    markov = composition.markov
+    return (
+        f"Direct against composed kernel: {gaps}. The second adds the differences of both "
+        "rows, so it can exceed the first. Markov check (does a step depend only on the stage "
+        f"before it?): tail probability {markov.tail_probability:.3f}, {markov.words}."
+    )
 
 
 def _kernel_frame(composition: xr.DataTree) -> pd.DataFrame:
@@ -428,7 +454,7 @@ def write_channel_report(
         "",
         summary.to_markdown(),
         "",
-        escape_markdown(about),
+        escape_markdown_prose(about, line_start=True),
         "",
         "## Steps",
         "",
@@ -457,18 +483,19 @@ def write_channel_report(
             f"slice-conditioned {m['sliced']:.4f}, hierarchical {h['mean']:.4f} "
             f"[{h['low']:.4f}, {h['high']:.4f}]."
         )
-        md += ["", "## Mixture shift", "", escape_markdown(line)]
+        md += ["", "## Mixture shift", "", escape_markdown_prose(line, line_start=True)]
         body += ["<h2>Mixture shift</h2>", f"<p>{html.escape(line)}</p>"]
     composition = analysis.composition
     if kernels is not None and composition is not None:
-        audit = (
-            f"Composition gap: max {composition.gap_max.mean:.4f} "
-            f"[{composition.gap_max.eti.low:.4f}, {composition.gap_max.eti.high:.4f}], mean "
-            f"{composition.gap_mean.mean:.4f} [{composition.gap_mean.eti.low:.4f}, "
-            f"{composition.gap_mean.eti.high:.4f}]. Markov check: tail probability "
-            f"{composition.markov.tail_probability:.3f} -> {composition.markov.verdict}."
-        )
-        md += ["", "## Composition audit", "", audit, "", markdown_table(kernels)]
+        audit = composition_text(composition, prob=analysis.prob)
+        md += [
+            "",
+            "## Composition audit",
+            "",
+            escape_markdown_prose(audit, line_start=True),
+            "",
+            markdown_table(kernels),
+        ]
         body += [
             "<h2>Composition audit</h2>",
             f"<p>{html.escape(audit)}</p>",

@@ -12,7 +12,6 @@ at each cap.
 from __future__ import annotations
 
 import html
-import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -33,8 +32,15 @@ from bayesjudge.reporting.html import (
     table_html,
 )
 from bayesjudge.reporting.netcdf import write_posterior
-from bayesjudge.reporting.output import escape_markdown, output_folder, write_csv
+from bayesjudge.reporting.output import (
+    escape_markdown,
+    escape_markdown_prose,
+    markdown_code_span,
+    output_folder,
+    write_csv,
+)
 from bayesjudge.reporting.summary import (
+    WIDE_INTERVAL,
     Headline,
     ReportSummary,
     diagnostics_section_html,
@@ -276,9 +282,20 @@ def gate_summary(analysis: GateAnalysis) -> ReportSummary:
     ]
     mass = f"{100 * prob:g}%"
     judged = "" if naive is None else f"The judge passes {100 * naive:.1f}% of items at cap {cap}. "
+    if pi.eti.high - pi.eti.low > WIDE_INTERVAL:
+        corrected = (
+            f"The data cannot pin the true success rate down: it lies anywhere from "
+            f"{100 * pi.eti.low:.1f}% to {100 * pi.eti.high:.1f}% ({mass} interval), too wide "
+            "to quote one value; more gold labels narrow it."
+        )
+    else:
+        corrected = (
+            f"Corrected by the gate model, the true success rate is {100 * pi.mean:.1f}% "
+            f"({mass} interval {100 * pi.eti.low:.1f}% to {100 * pi.eti.high:.1f}%)."
+        )
+    story = retry_story(analysis)
     reading = (
-        f"{judged}Corrected by the gate model, the true success rate is {100 * pi.mean:.1f}% "
-        f"({mass} interval {100 * pi.eti.low:.1f}% to {100 * pi.eti.high:.1f}%). At cap {cap} "
+        f"{'' if story else judged}{corrected} {story}At cap {cap} "
         f"the gate's J is {j.mean:.2f} ({j.eti.low:.2f} to {j.eti.high:.2f}); however many "
         f"retries are allowed it stays above the reliability floor J(inf) = {j_inf.mean:.2f} "
         f"({j_inf.eti.low:.2f} to {j_inf.eti.high:.2f})."
@@ -287,9 +304,9 @@ def gate_summary(analysis: GateAnalysis) -> ReportSummary:
         "The gate model's posterior of pi: it uses every ruling of every item, needs only that "
         "the judge treats gold and unlabelled items alike, and "
         + (
-            "does not assume the gold items are a random sample (calibration by_class)."
+            "does not assume the gold items are a random sample (they were drawn per class)."
             if analysis.calibration == "by_class"
-            else "here also uses the gold labels' class mix (calibration random)."
+            else "here also uses the gold labels' class mix (they were taken as a random sample)."
         )
         + " Rogan-Gladen at each cap needs the same and should agree at small caps; "
         + (
@@ -316,7 +333,80 @@ def gate_summary(analysis: GateAnalysis) -> ReportSummary:
         warnings=warnings,
         names=NAMES,
         quantities=REPORTED,
+        hedge_wide=False,  # the reading hedges pi itself and still tells what retries do
     )
+
+
+def _trend(first: float, last: float, *, tolerance: float) -> str:
+    if last > first + tolerance:
+        return "rises"
+    if last < first - tolerance:
+        return "falls"
+    return "stays"
+
+
+def retry_story(analysis: GateAnalysis) -> str:
+    """Return what retries do to the judged pass rate and to Se, Sp and J, in words.
+
+    The judged pass rates observed at the first and the last cap (the posterior means where
+    the data give none) and the posterior means of Se, Sp and J there are compared; with a
+    single cap there is nothing to tell and the text is empty.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> means = {("judged_rate", 1): 0.68, ("judged_rate", 5): 0.85, ("sp", 1): 0.57,
+    ...          ("sp", 5): 0.33, ("se", 1): 0.84, ("se", 5): 0.97, ("j", 1): 0.41,
+    ...          ("j", 5): 0.30}
+    >>> fake = SimpleNamespace(caps=(1, 2, 5), estimates=(), summary=lambda name, cap=None:
+    ...     SimpleNamespace(mean=means[name, cap]))
+    >>> print(retry_story(fake))  # doctest: +NORMALIZE_WHITESPACE
+    Retries raise the judged pass rate from 68.0% at cap 1 to 85.0% at cap 5, while the
+    specificity Sp falls from 0.57 to 0.33 and the sensitivity Se rises from 0.84 to 0.97: each
+    retry ships more truly failing items, so the judged rate says less about the true one
+    (J falls from 0.41 to 0.30).
+    """
+    if len(analysis.caps) < 2:
+        return ""
+    first, last = analysis.caps[0], analysis.caps[-1]
+    mean = {
+        (name, k): analysis.summary(name, k).mean
+        for name in ("judged_rate", "se", "sp", "j")
+        for k in (first, last)
+    }
+
+    def change(name: str, label: str, digits: int = 2) -> str:
+        a, b = mean[name, first], mean[name, last]
+        verb = _trend(a, b, tolerance=0.5 * 10.0**-digits)
+        if verb == "stays":
+            return f"{label} stays at {a:.{digits}f}"
+        return f"{label} {verb} from {a:.{digits}f} to {b:.{digits}f}"
+
+    rates = []
+    for k in (first, last):
+        seen = _naive(analysis, k)
+        rates.append(mean["judged_rate", k] if seen is None else seen)
+    rate_first, rate_last = rates
+    moved = _trend(rate_first, rate_last, tolerance=0.0005)
+    verb = {"rises": "raise", "falls": "lower", "stays": "leave"}[moved]
+    rate = (
+        f"Retries {verb} the judged pass rate from {100 * rate_first:.1f}% at cap {first} to "
+        f"{100 * rate_last:.1f}% at cap {last}"
+        if moved != "stays"
+        else f"Retries leave the judged pass rate at {100 * rate_first:.1f}% from cap {first} to "
+        f"cap {last}"
+    )
+    sp, se, j = (
+        change("sp", "the specificity Sp"),
+        change("se", "the sensitivity Se"),
+        change("j", "J"),
+    )
+    meaning = (
+        "each retry ships more truly failing items, so the judged rate says less about the true one"
+        if _trend(mean["sp", first], mean["sp", last], tolerance=0.005) == "falls"
+        else "retries do not let more failing items through"
+    )
+    return f"{rate}, while {sp} and {se}: {meaning} ({j}). "
 
 
 def write_gate_report(
@@ -375,11 +465,13 @@ def write_gate_report(
     mass = f"{100 * prob:g}%"
     title = f"bayesjudge gate report: {source}"
     summary = gate_summary(analysis)
+    calibration = {"by_class": "gold items drawn per class", "random": "gold items a random sample"}
     about = (
-        f"{rulings.items.size} items ({int(rulings.labelled.sum())} gold-labelled), "
-        f"{int(rulings.r.sum())} rulings; model gate, priors {analysis.priors.describe()}, "
-        f"calibration {analysis.calibration}."
+        f"{rulings.items.size} items ({int(rulings.labelled.sum())} gold-labelled, "
+        f"{calibration.get(analysis.calibration, analysis.calibration)}), "
+        f"{int(rulings.r.sum())} rulings; model gate with priors"
     )
+    priors = analysis.priors.describe()
     independence, loop = analysis.independence, analysis.loop
     extra_md: list[str] = []
     extra_html: list[str] = []
@@ -389,9 +481,10 @@ def write_gate_report(
             f"Lag-1 same-verdict rate {independence.observed:.4f} against "
             f"{independence.expected:.4f} expected under independence (difference "
             f"{independence.difference:+.4f}, permutation p = {independence.p_value:.3f}): "
-            f"{verdict} independent rulings; {100 * independence.flippy:.1f}% of items are flippy."
+            f"{verdict} independent rulings; {100 * independence.flippy:.1f}% of items get both "
+            "verdicts across their rulings."
         )
-        extra_md += ["## Independence of repeated rulings", text]
+        extra_md += ["## Independence of repeated rulings", escape_markdown_prose(text)]
         extra_html.append(f"<h2>Independence of repeated rulings</h2><p>{html.escape(text)}</p>")
     if loop is not None:
         loop_frame = pd.DataFrame(
@@ -412,7 +505,11 @@ def write_gate_report(
             f"Slip law: a = {law['a']:.3f}, s = {law['s']:.3f}, leak = {law['leak']:.3f}, "
             f"rho = {law['rho']:.3f}."
         )
-        extra_md += ["## Revise-then-rejudge loop", text, markdown_table(loop_frame)]
+        extra_md += [
+            "## Revise-then-rejudge loop",
+            escape_markdown_prose(text, line_start=True),
+            markdown_table(loop_frame),
+        ]
         extra_html.append(
             f"<h2>Revise-then-rejudge loop</h2><p>{html.escape(text)}</p>{table_html(loop_frame)}"
         )
@@ -427,7 +524,7 @@ def write_gate_report(
             analysis.diagnostics, quantities=REPORTED, names=NAMES
         )
         body = f"""{summary.to_html()}
-<p>{html.escape(about)}</p>
+<p>{html.escape(about)} <code>{html.escape(priors)}</code>.</p>
 <h2>Posterior ({mass} equal-tailed intervals)</h2>
 <div class="table-wrap">{table_html(posterior_rows)}</div>
 <h2>Baselines at each cap ({mass} intervals)</h2>
@@ -443,7 +540,7 @@ def write_gate_report(
             [
                 f"# {escape_markdown(title)}",
                 summary.to_markdown(),
-                escape_markdown(about),
+                f"{escape_markdown_prose(about, line_start=True)} {markdown_code_span(priors)}.",
                 f"## Posterior ({mass} equal-tailed intervals)",
                 markdown_table(posterior_rows),
                 f"## Baselines at each cap ({mass} intervals)",
@@ -453,8 +550,15 @@ def write_gate_report(
                 ),
                 *extra_md,
                 "Figures: see report.html. Every check: diagnostics.csv. Posterior: posterior.nc "
-                '(`xarray.open_datatree("posterior.nc")`). Attrs: '
-                + escape_markdown(json.dumps({k: str(v) for k, v in posterior.attrs.items()})),
+                '(`xarray.open_datatree("posterior.nc")`), with these attributes:',
+                markdown_table(
+                    pd.DataFrame(
+                        {
+                            "attribute": list(posterior.attrs),
+                            "value": [str(v) for v in posterior.attrs.values()],
+                        }
+                    )
+                ),
                 footer_markdown(analysis.seed),
             ]
         )

@@ -191,10 +191,15 @@ def _print(source: str, analysis: Any) -> None:
             f"{escape_terminal(pair)[:24]:<24} {fmt(values['positive'].mean, 10)} "
             f"{fmt(values['negative'].mean, 10)}"
         )
-    echo(f"{'rule':<20} {'Se':>8} {'Sp':>8} {'J':>8}")
+    rg_sd = analysis.posterior["posterior"]["rule_pi_sd"].mean(("chain", "draw"))
+    echo(f"{'rule':<20} {'Se':>8} {'Sp':>8} {'J':>8} {'RG sd':>8}")
     for rule in analysis.rules:
         mark = "  (best)" if rule.rule == analysis.best_rule else ""
-        echo(f"{rule.rule:<20} {fmt(rule.se.mean)} {fmt(rule.sp.mean)} {fmt(rule.j.mean)}{mark}")
+        echo(
+            f"{rule.rule:<20} {fmt(rule.se.mean)} {fmt(rule.sp.mean)} {fmt(rule.j.mean)} "
+            f"{fmt(float(rg_sd.sel(rule=rule.rule)))}{mark}"
+        )
+    echo("(best): smallest RG sd, the most precise Rogan-Gladen estimate of pi (not largest J)")
     verdict = "passed" if analysis.passed else "FAILED"
     retried = " after one retry" if len(analysis.attempts) > 1 else ""
     echo(f"diagnostics: {verdict}{retried}")

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bayesjudge._version import __version__
+from bayesjudge.panels.rules import rule_words
 from bayesjudge.reporting.html import (
     diagnostics_html,
     figures_html,
@@ -234,7 +235,11 @@ def _figures(analysis: PanelAnalysis) -> dict[str, str]:
     ax.set_ylim(0, 1)
     ax.set_xlabel("1 - Sp (false-pass rate)")
     ax.set_ylabel("Se")
-    ax.set_title("Vote rules (circles; best: star) and judges (squares)")
+    ax.set_title(
+        "Vote rules (circles; star: the most precise Rogan-Gladen estimate of pi) and judges "
+        "(squares)",
+        fontsize=9,
+    )
     fig.tight_layout()
     figures[f"Vote rules and judges on the ROC plane ({mass} intervals)"] = png(fig)
 
@@ -285,9 +290,35 @@ def _headline(analysis: PanelAnalysis) -> tuple[str, str]:
         f"{pi.eti.high:.3f}), against a naive majority-vote rate of {naive_text}. "
         f"{data.n_judges} judges on {data.n_items} items ({n_pass} gold-PASS, {n_fail} "
         f"gold-FAIL); they count as {e.mean:.2f} independent judges ({e.eti.low:.2f} to "
-        f"{e.eti.high:.2f}); best vote rule: {analysis.best_rule}.",
+        f"{e.eti.high:.2f}). {best_rule_text(analysis)}",
         mass,
     )
+
+
+def best_rule_text(analysis: PanelAnalysis) -> str:
+    """Say which vote rule is best and by which criterion, beside the rule with the largest J.
+
+    The best rule (``best_rule``) is the one whose Rogan-Gladen estimate of pi would be the
+    most precise: the smallest posterior mean of its standard deviation (Lee et al., 2025,
+    eq. 9). That depends on how well the gold items pin the rule's Se and Sp as well as on its
+    J, so the rule with the largest J is named too when it differs.
+    """
+    sd = analysis.posterior["posterior"]["rule_pi_sd"].mean(("chain", "draw"))
+    best = analysis.best_rule
+    text = (
+        f"Of the vote rules, {rule_words(best)} gives the most precise Rogan-Gladen estimate "
+        f"of pi (the smallest posterior sd, {float(sd.sel(rule=best)):.3f}); this is the rule "
+        "marked best."
+    )
+    top = max(analysis.rules, key=lambda r: r.j.mean)
+    if top.rule != best:
+        chosen = next(r for r in analysis.rules if r.rule == best)
+        text += (
+            f" {rule_words(top.rule)[0].upper()}{rule_words(top.rule)[1:]} has the largest J "
+            f"({top.j.mean:.2f} against {chosen.j.mean:.2f}), but the gold items pin its Se "
+            f"and Sp less precisely (sd {float(sd.sel(rule=top.rule)):.3f})."
+        )
+    return text
 
 
 def panel_summary(analysis: PanelAnalysis) -> ReportSummary:

@@ -31,6 +31,8 @@ LLM-as-a-Judge Evaluations", 2025, eq. 9), the quantity by which rules are ranke
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -43,6 +45,7 @@ __all__ = [
     "likelihood_ratio_rule",
     "rule_pi_sd",
     "rule_rates",
+    "rule_words",
 ]
 
 #: Name of the likelihood-ratio (Bayes) rule.
@@ -94,6 +97,23 @@ def at_least_rules(n_judges: int) -> tuple[tuple[str, ...], NDArray[np.bool_]]:
     votes = complete_patterns(n).sum(axis=1)
     thresholds = np.arange(1, n + 1)
     return tuple(f"at_least_{t}_of_{n}" for t in thresholds), votes[None, :] >= thresholds[:, None]
+
+
+def rule_words(rule: str) -> str:
+    """Return a vote rule's name in words, for prose (tables and JSON keep the identifier).
+
+    Examples
+    --------
+    >>> rule_words("at_least_2_of_4"), rule_words("at_least_4_of_4"), rule_words(LIKELIHOOD_RATIO)
+    ('at least 2 of 4 judges PASS', 'all 4 judges PASS', 'the likelihood-ratio rule')
+    """
+    if rule == LIKELIHOOD_RATIO:
+        return "the likelihood-ratio rule"
+    match = re.fullmatch(r"at_least_(\d+)_of_(\d+)", rule)
+    if match is None:
+        return rule.replace("_", " ")
+    t, n = match.groups()
+    return f"all {n} judges PASS" if t == n else f"at least {t} of {n} judges PASS"
 
 
 def likelihood_ratio_rule(pattern_prob: ArrayLike) -> NDArray[np.bool_]:

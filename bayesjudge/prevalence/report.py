@@ -30,7 +30,12 @@ from bayesjudge.reporting.html import (
     table_html,
 )
 from bayesjudge.reporting.netcdf import write_posterior
-from bayesjudge.reporting.output import escape_markdown, output_folder, write_csv
+from bayesjudge.reporting.output import (
+    escape_markdown,
+    escape_markdown_prose,
+    output_folder,
+    write_csv,
+)
 from bayesjudge.reporting.summary import (
     DEFINITIONS,
     WIDE_INTERVAL,
@@ -42,6 +47,7 @@ from bayesjudge.reporting.summary import (
     footer_html,
     footer_markdown,
     label_shift_warning,
+    method_name,
     random_sample_baselines_warning,
     small_calibration_warning,
     weak_judge_warning,
@@ -152,7 +158,9 @@ def _display_frame(analysis: PrevalenceAnalysis, comparison: pd.DataFrame) -> pd
     if not analysis.calibration.consistent:
         long = analysis.calibration.note()
         frame["note"] = [
-            None if n is None else str(n).replace(long, "assumes a random gold sample: biased here")
+            None
+            if pd.isna(n)
+            else str(n).replace(long, "assumes a random gold sample: biased here")
             for n in frame["note"]
         ]
     return frame
@@ -181,8 +189,8 @@ def _trust(analysis: PrevalenceAnalysis) -> str:
         shown = [m for m in RANDOM_SAMPLE_METHODS if _estimate_of(analysis, m) is not None]
         return (
             text + f" Here the gold set is not a random sample of the test items, so "
-            f"{', '.join(shown)} (which assume one) are biased and are not to be trusted; the "
-            f"posterior mean is {pi.mean:.3f}.{rg_text}"
+            f"{', '.join(method_name(m) for m in shown)} (which assume one) are biased and are "
+            f"not to be trusted; the posterior mean is {pi.mean:.3f}.{rg_text}"
         )
     counts = analysis.counts
     if min(counts.m1, counts.m0) < SMALL_CLASS:
@@ -536,7 +544,10 @@ def write_report(
     plan_html = ""
     if analysis.plan is not None:
         plan_text = analysis.plan.reading()
-        plan_md = ["## How many more gold labels?", escape_markdown(plan_text)]
+        plan_md = [
+            "## How many more gold labels?",
+            escape_markdown_prose(plan_text, line_start=True),
+        ]
         plan_html = f"<h2>How many more gold labels?</h2><p>{html.escape(plan_text)}</p>"
     threshold_md: list[str] = []
     threshold_html = ""
@@ -545,8 +556,8 @@ def write_report(
         heading = f"Threshold {chosen.chosen:g}: how the judge's score was turned into verdicts"
         table = _threshold_table(chosen)
         threshold_md = [
-            f"## {escape_markdown(heading)}",
-            escape_markdown(chosen.reason) + ".",
+            f"## {escape_markdown_prose(heading)}",
+            escape_markdown_prose(chosen.reason, line_start=True) + ".",
             markdown_table(table),
         ]
         threshold_html = (
@@ -577,7 +588,7 @@ j is the Youden J each method used.</p>
             [
                 f"# {escape_markdown(title)}",
                 summary.to_markdown(),
-                escape_markdown(about),
+                escape_markdown_prose(about, line_start=True),
                 f"## Estimates of the true success rate ({mass} intervals)",
                 markdown_table(shown),
                 *threshold_md,

@@ -77,10 +77,21 @@ def html_page(title: str, body: str, *, footer: str = "") -> str:
 
 
 def table_html(frame: pd.DataFrame) -> str:
-    """Return a DataFrame as an HTML table, floats to 4 places, missing values blank."""
-    return frame.to_html(
+    """Return a DataFrame as an HTML table, floats to 4 places, missing values blank.
+
+    A column name may break after an underscore (``c_<wbr>low``), so a wide table of short
+    numbers fits the page instead of scrolling sideways.
+
+    Examples
+    --------
+    >>> print(table_html(pd.DataFrame({"c_low": [0.25]})).split("<th>")[1].split("</th>")[0])
+    c_<wbr>low
+    """
+    page = frame.to_html(
         index=False, na_rep="", float_format=lambda x: f"{x:.4f}", classes="table", border=0
     )
+    head, cut, body = page.partition("</thead>")
+    return head.replace("_", "_<wbr>") + cut + body
 
 
 def markdown_table(frame: pd.DataFrame) -> str:
@@ -117,7 +128,7 @@ _CSS = (
 body { font-family: system-ui, sans-serif; max-width: 1000px; margin: 2em auto; color: #222; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em; }
 table.table { border-collapse: collapse; font-size: 0.85em; }
-table.table th, table.table td { padding: 3px 8px; border-bottom: 1px solid #ddd; }
+table.table th, table.table td { padding: 3px 6px; border-bottom: 1px solid #ddd; }
 table.table td:first-child, table.table th:first-child { white-space: nowrap; }
 .pass { color: #1a7f37; font-weight: bold; } .fail { color: #c62828; font-weight: bold; }
 img { max-width: 100%; }

@@ -20,7 +20,8 @@ Every command that writes uses this module:
   :func:`write_file_atomically` replace one file through a temporary sibling that is fsynced
   and renamed over the target.
 - :func:`escape_markdown` makes user-controlled text (slice, file and system names) inert in
-  Markdown rendered to HTML.
+  Markdown rendered to HTML; :func:`escape_markdown_prose` does the same for a report's own
+  sentences (which may quote such names) while leaving them readable as plain text.
 - :func:`write_csv` writes every CSV table a report holds, each text cell made inert in a
   spreadsheet by :func:`inert_csv_cell` (no name from the data opens as a formula).
 - :func:`escape_terminal` makes names from the data inert on a terminal (no escape sequence,
@@ -82,9 +83,11 @@ __all__ = [
     "claim_output_folder",
     "end_with_parent",
     "escape_markdown",
+    "escape_markdown_prose",
     "escape_terminal",
     "inert_csv_cell",
     "lock_output_folder",
+    "markdown_code_span",
     "output_folder",
     "read_manifest",
     "recover_output_folder",
@@ -1402,6 +1405,126 @@ def escape_markdown(text: object) -> str:
         cut = start.end() - 1
         escaped = escaped[:cut] + "\\" + escaped[cut:]
     return escaped
+
+
+# What can make prose active in Markdown rendered to HTML: an entity (``&gt;``, ``&#39;``) and
+# the start of a tag, comment, declaration or autolink (``<b``, ``</``, ``<!``, ``<?``).
+_ENTITY_START: Final = re.compile(r"&(?=#|[A-Za-z][A-Za-z0-9]*;)")
+_TAG_START: Final = re.compile(r"<(?=[A-Za-z/!?])")
+_PROSE_BLOCK_START: Final = re.compile(r"([#+\-=>|\[]|\d+[.)])")
+
+
+def escape_markdown_prose(text: object, *, line_start: bool = False) -> str:
+    r"""Make a report's own sentence inert in Markdown while it stays readable as plain text.
+
+    For the sentences bayesjudge writes into ``summary.md`` (readings, warnings, advice), which
+    may quote names from the data: no tag, entity, emphasis, code span, link or math can form,
+    yet the punctuation prose uses (``' " > & . % ~``) is left as it reads. ``<`` becomes
+    ``&lt;`` only where it would open a tag (before a letter, ``/``, ``!`` or ``?``) and ``&``
+    becomes ``&amp;`` only where it would start an entity; the Markdown punctuation
+    ``\ ` * _ ] ~ $`` is backslash-escaped, except a lone ``*``, ``_`` or ``~`` that can
+    neither open nor close emphasis (between spaces, or ``_`` inside a word: ``pi ~ Beta``,
+    ``a_b``) and a ``]`` that closes no link (not before ``(`` or ``[``); ``|`` and ``[`` are
+    left as they are (they do nothing inside a paragraph); line breaks and tabs become spaces,
+    other
+    control characters and bidirectional overrides become U+FFFD. With ``line_start`` (the
+    text begins a line), a leading ``#``, ``+``, ``-``, ``=``, ``>``, ``|``, ``[`` or ``1.``
+    is escaped so it cannot start a heading, list, quote, table or link definition.
+
+    Names alone (a table cell, a title) go through :func:`escape_markdown`, which escapes
+    every character that could ever matter.
+
+    Parameters
+    ----------
+    text : object
+        Converted with ``str``.
+    line_start : bool
+        Whether the text begins a line of the Markdown file.
+
+    Returns
+    -------
+    str
+        The escaped text, on one line.
+
+    Examples
+    --------
+    >>> escape_markdown_prose("the judge's pass rate rises from 68.0% to 85.0% (J > 0.2)")
+    "the judge's pass rate rises from 68.0% to 85.0% (J > 0.2)"
+    >>> escape_markdown_prose("system <b>x</b> & _a_b_ &amp; pi ~ Beta(1, 1)")
+    'system &lt;b>x&lt;/b> & \\_a_b\\_ &amp;amp; pi ~ Beta(1, 1)'
+    >>> escape_markdown_prose("P(verdict | truth) in [0, 1], [x](y)")
+    'P(verdict | truth) in [0, 1], [x\\](y)'
+    >>> escape_markdown_prose("1. item", line_start=True)
+    '1\\. item'
+    """
+    chars = str(text)
+    out = []
+    for i, char in enumerate(chars):
+        before = chars[i - 1] if i > 0 else " "
+        after = chars[i + 1] if i + 1 < len(chars) else " "
+        if char in _MARKDOWN_PUNCTUATION and not _inert_in_prose(char, before, after):
+            out.append("\\" + char)
+        elif char in "\t\n\v\f\r":
+            out.append(" ")
+        elif char in _BIDI_AND_SEPARATORS or _is_control(char):
+            out.append("\ufffd")
+        else:
+            out.append(char)
+    escaped = _TAG_START.sub("&lt;", _ENTITY_START.sub("&amp;", "".join(out)))
+    if line_start:
+        start = _PROSE_BLOCK_START.match(escaped)
+        if start is not None:
+            cut = start.end() - 1
+            escaped = escaped[:cut] + "\\" + escaped[cut:]
+    return escaped
+
+
+def markdown_code_span(text: object) -> str:
+    r"""Return ``text`` as a Markdown code span: shown verbatim, as code (identifiers, JSON).
+
+    A code span shows its content literally (no emphasis, link or tag), so only its own fence
+    matters: it is one backtick longer than the longest run inside. Line breaks become spaces,
+    other control characters and bidirectional overrides U+FFFD.
+
+    Examples
+    --------
+    >>> print(markdown_code_span("log_kappa ~ Normal(1, 1.5)"))
+    `log_kappa ~ Normal(1, 1.5)`
+    >>> print(markdown_code_span("a`b"))
+    ``a`b``
+    """
+    chars = []
+    for char in str(text):
+        if char in "\t\n\v\f\r":
+            chars.append(" ")
+        elif char in _BIDI_AND_SEPARATORS or _is_control(char):
+            chars.append("\ufffd")
+        else:
+            chars.append(char)
+    body = "".join(chars)
+    runs = [len(r) for r in re.findall(r"`+", body)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def _inert_in_prose(char: str, before: str, after: str) -> bool:
+    """Whether a Markdown mark in the middle of a paragraph can do nothing (CommonMark 6).
+
+    A ``|`` cannot break a paragraph (only a table row); a ``[`` opens a link only with a
+    ``](`` or ``][`` after it, so only that ``]`` is escaped; a lone ``*``, ``_`` or ``~``
+    between spaces (``pi ~ Beta(1, 1)``, ``a * b``) and an ``_`` inside a word (``a_b``) can
+    neither open nor close emphasis; a doubled mark is escaped all the same.
+    """
+    if char in "|[":
+        return True
+    if char == "]":
+        return after not in "(["
+    if char not in "*_~" or char in (before, after):
+        return False
+    if before.isspace() and after.isspace():
+        return True
+    return char == "_" and before.isalnum() and after.isalnum()
 
 
 def _is_control(char: str) -> bool:

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Literal
 
 import pandas as pd
 
-from bayesjudge.reporting.output import escape_markdown
+from bayesjudge.reporting.output import escape_markdown_prose
 
 if TYPE_CHECKING:
     from bayesjudge.inference.diagnostics import Check, Diagnostics
@@ -46,6 +46,7 @@ __all__ = [
     "CHECK_NAMES",
     "DEFINITIONS",
     "ESCALATION",
+    "METHOD_NAMES",
     "SUMMARY_CSS",
     "WIDE_INTERVAL",
     "Headline",
@@ -60,6 +61,7 @@ __all__ = [
     "footer_markdown",
     "footer_values",
     "label_shift_warning",
+    "method_name",
     "quantity_name",
     "random_sample_baselines_warning",
     "small_calibration_warning",
@@ -123,6 +125,33 @@ CHECK_NAMES: dict[str, str] = {
     "divergences": "divergent transitions",
     "ppc_tail_prob": "posterior predictive tail probability",
 }
+
+#: Readable names of the estimators, for prose (tables and JSON keep the method identifiers).
+METHOD_NAMES: dict[str, str] = {
+    "naive": "the judged pass rate",
+    "calibration_only": "the gold labels alone",
+    "ppi": "PPI",
+    "ppi_plus_plus": "PPI++",
+    "rogan_gladen_delta": "Rogan-Gladen (delta method)",
+    "rogan_gladen_lang_reiczigel": "Rogan-Gladen (Lang-Reiczigel interval)",
+    "rogan_gladen_bootstrap": "Rogan-Gladen (bootstrap)",
+    "majority_rogan_gladen": "Rogan-Gladen of the majority vote",
+    "dawid_skene": "Dawid-Skene",
+}
+
+
+def method_name(method: str) -> str:
+    """Return an estimator's name for prose: ``METHOD_NAMES``, else with spaces for ``_``.
+
+    Examples
+    --------
+    >>> method_name("ppi_plus_plus"), method_name("ppi_plus_plus@2")
+    ('PPI++', 'PPI++ at cap 2')
+    """
+    base, _, cap = method.partition("@")
+    name = METHOD_NAMES.get(base, base.replace("_", " "))
+    return f"{name} at cap {cap}" if cap else name
+
 
 #: Readable names of quantities shared by the families (a report adds its own).
 _COMMON_NAMES: dict[str, str] = {
@@ -203,6 +232,27 @@ class Headline:
     def width(self) -> float:
         """Width of the interval."""
         return self.high - self.low
+
+    @property
+    def agrees(self) -> bool:
+        """Whether the naive estimate shows the same value as the corrected one.
+
+        The summary then says so in words instead of printing the same number twice.
+
+        Examples
+        --------
+        >>> Headline("gain", 0.0749, 0.05, 0.09, 0.95, naive=0.0751, unit="points").agrees
+        True
+        """
+        return self.naive is not None and self.value(self.naive) == self.value(self.estimate)
+
+    def naive_text(self) -> str:
+        """Return how the naive estimate compares, e.g. ``the same as the observed change``."""
+        if self.naive is None:
+            return ""
+        if self.agrees:
+            return f"the same as the {self.naive_name}"
+        return f"against {self.value(self.naive)} {self.naive_name}"
 
     def interval_text(self) -> str:
         """Return e.g. ``95% interval 61.5% to 72.1%``."""
@@ -374,7 +424,9 @@ class ReportSummary:
         """
         h = self.headline
         naive = ""
-        if h.naive is not None:
+        if h.agrees:
+            naive = f'<div class="naive">{html.escape(h.naive_text())}</div>'
+        elif h.naive is not None:
             naive = (
                 f'<div class="naive"><span class="big-naive">{h.value(h.naive)}</span>'
                 f"<br>{html.escape(h.naive_name)}</div>"
@@ -426,7 +478,9 @@ class ReportSummary:
             head = f"{h.answer} ({h.detail_text()})"
         else:
             head = f"{h.name}: {h.big_text()} ({h.detail_text()})"
-        if h.naive is not None:
+        if h.agrees:
+            head += f"; {h.naive_text()}"
+        elif h.naive is not None:
             head += f"; {h.naive_name}: {h.value(h.naive)}"
         parts = [textwrap.fill(head, width)]
         parts += [textwrap.fill(line, width, subsequent_indent="  ") for line in self.badge_lines()]
@@ -439,40 +493,39 @@ class ReportSummary:
         return "\n".join(parts)
 
     def to_markdown(self) -> str:
-        """Return the summary as Markdown (the same content as :meth:`to_html`)."""
+        """Return the summary as Markdown (the same content as :meth:`to_html`).
+
+        Every sentence goes through
+        :func:`~bayesjudge.reporting.output.escape_markdown_prose`: names from the data that
+        it quotes stay inert, and the file reads as plain text.
+        """
         h = self.headline
-        # the names are escaped, the bold marks around the values are Markdown
+        prose = escape_markdown_prose
+        # the bold marks around the values are Markdown; everything else is escaped prose
         if h.answer:
-            head = f"**{escape_markdown(h.answer)}** ({escape_markdown(h.detail_text())})"
+            head = f"**{prose(h.answer)}** ({prose(h.detail_text())})"
         else:
             head = (
-                f"**{escape_markdown(h.big_text())}** {escape_markdown(h.name)}, corrected "
-                f"({escape_markdown(h.detail_text())})"
+                f"**{prose(h.big_text())}** {prose(h.name)}, corrected ({prose(h.detail_text())})"
             )
-        if h.naive is not None:
-            head += (
-                f" against **{escape_markdown(h.value(h.naive))}** {escape_markdown(h.naive_name)}"
-            )
+        if h.agrees:
+            head += f", {prose(h.naive_text())}"
+        elif h.naive is not None:
+            head += f" against **{prose(h.value(h.naive))}** {prose(h.naive_name)}"
         lines = self.badge_lines()
-        mark = "PASSED" if self.status == "passed" else "FAILED"
-        parts = [
-            "## Summary",
-            head + ".",
-            f"**Diagnostics {mark}.** "
-            + escape_markdown(" ".join(lines[1:]) if len(lines) > 1 else lines[0]),
-        ]
+        badge = f"**{prose(lines[0])}**"
+        if len(lines) > 1:
+            badge += " " + prose(" ".join(lines[1:]))
+        parts = ["## Summary", head + ".", badge]
         if self.active_warnings:
             parts.append(
-                "**Warnings**\n\n"
-                + "\n".join(f"- {escape_markdown(w.text())}" for w in self.active_warnings)
+                "**Warnings**\n\n" + "\n".join(f"- {prose(w.text())}" for w in self.active_warnings)
             )
         parts += [
-            "**Reading.** " + escape_markdown(self.shown_reading),
-            "**Which estimate to trust.** " + escape_markdown(self.trust),
+            "**Reading.** " + prose(self.shown_reading),
+            "**Which estimate to trust.** " + prose(self.trust),
             "**Definitions**\n\n"
-            + "\n".join(
-                f"- **{escape_markdown(k)}**: {escape_markdown(v)}" for k, v in self._definitions()
-            ),
+            + "\n".join(f"- **{prose(k)}**: {prose(v)}" for k, v in self._definitions()),
         ]
         return "\n\n".join(parts)
 
@@ -544,7 +597,8 @@ def failure_sentences(
             sentences.append(f"The sampler had {_verdict_words(check)} divergent transitions.")
         elif check.name == "ppc_tail_prob":
             sentences.append(
-                f"The model cannot reproduce the observed count {check.variable}: its "
+                f"The model cannot reproduce the observed count "
+                f"{quantity_name(check.variable, names)}: its "
                 f"{what} is {_verdict_words(check)}."
             )
         else:
@@ -648,7 +702,8 @@ def diagnostics_lines(
             lines.append(
                 (
                     f"posterior predictive check of {len(checks)} observed counts: smallest tail "
-                    f"probability {worst.value:.3g} ({worst.variable}; needs at least "
+                    f"probability {worst.value:.3g} ({quantity_name(worst.variable, names)}; "
+                    "needs at least "
                     f"{worst.threshold:g})",
                     ok,
                 )
@@ -729,14 +784,14 @@ def diagnostics_section_markdown(
     """Return the diagnostics section in Markdown (the full table is in diagnostics.csv)."""
     verdict = "passed" if diagnostics.passed else "FAILED"
     lines = [
-        f"- {'pass' if ok else 'FAIL'}: {escape_markdown(text)}"
+        f"- {'pass' if ok else 'FAIL'}: {escape_markdown_prose(text)}"
         for text, ok in diagnostics_lines(diagnostics, quantities=quantities, names=names)
     ]
     return "\n\n".join(
         [
             f"## Diagnostics: {verdict}",
             "\n".join(lines),
-            escape_markdown(_thresholds_text(diagnostics)),
+            escape_markdown_prose(_thresholds_text(diagnostics), line_start=True),
         ]
     )
 
@@ -782,7 +837,7 @@ def footer_html(seed: int | str) -> str:
 
 def footer_markdown(seed: int | str) -> str:
     """Return the report footer in Markdown."""
-    return "---\n\n" + escape_markdown(_footer_text(seed))
+    return "---\n\n" + escape_markdown_prose(_footer_text(seed), line_start=True)
 
 
 # --------------------------------------------------------------------------- warnings
@@ -901,15 +956,15 @@ def random_sample_baselines_warning(
 
     Examples
     --------
-    >>> w = random_sample_baselines_warning(consistent=False, baselines={"ppi_plus": 0.595},
+    >>> w = random_sample_baselines_warning(consistent=False, baselines={"ppi_plus_plus": 0.595},
     ...                                     reference=0.667)
-    >>> "ppi_plus 0.595" in w.evidence
+    >>> "PPI++ 0.595" in w.evidence
     True
     """
     shown = {k: v for k, v in baselines.items() if v is not None}
     if consistent or not shown:
         return None
-    values = ", ".join(f"{k} {v:.3f}" for k, v in shown.items())
+    values = ", ".join(f"{method_name(k)} {v:.3f}" for k, v in shown.items())
     return ReportWarning(
         "Baselines that assume a random gold sample",
         f"{values} against {reference_name} {reference:.3f}; these methods assume the gold "

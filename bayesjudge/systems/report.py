@@ -420,8 +420,8 @@ def write_rank_report(
 {reversal_html}
 <p>{len(analysis.systems)} systems, {len(data.items)} items ({design}), {labelled}
 gold-labelled answers. bayesjudge {__version__}, model <code>{html.escape(analysis.model)}</code>,
-judge {judge_text}, calibration
-{html.escape(analysis.calibration)}, priors <code>{html.escape(analysis.priors.describe())}</code>,
+judge {judge_text}, calibration <code>{html.escape(analysis.calibration)}</code>,
+priors <code>{html.escape(analysis.priors.describe())}</code>,
 seed {html.escape(str(analysis.seed))}.</p>
 <h2>Figures</h2>
 {figures_html(figures)}

@@ -123,3 +123,25 @@ def test_few_items_behind_a_step_warn_and_the_analysis_prints_its_summary() -> N
     assert text.startswith("gain of step e0->e1: ")
     assert "warning: Few items behind step e0->e1" in text
     assert analysis._repr_html_().index('id="summary"') < analysis._repr_html_().index("<table")
+
+
+def test_report_reads_as_prose_and_names_each_gap(
+    stack: ChannelAnalysis, tmp_path: Path, readable_report
+) -> None:
+    files = write_channel_report(tmp_path / "r", stack, source="stack.csv")
+    readable_report(files.folder)
+    composition = stack.composition
+    assert composition is not None
+    # half the summed differences adds both rows: at least the largest, at most twice it
+    assert composition.gap_max.mean <= composition.gap_mean.mean <= 2 * composition.gap_max.mean
+    for text in (files.markdown.read_text(), files.html.read_text()):
+        assert "largest entry difference max |T_direct - T_composed|" in text
+        assert "half the summed differences 1/2 sum |T_direct - T_composed|" in text
+        assert "mean entry gap" not in text
+        assert "consistent_with_markov" not in text
+        assert "consistent with a Markov chain" in text
+        assert "anonymous" not in text
+        assert (
+            "Correction and Corruption: A Two-Rate View of Error Flow in LLM Protocols, 2025"
+            in text
+        )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 
 import pandas as pd
@@ -149,6 +150,25 @@ def test_report_folder(json_run):
     )
     curve = pd.read_csv(out / "curve.csv")
     assert curve["cap"].tolist() == [1, 2, 3, 4, 5]
+
+
+def test_report_reads_as_prose_and_tells_what_retries_do(json_run, readable_report):
+    _, payload, out = json_run
+    readable_report(out)
+    post = payload["posterior"]
+    # the judged pass rates as observed (the naive rows), Se, Sp and J from the fit
+    rate = {e["cap"]: e["estimate"] for e in payload["estimates"] if e["method"] == "naive"}
+    sp, se, j = post["sp"], post["se"], post["j"]
+    story = (
+        f"Retries raise the judged pass rate from {100 * rate[1]:.1f}% at cap 1 to "
+        f"{100 * rate[5]:.1f}% at cap 5, while the specificity Sp falls from "
+        f"{sp['1']['mean']:.2f} to {sp['5']['mean']:.2f} and the sensitivity Se rises from "
+        f"{se['1']['mean']:.2f} to {se['5']['mean']:.2f}: each retry ships more truly failing "
+        f"items, so the judged rate says less about the true one (J falls from "
+        f"{j['1']['mean']:.2f} to {j['5']['mean']:.2f})."
+    )
+    assert story in (out / "summary.md").read_text()
+    assert html.escape(story) in (out / "report.html").read_text()
 
 
 def test_report_escapes_the_file_name_and_replaces_its_report(files, tmp_path, capsys):

@@ -21,6 +21,7 @@ import xarray as xr
 from bayesjudge.cli.app import main
 from bayesjudge.cli.common import EXIT_BAD_INPUT, EXIT_DIAGNOSTICS, EXIT_OK
 from bayesjudge.panels import analysis as analysis_module
+from bayesjudge.panels.rules import rule_words
 from bayesjudge.panels.simulate import panel_scenario, simulate_panel
 from bayesjudge.reporting.output import MANIFEST_NAME
 
@@ -210,7 +211,7 @@ def test_report_folder(json_run):
     assert html.index("<footer") > html.index("Diagnostics")
     assert "effective number of judges" in html
     summary = (out / "summary.md").read_text()
-    assert "**Diagnostics PASSED.**" in summary
+    assert "**Diagnostics passed: all" in summary  # said once, not "PASSED. ... passed"
     # the summary opens with the corrected pi beside the naive majority vote
     assert summary.index("majority vote of the judges") < summary.index("## Posterior summaries")
     tree = xr.open_datatree(out / "posterior.nc")
@@ -234,6 +235,7 @@ def test_plain_output_renders_the_analysis(json_run, independent_files, monkeypa
     assert "effective judges" in out
     assert f"{payload['best_rule']}" in out
     assert "(best)" in out
+    assert "(best): smallest RG sd, the most precise Rogan-Gladen estimate of pi" in out
     for judge in JUDGES:
         assert judge in out
     assert "dawid_skene" in out
@@ -276,3 +278,23 @@ def test_bad_input_is_one_line_and_exit_2(files, tmp_path, capsys):
     fails([str(verdicts), "--prior", "tau=beta:1,1"], "--prior")
     unlabelled = [str(verdicts), "--no-progress"]
     fails(unlabelled, "gold-labelled items of both classes")
+
+
+def test_report_states_why_a_rule_is_best_in_words(json_run, readable_report):
+    _, payload, out, analysis = json_run
+    readable_report(out, names=JUDGES)  # rule identifiers only in tables
+    summary = (out / "summary.md").read_text()
+    page = (out / "report.html").read_text()
+    sd = analysis.posterior["posterior"]["rule_pi_sd"].mean(("chain", "draw"))
+    best = payload["best_rule"]
+    assert float(sd.sel(rule=best)) == pytest.approx(float(sd.min()))
+    words = rule_words(best)
+    claim = (
+        f"Of the vote rules, {words} gives the most precise Rogan-Gladen estimate of pi (the "
+        f"smallest posterior sd, {float(sd.sel(rule=best)):.3f}); this is the rule marked best."
+    )
+    assert claim in summary
+    assert claim in page
+    top = max(payload["rules"], key=lambda r: r["j"]["mean"])
+    if top["rule"] != best:  # the rule with the largest J is named beside it
+        assert f"has the largest J ({top['j']['mean']:.2f}" in summary

@@ -71,6 +71,7 @@ def _synthetic_tree(data) -> xr.DataTree:
             "rule_se": (("chain", "draw", "rule"), 0.9 + noise(len(rules))),
             "rule_sp": (("chain", "draw", "rule"), 0.85 + noise(len(rules))),
             "rule_j": (("chain", "draw", "rule"), 0.75 + noise(len(rules))),
+            "rule_pi_sd": (("chain", "draw", "rule"), 0.04 + 0.1 * noise(len(rules))),
         },
         coords={"judge": judges, "other_judge": judges, "class": ["pass", "fail"], "rule": rules},
     )

@@ -17,7 +17,7 @@ import bayesjudge as bj
 from bayesjudge.cli.app import main
 from bayesjudge.cli.common import EXIT_BAD_INPUT, EXIT_DIAGNOSTICS, EXIT_OK
 from bayesjudge.prevalence.simulate import judge_table
-from bayesjudge.reporting.output import escape_markdown, read_manifest, write_manifest
+from bayesjudge.reporting.output import read_manifest, write_manifest
 
 BASELINE_METHODS = [
     "naive",
@@ -335,7 +335,7 @@ def test_failing_diagnostics_exit_3(capsys, small_csv):
     assert "FAILED its diagnostics" in err
 
 
-def test_report_writes_self_contained_files(capsys, small_csv, tmp_path):
+def test_report_writes_self_contained_files(capsys, small_csv, tmp_path, readable_report):
     out_dir = tmp_path / "report"
     code, _out, err = run(
         capsys, "report", str(small_csv), "--out", str(out_dir), "--random-seed", "2", *FAST_FIT
@@ -355,6 +355,7 @@ def test_report_writes_self_contained_files(capsys, small_csv, tmp_path):
     assert page.index("<footer") > page.index("Figures")
     summary = (out_dir / "summary.md").read_text()
     assert "## Diagnostics: passed" in summary
+    readable_report(out_dir)  # no nan, no escapes in sentences, no identifiers in prose
     tree = xr.open_datatree(out_dir / "posterior.nc", engine="h5netcdf")
     assert "pi" in tree["posterior"]
     assert tree.attrs["bayesjudge_version"] == bj.__version__
@@ -475,7 +476,26 @@ def test_report_on_judge_scores_shows_the_threshold_choice(capsys, tmp_path):
     assert "Se, Sp, J and the ROC" in page
     assert len(thresholds) >= 2
     assert thresholds["chosen"].sum() == 1
-    assert f"## {escape_markdown(heading)}" in (out_dir / "summary.md").read_text()
+    # the heading is our own sentence: it reads as written (was "judge&#x27;s", issue 26)
+    assert f"## {heading}" in (out_dir / "summary.md").read_text()
+
+
+def test_rows_without_a_note_show_none_when_the_notes_are_shortened():
+    from types import SimpleNamespace
+
+    from bayesjudge.prevalence.report import _display_frame
+    from bayesjudge.reporting.html import markdown_table, table_html
+
+    long = "these methods assume a random gold sample"
+    analysis = SimpleNamespace(calibration=SimpleNamespace(consistent=False, note=lambda: long))
+    comparison = pd.DataFrame(
+        {"method": ["naive", "ppi"], "prob": [0.95, 0.95], "note": [float("nan"), long]}
+    )
+    shown = _display_frame(analysis, comparison)
+    assert shown["note"].isna().tolist() == [True, False]
+    assert shown["note"].iloc[1] == "assumes a random gold sample: biased here"
+    for text in (table_html(shown), markdown_table(shown)):
+        assert "nan" not in text
 
 
 def test_one_gold_fail_warns_in_the_terminal_as_in_the_report(capsys, tmp_path):

@@ -8,6 +8,7 @@ its diagnostics, and the report then shows the red badge, which is rendered all 
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -98,3 +99,37 @@ def test_report_renders_in_chromium_without_console_errors(family, tmp_path: Pat
     shot = tmp_path / "page.png"
     assert _console_errors(page, shot) == []
     assert shot.stat().st_size > 20_000  # a rendered page, not a blank one
+
+
+_MEASURE = (
+    "<script>for (const w of document.querySelectorAll('.table-wrap, table'))"
+    " console.log('WIDTH ' + w.scrollWidth + ' ' + w.clientWidth);"
+    " console.log('WIDTH ' + document.documentElement.scrollWidth + ' '"
+    " + document.documentElement.clientWidth);</script>"
+)
+
+
+def _overflows(page: Path, shot: Path, width: int) -> list[tuple[int, int]]:
+    """Open ``page`` at ``width`` px and return (content, visible) widths that scroll sideways."""
+    probe = page.with_name("probe.html")
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", _MEASURE + "</body>"))
+    run = _chromium(f"--window-size={width},1600", f"--screenshot={shot}", probe.as_uri())
+    widths = [(int(a), int(b)) for a, b in re.findall(r'"WIDTH (\d+) (\d+)"', run.stderr)]
+    assert widths, run.stderr  # the measurement ran
+    return [(a, b) for a, b in widths if a > b]
+
+
+def test_channel_tables_fit_a_1280_pixel_window(tmp_path: Path) -> None:
+    # the steps table has 14 columns; its last one (the gate) was behind a sideways scroll
+    page = _channel(tmp_path / "report")
+    assert _overflows(page, tmp_path / "wide.png", 1280) == []
+
+
+def test_the_overflow_check_catches_a_table_wider_than_the_page(tmp_path: Path) -> None:
+    page = tmp_path / "wide.html"
+    cells = "".join(f"<th>column_{k}_without_breaks</th>" for k in range(12))
+    page.write_text(
+        f'<html><body style="max-width: 1000px"><div class="table-wrap" style="overflow-x: auto">'
+        f'<table class="table"><tr>{cells}</tr></table></div></body></html>'
+    )
+    assert _overflows(page, tmp_path / "wide.png", 1280) != []

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import html
 import json
 import os
+import re
 import select
 import signal
 import subprocess
@@ -33,6 +35,7 @@ from bayesjudge.reporting.output import (
     check_output_folder,
     claim_output_folder,
     escape_markdown,
+    escape_markdown_prose,
     lock_output_folder,
     output_folder,
     read_manifest,
@@ -1161,3 +1164,32 @@ def test_end_with_parent_is_harmless_while_the_parent_lives() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=DEADLINE)
     assert result.returncode == 0
     assert result.stdout == b"alive\n"
+
+
+# --------------------------------------------------------------------------- prose
+def test_prose_reads_as_plain_text() -> None:
+    sentence = "The judge's rate rose from 68.0% to 85.0% (J > 0.2, p < 0.01, P(v | t) in [0, 1])."
+    assert escape_markdown_prose(sentence) == sentence
+    assert escape_markdown_prose("pi ~ Beta(0.5, 0.5), a * b, a_b & c") == (
+        "pi ~ Beta(0.5, 0.5), a * b, a_b & c"
+    )
+    assert escape_markdown_prose("66.7% and 1. x") == "66.7% and 1. x"
+    assert escape_markdown_prose("1. x", line_start=True) == "1\\. x"
+    assert escape_markdown_prose("> quote", line_start=True) == "\\> quote"
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_prose_quoting_a_name_renders_it_as_text(name: str) -> None:
+    markdown_it = pytest.importorskip("markdown_it")
+    renderer = markdown_it.MarkdownIt("commonmark", {"html": True}).enable(["strikethrough"])
+    for line_start in (True, False):
+        sentence = f"{name} beats the judge's 66.7% (J > 0.2)."
+        prefix = "" if line_start else "**Reading.** "
+        rendered = renderer.render(prefix + escape_markdown_prose(sentence, line_start=line_start))
+        for tag in ("<script", "<img", "<a ", "<code>", "<em>", "<s>", "<h1>", "<ol>", "<ul>"):
+            assert tag not in rendered, (tag, rendered)
+        assert rendered.count("<p>") == 1
+        if not any(c in name for c in "\x00\x07\u202e\n\r\t"):
+            # what a reader sees is the sentence itself
+            text = html.unescape(re.sub(r"<[^>]+>", "", rendered)).strip()
+            assert text == prefix.replace("**", "") + sentence

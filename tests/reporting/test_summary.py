@@ -177,7 +177,7 @@ def test_by_class_calibration_warns_about_label_shift_and_random_sample_baseline
     ]
     shift, baselines = summary.active_warnings
     assert "52.3% of the 300 gold items and 67.0% of the 2000 test items" in shift.evidence
-    assert "ppi_plus_plus" in baselines.evidence
+    assert "PPI++ 0." in baselines.evidence  # the method by its name, not its identifier
     assert "not a random sample" in summary.trust
 
 
@@ -272,7 +272,7 @@ def test_a_headline_too_wide_for_the_reading_shows_its_interval_not_a_point_valu
     assert '<span class="big big-interval">2.1% to 99.4%</span>' in page
     assert "64.6%" not in page  # no point value in large type, nor anywhere in the summary
     assert "too wide for a point value" in page
-    assert wide.to_markdown().split("\n\n")[1].startswith("**2\\.1% to 99.4%**")
+    assert wide.to_markdown().split("\n\n")[1].startswith("**2.1% to 99.4%**")
     text = wide.to_text()
     assert text.startswith("true success rate pi: 2.1% to 99.4% (95% interval, wider than 25 ")
     assert "64.6%" not in text
@@ -297,3 +297,61 @@ def test_a_headline_with_an_answer_in_words_shows_the_words_and_the_value_small(
         .split("\n\n")[1]
         .startswith("**No clear winner; most likely c, P(best) 0.42** (true success rate pi 64.6%")
     )
+
+
+# --------------------------------------------------------------------------- summary.md as text
+def _markdown(diagnostics: Diagnostics | None, *, naive: float = 0.72, reading: str = "") -> str:
+    return ReportSummary(
+        Headline("true success rate pi", 0.667, 0.6, 0.7, 0.95, naive=naive),
+        diagnostics=diagnostics,
+        definitions=DEFINITIONS.items(),
+        trust="Trust the posterior: it weighs the judge's errors.",
+        reading=reading or "The judge's pass rate (72.0%) > the corrected 66.7%; J > 0.5.",
+    ).to_markdown()
+
+
+def test_summary_markdown_reads_as_plain_text() -> None:
+    text = _markdown(PASSING)
+    assert "**66.7%** true success rate pi" in text
+    assert "The judge's pass rate (72.0%) > the corrected 66.7%; J > 0.5." in text
+    assert "weighs the judge's errors" in text
+    for raw in ("&#x27;", "&gt;", "&amp;", "&lt;", "\\."):
+        assert raw not in text, raw
+
+
+def test_summary_markdown_keeps_names_from_the_data_inert() -> None:
+    markdown_it = pytest.importorskip("markdown_it")
+    text = _markdown(PASSING, reading="System <script>x</script> *wins* over a_b [c](d).")
+    rendered = markdown_it.MarkdownIt("commonmark", {"html": True}).render(text)
+    assert "<script" not in rendered
+    assert "<em>x" not in rendered
+    assert "<em>wins" not in rendered
+    assert "<a " not in rendered
+    assert "System &lt;script&gt;x&lt;/script&gt; *wins* over a_b [c](d)." in rendered
+
+
+@pytest.mark.parametrize(
+    ("diagnostics", "verdict"),
+    [(PASSING, "**Diagnostics passed: all 6 checks"), (FAILING, "**Diagnostics FAILED: 3 of 3")],
+)
+def test_the_diagnostics_verdict_is_said_once(diagnostics: Diagnostics, verdict: str) -> None:
+    text = _markdown(diagnostics)
+    assert verdict in text
+    assert text.lower().count("diagnostics passed") + text.lower().count("diagnostics failed") == 1
+
+
+def test_a_naive_value_equal_to_the_corrected_one_is_said_not_repeated() -> None:
+    summary = ReportSummary(
+        Headline("gain", 0.0749, 0.055, 0.095, 0.95, naive=0.0751, naive_name="observed change",
+                 unit="points"),
+        diagnostics=None,
+        definitions=(),
+        trust="exact",
+        reading="Fine.",
+    )  # fmt: skip
+    for text in (summary.to_html(), summary.to_markdown(), summary.to_text()):
+        assert text.count("+7.5 pts") == 1
+        assert "the same as the observed change" in text
+    differs = replace(summary, headline=replace(summary.headline, naive=0.05))
+    assert "+5.0 pts" in differs.to_html()
+    assert "the same as" not in differs.to_html()

@@ -120,7 +120,7 @@ def test_plain_output_reads_as_sentences_and_tables(capsys, csv_path, fake_fit):
     assert fake_fit[0]["judge"] == "shared"
 
 
-def test_out_writes_the_report(capsys, csv_path, fake_fit, tmp_path):
+def test_out_writes_the_report(capsys, csv_path, fake_fit, tmp_path, answers, readable_report):
     out_dir = tmp_path / "report"
     code, out, _ = run(capsys, "rank", str(csv_path), *MAP, "--out", str(out_dir))
     assert code == 0
@@ -137,6 +137,7 @@ def test_out_writes_the_report(capsys, csv_path, fake_fit, tmp_path):
     assert page.index("<footer") > page.index("Diagnostics")
     assert page.count("data:image/png;base64") == 3
     assert "Reversals" in page
+    readable_report(out_dir, names=tuple(answers.systems))
 
 
 def test_failed_diagnostics_exit_3(capsys, csv_path, monkeypatch, make_tree):
