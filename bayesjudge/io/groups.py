@@ -19,7 +19,8 @@ Groups
     ``version``, in any case and punctuation, also plural or with ``_name``/``_id``) holding 2
     to :data:`MAX_GROUPS` values, or any column whose few values split the rows so that each id
     appears once in each, is refused with the fix in one line (:meth:`GroupTally.refusal`).
-    A user who means to pool says so with ``--map pool=COLUMN`` (in Python
+    A column holding only PASS/FAIL values (another judge's verdicts) is no group. A user who
+    means to pool says so with ``--map pool=COLUMN`` (in Python
     ``columns={"pool": COLUMN}``). The tally takes a table whole or block by block (streamed
     files), with bounded memory.
 """
@@ -276,11 +277,16 @@ analyse each group with --by model, or compare the systems with bayesjudge rank 
         least two rows on average, and either its name says so (:func:`is_group_name`) or each
         id appears once in each of its values.
         """
+        from bayesjudge.io.mapping import Spellings  # mapping imports this module
+
+        spellings = Spellings()
         found = []
         for column, seen in self.values.items():
             groups = len(seen)
             if not 2 <= groups <= MAX_GROUPS or self.rows < 2 * groups:
                 continue
+            if (spellings.codes(seen) >= -1).all():
+                continue  # PASS/FAIL values: another judge's verdicts, not groups
             named = is_group_name(column)
             once = self._once_each(column)
             if not named and (check.named_only or _normal(column) in _EPOCH_NAMES):
