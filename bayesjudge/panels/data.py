@@ -26,8 +26,8 @@ from numpy.typing import ArrayLike, NDArray
 from bayesjudge.errors import DataError
 from bayesjudge.io.groups import POOL, GroupCheck, is_label_like, item_column
 from bayesjudge.io.labels import join_labels, read_labels
-from bayesjudge.io.mapping import Field, conform
-from bayesjudge.io.problems import row_names
+from bayesjudge.io.mapping import Field, conform, suggest_columns
+from bayesjudge.io.problems import Problems, row_names
 from bayesjudge.io.source import InputReport
 from bayesjudge.io.tables import TableFormat, TableSource, read_table
 
@@ -698,6 +698,7 @@ def load_panel(
             Field("label", "binary", required=False, missing=True),
             *(Field(name, "binary", missing=True) for name in names),
         ]
+        problems = Problems(str(table.attrs.get("source", "panel data")))
         frame = conform(
             table,
             fields,
@@ -705,8 +706,16 @@ def load_panel(
             positive=positive,
             negative=negative,
             strict=strict,
+            problems=problems,
             groups=GroupCheck(),
         )
+        if problems and item not in present and judges is None:
+            for column in suggest_columns("item", names, limit=1):
+                problems.add(
+                    f"column {column!r} is read as a judge, but its name says it is the items' "
+                    f"id: read it as the item with --map item={column} (columns= in Python)"
+                )
+        problems.raise_if_any()
     origin = InputReport(
         source=str(table.attrs.get("source", "panel data")),
         format=str(table.attrs.get("format", format)),

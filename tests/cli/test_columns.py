@@ -232,6 +232,29 @@ def test_a_label_column_with_labels_apart_is_refused_and_the_fix_gets_further(
     assert data.judges == ("judge_a", "judge_b", "judge_c")
 
 
+def test_an_id_column_read_as_a_judge_is_named_and_the_fix_gets_further(tmp_path: Path) -> None:
+    path = _panel(tmp_path / "panel.csv")
+    path.write_text(path.read_text().replace("id,", "uid,", 1))
+    with pytest.raises(DataError, match=r"column 'uid' is read as a judge.*--map item=uid"):
+        load_panel(path)
+    data = load_panel(path, columns={"item": "uid"})
+    assert data.judges == ("judge_a", "judge_b", "judge_c")
+
+
+def test_the_panel_command_reads_the_issue_s_wide_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # before: "need gold-labelled items of both classes; 0 gold-PASS and 0 gold-FAIL items"
+    path = _panel(tmp_path / "panel.csv")
+    code, out, err = run(
+        capsys, "panel", path, "--dependence", "none", "--draws", "50", "--tune", "50",
+        "--chains", "1", "--json",
+    )  # fmt: skip
+    assert code in (EXIT_OK, 3), err  # 3: a 50-draw fit may fail its diagnostics
+    payload = json.loads(out)
+    assert sorted(payload["judges"]) == ["judge_a", "judge_b", "judge_c"]
+
+
 # --------------------------------------------------------------------------- rank
 def _systems(path: Path, id_name: str) -> Path:
     rng = np.random.default_rng(3)
@@ -291,6 +314,17 @@ def test_a_labels_file_hint_names_labels_map_and_following_it_works(
     code, out, err = run(capsys, *argv, "--labels-map", "item=uid", "--method", "exact", "--json")
     assert code == EXIT_OK, err
     assert json.loads(out)["input"]["join"]["labelled"] == 2
+
+
+def test_epochs_combine_the_rows_of_an_id_column_without_a_mapping(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "ids.csv"
+    data.write_text("id,label,verdict\na,1,1\na,1,1\nb,0,0\nc,,1\nd,,0\n")
+    code, out, err = run(capsys, "estimate", data, "--method", "exact", "--epochs", "any")
+    assert code == EXIT_OK, err
+    assert "2 labelled, 2 unlabelled items" in out
+    assert "item=id" in out  # the summary line says which column was taken
 
 
 def test_read_labels_takes_sample_id_as_the_item() -> None:
