@@ -58,15 +58,17 @@ def two_models(path: Path, *, group: str = "model", items: int = 60) -> Path:
         ["estimate", "--method", "exact", "--epochs", "first"],  # read in memory, not streamed
         ["plan", "--target-width", "0.1"],
         ["baselines"],
+        ["report", "--out", "{tmp}/report"],
     ],
-    ids=["estimate", "estimate-in-memory", "plan", "baselines"],
+    ids=["estimate", "estimate-in-memory", "plan", "baselines", "report"],
 )
 @pytest.mark.parametrize("item", [["--map", "item=id"], []], ids=["item-mapped", "item-by-name"])
 def test_two_models_in_one_table_are_refused_with_the_fix(
     command: list[str], item: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = two_models(tmp_path / "evals.csv")
-    code, out, err = run(capsys, command[0], data, *MAPS, *item, *command[1:])
+    options = [c.format(tmp=tmp_path) for c in command[1:]]
+    code, out, err = run(capsys, command[0], data, *MAPS, *item, *options)
     assert code == EXIT_BAD_INPUT, out
     assert "Traceback" not in err
     (line,) = [x for x in err.splitlines() if "error:" in x]  # one line
@@ -170,6 +172,33 @@ def test_a_group_column_is_refused_by_a_command_without_by_naming_what_it_suppor
     assert "--by" not in err
 
 
+def test_a_gate_file_of_two_models_is_refused_and_pooling_gets_further(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rng = np.random.default_rng(5)
+    lines = ["item,model,ruling,verdict,label"]
+    for model in ("a", "b"):
+        for i in range(30):
+            for ruling in (1, 2):
+                label = i % 2 if i < 20 else ""
+                lines.append(f"q{i},{model},{ruling},{int(rng.random() < 0.6)},{label}")
+    data = tmp_path / "rulings.csv"
+    data.write_text("\n".join(lines) + "\n")
+    code, _, err = run(capsys, "gate", data, "--draws", "10", "--tune", "10", "--chains", "1")
+    assert code == EXIT_BAD_INPUT
+    assert "column 'model' holds 2 groups ('a', 'b')" in err
+    assert "keep one group's rows (filter the file on 'model')" in err
+    assert "--map pool=model" in err
+    from bayesjudge.gates.data import Rulings
+
+    with pytest.raises(DataError, match="model"):
+        Rulings.from_frame(data)
+    # pooled on purpose, the read goes on to the gate's own check of each item's rulings
+    with pytest.raises(DataError, match=r"\['item', 'ruling'\] must identify each") as caught:
+        Rulings.from_frame(data, columns={"pool": "model"})
+    assert "groups" not in str(caught.value)
+
+
 def test_group_names_and_id_names_are_recognised_as_a_person_would() -> None:
     assert all(map(is_group_name, ["Model", "model_name", "SYSTEM", "dataset", "Split", "run"]))
     assert not any(map(is_group_name, ["verdict", "score", "modelling", "question"]))
@@ -241,6 +270,7 @@ def test_an_id_column_read_as_a_judge_is_named_and_the_fix_gets_further(tmp_path
     assert data.judges == ("judge_a", "judge_b", "judge_c")
 
 
+@pytest.mark.slow  # one short fit, ~25 s; load_panel is checked above without one
 def test_the_panel_command_reads_the_issue_s_wide_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
