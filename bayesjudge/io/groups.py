@@ -191,6 +191,9 @@ analyse each group with --by model, or compare the systems with bayesjudge rank 
     ) -> GroupTally:
         """Return a tally of the columns of a table that no field reads and none pools.
 
+        Without an item column only the columns named as groups are tallied (no other can
+        count as one), so a streamed file reads no more than it needs.
+
         Parameters
         ----------
         available : sequence of str
@@ -203,7 +206,10 @@ analyse each group with --by model, or compare the systems with bayesjudge rank 
         """
         mapping = dict(columns or {})
         skip = {*used.values(), mapping.get(POOL)}
-        return cls([c for c in available if c not in skip], item="item" in used)
+        item = "item" in used
+        # without ids, only a column named as a group can be one: read no other
+        unread = [c for c in available if c not in skip and (item or is_group_name(c))]
+        return cls(unread, item=item)
 
     def add(self, block: Mapping[str, pd.Series], *, items: pd.Series | None = None) -> None:
         """Tally one block of rows: the unread columns' values, and the rows' ids if read."""

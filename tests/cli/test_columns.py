@@ -95,6 +95,18 @@ def test_pooling_on_purpose_as_the_refusal_says_gets_an_answer(
         assert json.loads(out)["counts"]["m1"] + json.loads(out)["counts"]["m0"] == 60
 
 
+def test_a_model_column_without_ids_is_refused_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = two_models(tmp_path / "evals.csv")
+    frame = pd.read_csv(data, dtype=str, keep_default_na=False).drop(columns="id")
+    frame.to_csv(data, index=False)
+    code, _, err = run(capsys, "baselines", data, *MAPS)
+    assert code == EXIT_BAD_INPUT
+    assert "column 'model' holds 2 groups ('gpt-large', 'gpt-small'): analyse each group" in err
+    assert f"bayesjudge rank {data} --map system=model" in err  # named as systems
+
+
 def test_pooling_a_column_the_table_lacks_is_refused_naming_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
