@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bayesjudge.errors import DataError
+from bayesjudge.io.groups import GroupCheck
 from bayesjudge.io.mapping import Field, conform
 from bayesjudge.io.problems import Problems, report_repeated
 from bayesjudge.io.source import TABLE_FORMATS, InputFormat, InputReport, check_format
@@ -132,6 +133,7 @@ class PairedOutcomes:
             negative=negative,
             strict=strict,
             problems=problems,
+            groups=GroupCheck(),
         )
         if "item" in parsed.columns:
             report_repeated(parsed, ["item"], what="item", problems=problems)

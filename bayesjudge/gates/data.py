@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from bayesjudge.errors import DataError
+from bayesjudge.io.groups import GroupCheck
 from bayesjudge.io.labels import join_labels, read_labels
 from bayesjudge.io.mapping import Field, conform
 from bayesjudge.io.problems import Problems, report_repeated, row_names
@@ -191,6 +192,7 @@ class Rulings:
             negative=negative,
             strict=strict,
             problems=problems,
+            groups=GroupCheck(named_only=True),
         )
         mapping = dict(parsed.attrs.get("columns", {}))
         if "ruling" not in mapping and not allow_duplicates:
@@ -399,6 +401,7 @@ class LoopLog:
             negative=negative,
             strict=strict,
             problems=problems,
+            groups=GroupCheck(named_only=True),
         )
         problems.raise_if_any()
         report_repeated(parsed, ["item", "attempt"], what="attempt", problems=problems)

@@ -84,10 +84,12 @@ def read_labels(
     negative: Sequence[str] = (),
     format: TableFormat = "auto",
 ) -> pd.DataFrame:
-    r"""Read a gold-label table: columns ``item`` and ``label`` (mappable, e.g. ``{"item": "id"}``).
+    r"""Read a gold-label table: columns ``item`` and ``label`` (mappable: ``{"item": "uid"}``).
 
-    A missing label (blank, NA, ...) is allowed and counted by :func:`join_labels` as a blank
-    label. Other columns are ignored.
+    Without an ``item`` column, a column named ``id``, ``sample_id``, ``item_id`` or
+    ``question_id`` is the item (:func:`bayesjudge.io.groups.item_column`); the hints name the
+    command line's ``--labels-map``. A missing label (blank, NA, ...) is allowed and counted by
+    :func:`join_labels` as a blank label. Other columns are ignored.
 
     Examples
     --------
@@ -98,7 +100,14 @@ def read_labels(
     ([2, 3], ['007', '8'], [1.0, nan])
     """
     frame = read_table(source, format=format, argument="labels")
-    return conform(frame, LABEL_FIELDS, columns=columns, positive=positive, negative=negative)
+    return conform(
+        frame,
+        LABEL_FIELDS,
+        columns=columns,
+        positive=positive,
+        negative=negative,
+        option="--labels-map",
+    )
 
 
 def _normalised(ids: pd.Series) -> pd.Series:

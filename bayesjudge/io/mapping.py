@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from bayesjudge.errors import DataError
+from bayesjudge.io.groups import POOL, GroupCheck, GroupTally, item_column
 from bayesjudge.io.problems import Problems, row_names
 
 __all__ = [
@@ -413,8 +414,13 @@ def parse_map(pairs: str | Iterable[str], *, option: str = "--map") -> dict[str,
     return out
 
 
-def _map_hint(name: str, column: str) -> str:
-    return f"use --map {name}={column} (in Python: columns={{{name!r}: {column!r}}})"
+#: The Python keyword of each command-line mapping option, for the hints.
+_KEYWORDS = {"--map": "columns", "--labels-map": "label_columns"}
+
+
+def _map_hint(name: str, column: str, option: str = "--map") -> str:
+    keyword = _KEYWORDS.get(option, "columns")
+    return f"use {option} {name}={column} (in Python: {keyword}={{{name!r}: {column!r}}})"
 
 
 def resolve_columns(
@@ -424,19 +430,30 @@ def resolve_columns(
     columns: Mapping[str, str] | None,
     strict: bool,
     problems: Problems,
+    option: str = "--map",
 ) -> dict[str, str]:
     """Return ``{name: column of the table}`` for every field present, recording what is wrong.
 
     An explicit mapping wins over a column that already has the name (and, in a :class:`OneOf`,
-    over the other alternatives' columns). Problems recorded: a
+    over the other alternatives' columns). Without either, an ``item`` field reads a column
+    named ``id``, ``sample_id``, ``item_id`` or ``question_id``
+    (:func:`bayesjudge.io.groups.item_column`). The mapping name ``pool`` names a column whose
+    groups are pooled on purpose (:mod:`bayesjudge.io.groups`); it is read by no field.
+    Problems recorded: a
     mapping to a name no field has, to a column the table lacks (with near spellings), one column
-    mapped to two names, a required column missing (with suggestions), two alternatives of a
-    :class:`OneOf` both present, and (``strict``) unknown columns.
+    mapped to two names, a required column missing (with suggestions naming ``option``, the
+    command-line option that maps these columns), two alternatives of a :class:`OneOf` both
+    present, and (``strict``) unknown columns.
     """
     flat = [f for item in fields for f in (item.fields if isinstance(item, OneOf) else (item,))]
     known = [f.name for f in flat]
     mapping = dict(columns or {})
     present = list(available)
+    pooled = mapping.pop(POOL, None)
+    if pooled is not None and pooled not in present:
+        near = difflib.get_close_matches(pooled, present, n=2, cutoff=0.6)
+        hint = f"; did you mean {' or '.join(map(repr, near))}?" if near else ""
+        problems.add(f"cannot map {POOL!r} to {pooled!r}: the table has no such column{hint}")
     used: dict[str, str] = {}
     for name, column in mapping.items():
         if name not in known:
@@ -460,7 +477,11 @@ def resolve_columns(
             and name not in used.values()
         ):
             used[name] = name
-    taken = set(used.values())
+    if "item" in known and "item" not in used:
+        id_column = item_column(present, {**mapping, **used})
+        if id_column is not None:
+            used["item"] = id_column
+    taken = set(used.values()) | ({pooled} if pooled is not None else set())
     for item in fields:
         if isinstance(item, OneOf):
             names = [f.name for f in item.fields]
@@ -481,16 +502,18 @@ def resolve_columns(
                     for c in suggest_columns(n, present, exclude=taken, limit=1)
                 ]
                 options.sort(key=lambda nc: _rank(nc[0], nc[1]))
-                problems.add(_missing_message(" or ".join(map(repr, names)), options, present))
+                problems.add(
+                    _missing_message(" or ".join(map(repr, names)), options, present, option)
+                )
         elif item.required and item.name not in used and item.name not in mapping:
             options = [(item.name, c) for c in suggest_columns(item.name, present, exclude=taken)]
-            problems.add(_missing_message(repr(item.name), options, present))
+            problems.add(_missing_message(repr(item.name), options, present, option))
     if strict:
         unknown = [c for c in present if c not in taken]
         if unknown:
             problems.add(
                 f"unknown column(s) {unknown} (strict): the columns read here are {known}; "
-                "map a column with --map NAME=COLUMN"
+                f"map a column with {option} NAME=COLUMN"
             )
     return used
 
@@ -500,14 +523,17 @@ def _rank(name: str, column: str) -> int:
     return 0 if normal == name else 1 if normal in synonyms else 2
 
 
-def _missing_message(names: str, options: list[tuple[str, str]], present: Sequence[str]) -> str:
+def _missing_message(
+    names: str, options: list[tuple[str, str]], present: Sequence[str], option: str = "--map"
+) -> str:
     if options:
         name, column = options[0]
         also = "".join(f" or {c!r} (as {n!r})" for n, c in options[1:])
-        return f"no {names} column; did you mean {column!r}{also}? {_map_hint(name, column)}"
+        hint = _map_hint(name, column, option)
+        return f"no {names} column; did you mean {column!r}{also}? {hint}"
     first = names.split(" or ")[0].strip("'")
     shown = ", ".join(map(repr, present[:12])) + (", ..." if len(present) > 12 else "")
-    return f"no {names} column; the table has {shown}; name one with --map {first}=COLUMN"
+    return f"no {names} column; the table has {shown}; name one with {option} {first}=COLUMN"
 
 
 # --------------------------------------------------------------------------- conform a table
@@ -520,6 +546,8 @@ def conform(
     negative: Sequence[str] = (),
     strict: bool = False,
     problems: Problems | None = None,
+    groups: GroupCheck | None = None,
+    option: str = "--map",
 ) -> pd.DataFrame:
     """Map, parse and check the columns of a table in one pass; report every problem together.
 
@@ -539,6 +567,13 @@ def conform(
     problems : Problems, optional
         Collect into this collector and do not raise (the caller raises, e.g. after more checks);
         by default problems are raised here.
+    groups : GroupCheck, optional
+        Refuse a table whose unread columns split it into groups (several models, tasks, ...)
+        rather than pool them silently, with the fix this command offers
+        (:class:`bayesjudge.io.groups.GroupTally`); by default no such check (a labels table).
+    option : str
+        The command-line option that maps these columns, named in the hints (``"--map"``, or
+        ``"--labels-map"`` for a labels table).
 
     Returns
     -------
@@ -569,9 +604,17 @@ def conform(
     source = str(frame.attrs.get("source", "data"))
     collector = problems if problems is not None else Problems(source)
     spellings = Spellings(tuple(positive), tuple(negative))
+    available = [str(c) for c in frame.columns]
     used = resolve_columns(
-        [str(c) for c in frame.columns], fields, columns=columns, strict=strict, problems=collector
+        available, fields, columns=columns, strict=strict, problems=collector, option=option
     )
+    if groups is not None:
+        tally = GroupTally.for_table(available, used, columns)
+        item = frame[used["item"]] if "item" in used else None
+        tally.add({c: frame[c] for c in tally.columns}, items=item)
+        refusal = tally.refusal(source=source, check=groups)
+        if refusal is not None:
+            collector.add(refusal)
     flat = {
         f.name: f for item in fields for f in (item.fields if isinstance(item, OneOf) else (item,))
     }

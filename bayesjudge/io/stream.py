@@ -28,6 +28,7 @@ import pandas as pd
 
 from bayesjudge.errors import DataError, MissingDependencyError
 from bayesjudge.io.bounded import is_stream_path, read_all
+from bayesjudge.io.groups import GroupCheck, GroupTally
 from bayesjudge.io.mapping import (
     MISSING,
     NEGATIVE,
@@ -75,6 +76,7 @@ _FILE_SUFFIXES = tuple(EXTENSIONS)
 _BOM = b"\xef\xbb\xbf"
 COUNT_NAMES = ("m1", "x1", "m0", "x0", "n", "k")
 _LABEL_CODES = np.array([MISSING, 0, 1], dtype=np.int8)  # labels kept apart: index = code + 1
+_GROUP = "\x00group:"  # the prefix of an unread column carried along for the group check
 
 JUDGE_FIELDS: tuple[Field | OneOf, ...] = (
     Field("label", "binary", missing=True),
@@ -149,6 +151,7 @@ class _Options:
     threshold: float | None = None
     label_ids: tuple[str, ...] | None = None  # gold labels kept apart, joined by item id
     label_codes: tuple[int, ...] | None = None  # 1, 0 or -1 (blank) per id
+    groups: GroupCheck | None = None  # refuse unread columns that split the rows into groups
 
 
 @dataclass(slots=True)
@@ -165,6 +168,7 @@ class _JudgePartial:
     # rows and labels per item id, when the rows carry their own labels and an item column;
     # the files' tallies are merged, each bounded (RepeatedIds.limit distinct ids)
     repeated: RepeatedIds | None = None
+    groups: GroupTally | None = None  # the unread columns' values, for the group check
 
 
 @dataclass(slots=True)
@@ -184,6 +188,7 @@ def _options(
     block_size: int,
     threshold: float | None = None,
     labels: pd.DataFrame | None = None,
+    groups: GroupCheck | None = None,
 ) -> _Options:
     if format not in FORMATS:
         raise ValueError(f"format must be one of {list(FORMATS)}; got {format!r}")
@@ -204,6 +209,7 @@ def _options(
         format=format,
         block_size=block_size,
         threshold=None if threshold is None else check_threshold(threshold),
+        groups=groups,
     )
 
 
@@ -345,7 +351,12 @@ def _chunks(source: Source, options: _Options, *, problems: Problems) -> Iterato
                 names, options.fields, columns=mapping, strict=False, problems=local
             )
             problems.merge(local)
-            return None if local else used
+            if local:
+                return None
+            if options.groups is not None:  # unread columns come along, named apart
+                tally = GroupTally.for_table(names, used, mapping)
+                used = {**used, **{_GROUP + c: c for c in tally.columns}}
+            return used
 
         if fmt == "parquet":
             yield from _parquet_chunks(
@@ -572,6 +583,7 @@ def _reduce_judge(source: Source, options: _Options) -> _JudgePartial:
     score_codes = np.array([NEGATIVE, POSITIVE, -2], dtype=np.int8)
     seen = sample_ids = None
     repeated: RepeatedIds | None = None
+    groups: GroupTally | None = None
     if options.label_ids is not None and options.label_codes is not None:
         id_set = pa.array(options.label_ids, pa.string())
         id_codes = np.append(np.array(options.label_codes, dtype=np.int32) + 1, 0)  # 0: none
@@ -580,6 +592,16 @@ def _reduce_judge(source: Source, options: _Options) -> _JudgePartial:
         table = chunk.table
         size = table.num_rows
         rows += size
+        extra = [c for c in table.column_names if c.startswith(_GROUP)]
+        if options.groups is not None:
+            if groups is None:
+                groups = GroupTally(
+                    [c.removeprefix(_GROUP) for c in extra], item="item" in table.column_names
+                )
+            ids = table.column("item").to_pandas() if "item" in table.column_names else None
+            block = {c.removeprefix(_GROUP): table.column(c).to_pandas() for c in extra}
+            groups.add(block, items=ids)
+            table = table.drop_columns(extra)
         if seen is not None:
             if "label" in table.column_names:
                 own = _encode(table.column("label"), spellings)
@@ -676,7 +698,7 @@ def _reduce_judge(source: Source, options: _Options) -> _JudgePartial:
     if rows == 0 and not problems:
         problems.add("the table has no data rows")
     return _JudgePartial(
-        list(strata), counts, rows, has_stratum, problems, seen, sample_ids, repeated
+        list(strata), counts, rows, has_stratum, problems, seen, sample_ids, repeated, groups
     )
 
 
@@ -692,6 +714,13 @@ def _combine(partials: Sequence[_JudgePartial], *, label: str, options: _Options
         problems.merge(partial.problems)
     if options.label_ids is not None and not problems:
         _check_join(partials, options.label_ids, problems)
+    if options.groups is not None and not problems:
+        tallies = [p.groups for p in partials if p.groups is not None]
+        for other in tallies[1:]:
+            tallies[0].merge(other)
+        refusal = tallies[0].refusal(source=label, check=options.groups) if tallies else None
+        if refusal is not None:
+            problems.add(refusal)
     problems.raise_if_any()
     repeated = None
     for partial in partials:
@@ -823,6 +852,7 @@ def judge_counts(
         block_size=block_size,
         threshold=threshold,
         labels=labels,
+        groups=GroupCheck(by=True),
     )
     files = expand_sources(source)
     partials = [_reduce_judge(f, options) for f in files]
@@ -1027,6 +1057,7 @@ def judge_counts_on_cluster(
         block_size=block_size,
         threshold=threshold,
         labels=labels,
+        groups=GroupCheck(by=True),
     )
     files = [f for f in expand_sources(source) if isinstance(f, str) and f != "-"]
     if not files:

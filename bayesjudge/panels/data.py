@@ -24,9 +24,10 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from bayesjudge.errors import DataError
+from bayesjudge.io.groups import POOL, GroupCheck, is_label_like, item_column
 from bayesjudge.io.labels import join_labels, read_labels
-from bayesjudge.io.mapping import Field, conform
-from bayesjudge.io.problems import row_names
+from bayesjudge.io.mapping import Field, conform, suggest_columns
+from bayesjudge.io.problems import Problems, row_names
 from bayesjudge.io.source import InputReport
 from bayesjudge.io.tables import TableFormat, TableSource, read_table
 
@@ -664,10 +665,19 @@ def load_panel(
             Field("label", "binary", required=False, missing=True),
         ]
         frame = conform(
-            table, fields, columns=mapping, positive=positive, negative=negative, strict=strict
+            table,
+            fields,
+            columns=mapping,
+            positive=positive,
+            negative=negative,
+            strict=strict,
+            groups=GroupCheck(),
         )
     else:
-        fixed = {mapping.get("item", "item"), mapping.get("label", "label")}
+        item = mapping.get("item") or item_column(present, mapping) or "item"
+        if judges is None and "label" not in mapping and "label" not in present:
+            mapping.update(_gold_column(present, mapping, apart=labels is not None))
+        fixed = {item, mapping.get("label", "label"), *([mapping[POOL]] if POOL in mapping else [])}
         names = (
             [c for c in present if c not in fixed] if judges is None else [str(j) for j in judges]
         )
@@ -677,7 +687,7 @@ def load_panel(
         if len(set(names)) != len(names):
             repeated = sorted({j for j in names if names.count(j) > 1})
             raise DataError(f"judges: column(s) {repeated} are listed more than once")
-        unknown = sorted(set(mapping) - {"item", "label"})
+        unknown = sorted(set(mapping) - {"item", "label", POOL})
         if unknown:
             raise DataError(
                 f"columns: a wide panel table maps only 'item' and 'label'; got {unknown} (its "
@@ -688,9 +698,24 @@ def load_panel(
             Field("label", "binary", required=False, missing=True),
             *(Field(name, "binary", missing=True) for name in names),
         ]
+        problems = Problems(str(table.attrs.get("source", "panel data")))
         frame = conform(
-            table, fields, columns=mapping, positive=positive, negative=negative, strict=strict
+            table,
+            fields,
+            columns=mapping,
+            positive=positive,
+            negative=negative,
+            strict=strict,
+            problems=problems,
+            groups=GroupCheck(),
         )
+        if problems and item not in present and judges is None:
+            for column in suggest_columns("item", names, limit=1):
+                problems.add(
+                    f"column {column!r} is read as a judge, but its name says it is the items' "
+                    f"id: read it as the item with --map item={column} (columns= in Python)"
+                )
+        problems.raise_if_any()
     origin = InputReport(
         source=str(table.attrs.get("source", "panel data")),
         format=str(table.attrs.get("format", format)),
@@ -711,3 +736,28 @@ def load_panel(
             frame, judges=names, item="item" if "item" in frame else None, label=label
         )
     return replace(data, origin=replace(origin, items=data.n_items))
+
+
+def _gold_column(present: list[str], mapping: Mapping[str, str], *, apart: bool) -> dict[str, str]:
+    """Return ``{"label": column}`` for the one column of a wide table named as a gold label.
+
+    A column named as a gold label (``human_label``, ``gold``, ``truth``, ...; see
+    :func:`bayesjudge.io.groups.is_label_like`) is never read as a judge: it is the label, or,
+    when there are several such columns or labels are given apart, a :class:`DataError` says
+    how to choose.
+    """
+    taken = set(mapping.values())
+    like = [c for c in present if c not in taken and is_label_like(c)]
+    if not like:
+        return {}
+    if apart:
+        raise DataError(
+            f"column {like[0]!r} is named as a gold label, and labels are given apart "
+            "(--labels): drop the column, or name the judges with --judges (judges= in Python)"
+        )
+    if len(like) > 1:
+        raise DataError(
+            f"columns {like} are all named as gold labels; name the label with --map "
+            f"label={like[0]} and the judges with --judges (judges= in Python)"
+        )
+    return {"label": like[0]}

@@ -29,6 +29,7 @@ import pandas as pd
 
 from bayesjudge.errors import DataError
 from bayesjudge.io.bounded import is_stream_path
+from bayesjudge.io.groups import GroupCheck
 from bayesjudge.io.labels import JoinReport, join_labels, read_labels
 from bayesjudge.io.mapping import check_threshold, conform, verdicts_from_scores
 from bayesjudge.io.problems import Problems, RepeatedIds, row_names
@@ -835,6 +836,7 @@ def _read_table(
         negative=negative,
         strict=strict,
         problems=problems,
+        groups=GroupCheck(by=True),
     )
     mapping = dict(parsed.attrs.get("columns", {}))
     if threshold is not None and "verdict" in mapping:

@@ -129,7 +129,13 @@ def _print(args: argparse.Namespace, analysis: Any) -> None:
         for line in data.origin.lines():
             echo(line)
     counts = data.system_counts()
-    design = "paired (the systems answered the same items)" if analysis.paired else "unpaired"
+    item = (data.origin.columns.get("item") if data.origin is not None else None) or "item"
+    design = (
+        f"paired on column {item!r} (the systems answered the same items)"
+        if analysis.paired
+        else "unpaired"
+        + ("" if "item" in getattr(data.origin, "columns", {}) else ": no item column")
+    )
     echo(
         f"{_source(args)}: {len(analysis.systems)} systems, {len(data.items)} items, "
         f"{int(counts.m1.sum() + counts.m0.sum())} gold-labelled answers; {design}; "

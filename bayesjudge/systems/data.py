@@ -28,6 +28,7 @@ unlabelled for both (McNemar, Newcombe, Tango).
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import IO, TYPE_CHECKING, Literal
@@ -37,8 +38,9 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from bayesjudge.errors import DataError
+from bayesjudge.io.groups import GroupCheck
 from bayesjudge.io.labels import JoinReport, join_labels
-from bayesjudge.io.mapping import Field, conform
+from bayesjudge.io.mapping import Field, conform, suggest_columns
 from bayesjudge.io.problems import Problems
 from bayesjudge.io.source import InputReport
 from bayesjudge.io.tables import TableFormat, read_table
@@ -376,9 +378,22 @@ class SystemsData:
             negative=negative,
             strict=strict,
             problems=problems,
+            groups=GroupCheck(rank=False),
         )
         problems.raise_if_any()
         mapping = dict(parsed.attrs.get("columns", {}))
+        if "item" not in mapping:
+            like = suggest_columns(
+                "item", [str(c) for c in table.columns], exclude=mapping.values()
+            )
+            if like:
+                warnings.warn(
+                    f"{name}: unpaired: no item column, so every row is its own item; column "
+                    f"{like[0]!r} looks like the items' id: pair the systems on it with "
+                    f"--map item={like[0]} (columns={{'item': {like[0]!r}}} in Python)",
+                    UserWarning,
+                    stacklevel=2,
+                )
         join = None
         label_name = None
         if labels is not None:
@@ -766,7 +781,12 @@ def _join_system_labels(
     table = read_table(labels, argument="labels")
     label_name = str(table.attrs.get("source", "labels"))
     gold = conform(
-        table, SYSTEM_LABEL_FIELDS, columns=columns, positive=positive, negative=negative
+        table,
+        SYSTEM_LABEL_FIELDS,
+        columns=columns,
+        positive=positive,
+        negative=negative,
+        option="--labels-map",
     )
     if "item" not in results.columns:
         raise DataError(

@@ -318,13 +318,14 @@ def test_unique_item_ids_are_not_warned_of(
 def test_epochs_without_an_item_column_names_the_fix(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    data = write(tmp_path / "ids.csv", "id,label,verdict\na,1,1\na,1,1\nb,0,0\nc,,1\nd,,0\n")
+    # 'uid', not 'id': a column named id is read as the item without --map (issue 26)
+    data = write(tmp_path / "ids.csv", "uid,label,verdict\na,1,1\na,1,1\nb,0,0\nc,,1\nd,,0\n")
     code, _, err = run(capsys, "estimate", data, "--method", "exact", "--epochs", "any")
     assert code == EXIT_BAD_INPUT
     assert "these data have neither" in err
     assert "--map item=COLUMN" in err
     code, out, err = run(capsys, "estimate", data, "--method", "exact", "--epochs", "any",
-                         "--map", "item=id")  # fmt: skip
+                         "--map", "item=uid")  # fmt: skip
     assert code == EXIT_OK, err
     assert "2 labelled, 2 unlabelled items" in out
 

@@ -106,7 +106,7 @@ def test_streamed_counts_equal_the_in_memory_path(
 
 def test_scores_with_a_threshold(tmp_path: Path) -> None:
     path = write(judge_frame(2000, seed=2), tmp_path / "judge.csv")
-    columns = {"label": "human_label"}
+    columns = {"label": "human_label", "pool": "task"}  # pooled on purpose (issue 26)
     expected, _ = in_memory(path, columns=columns, threshold=0.5)
     counts = judge_counts(path, columns=columns, threshold=0.5, block_size=2048)
     assert counts.as_dict() == expected

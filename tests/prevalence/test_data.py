@@ -49,7 +49,7 @@ def test_an_ordinary_export_with_its_own_names(tmp_path: Path) -> None:
     data = JudgeData.from_csv(write(tmp_path / "export.csv", EXPORT), columns=EXPORT_MAP)
     assert data.counts == EXPORT_COUNTS
     assert data.origin is not None
-    assert data.origin.columns == EXPORT_MAP
+    assert data.origin.columns == {**EXPORT_MAP, "item": "id"}  # id read as the item (issue 26)
     assert (data.origin.format, data.origin.rows, data.origin.items) == ("csv", 7, 7)
 
 
