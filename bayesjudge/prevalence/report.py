@@ -688,7 +688,7 @@ def write_group_reports(
             cell = html.escape(value)
             if isinstance(analysis, str):
                 rows_html.append(
-                    f'<tr><td>{cell}</td><td colspan="5" class="fail">no answer: '
+                    f'<tr><td>{cell}</td><td colspan="6" class="fail">no answer: '
                     f"{html.escape(analysis)}</td></tr>"
                 )
                 rows_md.append([value, "", "", "", f"no answer: {analysis}", ""])
@@ -699,7 +699,10 @@ def write_group_reports(
             _write_files(sub, analysis, source=f"{source}, {name}")
             summary = report_summary(analysis)
             h, data = summary.headline, analysis.data
-            answer = f"{h.big_text()} ({h.interval_text()})"
+            if h.too_wide:  # no point value: the interval is the answer
+                answer = f"{h.big_text()} ({100 * h.prob:g}% interval, too wide for a point value)"
+            else:
+                answer = f"{h.value(h.estimate)} ({h.interval_text()})"
             status = "passed" if summary.status == "passed" else "FAILED"
             rows_html.append(
                 f"<tr><td>{cell}</td><td>{data.m1}</td><td>{data.m0}</td><td>{data.n}</td>"
