@@ -142,7 +142,10 @@ def groups_table[T](
 
     rows = [row(o.result) for o in outcomes if o.result is not None]
     frame = pd.DataFrame(rows)
-    frame.insert(0, column, [o.value for o in outcomes if o.result is not None])
+    values = [o.value for o in outcomes if o.result is not None]
+    width = max(len(column), *(len(v) for v in values))
+    # the groups' values left-aligned, as names are read
+    frame.insert(0, column.ljust(width), [v.ljust(width) for v in values])
     lines = _aligned(frame).splitlines()
     for o in outcomes:
         if o.error is not None:

@@ -110,7 +110,7 @@ def _load(args: argparse.Namespace, *, counts: bool) -> Any:
 
 
 def _split(args: argparse.Namespace) -> Any:
-    """Read DATA as one table and split it by ``--by`` (:func:`bayesjudge.io.split_table`)."""
+    """Read DATA as one table and split it by ``--by`` (see :mod:`bayesjudge.io.groups`)."""
     from bayesjudge.examples import load_example
     from bayesjudge.io.groups import split_table
     from bayesjudge.io.stream import JUDGE_FIELDS, JUDGE_FIELDS_LABELS_APART
@@ -449,7 +449,7 @@ def _plan_row(plan: Any) -> dict[str, Any]:
         "gold FAIL": c.m0,
         "unlabelled": c.n,
         "width now": plan.curve[0].width,
-        "extra labels": None if answer is None else answer.m,
+        "extra labels": "-" if answer is None else str(answer.m),
         "expected width": None if answer is None else answer.width,
         "floor": plan.floor,
     }
@@ -510,7 +510,13 @@ def _print_groups(
     if args.command == "baselines":
         echo(f"(the {_BASELINE_SHOWN} row of each group; every baseline with --json)")
     echo(groups_table(column, outcomes, row))
-    if args.command != "plan":
+    if args.command == "plan":
+        echo(
+            f"(expected widths of the {100 * args.prob:g}% interval of pi; extra labels: the "
+            f"fewest that reach width {args.target_width:g}, - where none up to "
+            f"{args.max_labels} does; floor: the width unlimited labels would leave)"
+        )
+    else:
         echo(f"(intervals of mass {args.prob:g})")
     if len(outcomes) > BY_SHOWN:
         echo(
