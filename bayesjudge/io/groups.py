@@ -68,12 +68,21 @@ class TableGroups:
         One per distinct value, in sorted order of the values.
     labels_by : bool
         Whether labels were joined on (item, column) rather than by item alone.
+    item : str or None
+        The table's item column, when it has one.
+    shared : int
+        Item ids that appear in more than one group (the groups answer the same items).
+    shared_example : str or None
+        One of them.
     """
 
     column: str
     source: str
     groups: tuple[TableGroup, ...]
     labels_by: bool = False
+    item: str | None = None
+    shared: int = 0
+    shared_example: str | None = None
 
     @property
     def values(self) -> tuple[str, ...]:
@@ -211,9 +220,23 @@ def split_table(
     parts = [body[codes == i] for i in range(len(values))]
     for part in parts:
         part.attrs.update(table.attrs)
+    item = used.get("item")
+    shared, example = 0, None
+    if item is not None:
+        # an id in several groups: the groups answer the same items (systems on one test set)
+        pairs = pd.DataFrame({"item": _text(table[item]), "group": codes}).dropna()
+        per_item = pairs.drop_duplicates().groupby("item", sort=False)["group"].size()
+        repeated = per_item[per_item > 1]
+        shared = int(repeated.size)
+        example = str(repeated.index[0]) if shared else None
     if labels is None:
         return TableGroups(
-            found, name, tuple(TableGroup(v, p) for v, p in zip(values, parts, strict=True))
+            found,
+            name,
+            tuple(TableGroup(v, p) for v, p in zip(values, parts, strict=True)),
+            item=item,
+            shared=shared,
+            shared_example=example,
         )
     label_parts, labels_by = _split_labels(
         labels,
@@ -231,6 +254,9 @@ def split_table(
         name,
         tuple(TableGroup(v, p, lab) for v, p, lab in zip(values, parts, label_parts, strict=True)),
         labels_by=labels_by,
+        item=item,
+        shared=shared,
+        shared_example=example,
     )
 
 

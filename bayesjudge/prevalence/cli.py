@@ -465,6 +465,8 @@ def _by(args: argparse.Namespace, *, counts: bool, analyse: Any) -> int:
 
     command = args.command
     groups = _split(args)
+    if groups.shared:
+        _suggest_rank(args, groups)
     outcomes = run_groups(
         groups, lambda group: analyse(args, _group_data(args, groups, group, counts=counts))
     )
@@ -497,6 +499,29 @@ def _by(args: argparse.Namespace, *, counts: bool, analyse: Any) -> int:
     ]
     passed = all(getattr(o.result, "passed", True) for o in outcomes)
     return report_failures(passed, failures)
+
+
+def _suggest_rank(args: argparse.Namespace, groups: Any) -> None:
+    """Warn that the groups answer the same items, and give the ``rank`` command that pairs them."""
+    import shlex
+    import warnings
+
+    options = input_options(args)
+    maps = {"system": groups.column, **options.columns, "item": groups.item}
+    command = ["bayesjudge", "rank", str(options.source)]
+    for name, column in maps.items():
+        command += ["--map", f"{name}={column}"]
+    if options.labels is not None:
+        command += ["--labels", options.labels]
+        for name, column in options.label_columns.items():
+            command += ["--labels-map", f"{name}={column}"]
+    warnings.warn(
+        f"the groups answer the same items ({groups.shared} item id(s) in more than one "
+        f"group, e.g. {groups.shared_example!r}); each group is answered on its own here. To "
+        "compare the groups with each other, item by item, under one judge: " + shlex.join(command),
+        UserWarning,
+        stacklevel=2,
+    )
 
 
 def _print_groups(

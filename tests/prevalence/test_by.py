@@ -320,3 +320,50 @@ def test_split_table_refuses_more_groups_than_the_limit():
     table = pd.DataFrame({"model": list("abc"), "verdict": ["1", "0", "1"]})
     with pytest.raises(DataError, match=r"3 distinct values .*at most 2 groups"):
         split_table(table, "model", fields=JUDGE_FIELDS, limit=2)
+
+
+def test_by_groups_answering_the_same_items_suggest_rank_and_the_hint_reads(capsys, tmp_path):
+    import shlex
+
+    from bayesjudge.cli.app import build_parser
+    from bayesjudge.systems.cli import _load as load_systems
+
+    base = judge_table(pi=0.6, se=0.9, sp=0.8, n=60, m1=30, m0=30, random_seed=0)
+    rows = []
+    for model, shift in (("small", 0), ("large", 7)):
+        table = base.copy()
+        flip = (pd.RangeIndex(len(table)) % 11) == shift  # each model errs on its own items
+        table.loc[flip, "verdict"] = 1 - table.loc[flip, "verdict"]
+        table.insert(0, "id", [f"q{i:03d}" for i in range(len(table))])
+        table.insert(0, "model", model)
+        rows.append(table)
+    path = tmp_path / "pairs.csv"
+    pd.concat(rows).rename(columns={"verdict": "judge"}).to_csv(path, index=False)
+    argv = ["--map", "verdict=judge", "--map", "item=id", "--by", "model", "--n-boot", "100"]
+    code, _, err = run(capsys, "baselines", str(path), *argv)
+    assert code == EXIT_OK, err
+    assert "the groups answer the same items (120 item id(s) in more than one group" in err
+    suggestion = err.split("under one judge: ")[1].strip()
+    words = shlex.split(suggestion)
+    assert words[:3] == ["bayesjudge", "rank", str(path)]
+    # following it, rank reads the two models as systems paired on the question ids
+    data = load_systems(build_parser().parse_args(words[1:]))
+    assert set(data.systems) == {"small", "large"}
+    assert data.paired
+
+
+def test_by_groups_on_distinct_items_do_not_suggest_rank(capsys, grouped):
+    table = pd.read_csv(grouped, dtype=str, keep_default_na=False)
+    table["id"] = table["model"] + "-" + pd.Series(range(len(table))).astype(str)
+    table.to_csv(grouped, index=False)
+    argv = ["--map", "item=id", "--by", "model", "--n-boot", "100"]
+    code, out, err = run(capsys, "baselines", str(grouped), *argv)
+    assert code == EXIT_OK, err
+    assert "3 answered" in out
+    assert "the groups answer the same items" not in err
+    # one id of alpha's also in beta: now the groups share an item
+    table.loc[(table["model"] == "beta").idxmax(), "id"] = table["id"].iloc[0]
+    table.to_csv(grouped, index=False)
+    code, _, err = run(capsys, "baselines", str(grouped), *argv)
+    assert code == EXIT_OK, err
+    assert "(1 item id(s) in more than one group, e.g. 'alpha-0')" in err
