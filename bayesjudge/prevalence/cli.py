@@ -395,6 +395,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     example = getattr(args, "example", None)
     if example is not None and args.data is not None:
         raise UserError("give DATA or --example, not both")
+    if example is not None and args.by is not None:
+        raise UserError("--by splits DATA by one of its columns; give DATA instead of --example")
     if example not in (None, "judge"):
         # another family's example: the command line's top level runs that family's command
         return int(args.example_report(args))

@@ -549,8 +549,13 @@ def write_report(
     )
 
 
-def _write_files(folder: Path, analysis: PrevalenceAnalysis, *, source: str) -> None:
-    """Write the files of one report into ``folder`` (a staging folder, or a group's below it)."""
+def _write_files(
+    folder: Path, analysis: PrevalenceAnalysis, *, source: str, index: str | None = None
+) -> None:
+    """Write the files of one report into ``folder`` (a staging folder, or a group's below it).
+
+    ``index`` is the relative address of the page listing every group, for a group's report.
+    """
     posterior, data, prob = analysis.posterior, analysis.data, analysis.prob
     assert posterior is not None  # write_report checked
     assert analysis.diagnostics is not None
@@ -594,7 +599,8 @@ def _write_files(folder: Path, analysis: PrevalenceAnalysis, *, source: str) -> 
     write_csv(comparison, folder / "comparison.csv")
     write_csv(diag_frame, folder / "diagnostics.csv")
     figure_html = figures_html(figures)
-    body = f"""{summary.to_html()}
+    back = "" if index is None else f'<p><a href="{html.escape(index)}">All groups</a></p>\n'
+    body = f"""{back}{summary.to_html()}
 <p>{html.escape(about)}</p>
 <h2>Estimates of the true success rate ({mass} intervals)</h2>
 <p class="note">std_error is the standard error of the estimate (not the sensitivity Se);
@@ -696,7 +702,7 @@ def write_group_reports(
             link = f"groups/{folders[value]}/report.html"
             sub = staging / "groups" / folders[value]
             sub.mkdir(parents=True)
-            _write_files(sub, analysis, source=f"{source}, {name}")
+            _write_files(sub, analysis, source=f"{source}, {name}", index="../../report.html")
             summary = report_summary(analysis)
             h, data = summary.headline, analysis.data
             if h.too_wide:  # no point value: the interval is the answer

@@ -302,6 +302,17 @@ def test_by_report_writes_every_group_and_compiles_once(capsys, grouped, tmp_pat
     assert "## model = beta" in markdown
     sub = (out / "groups" / "02-beta" / "report.html").read_text()
     assert f"{grouped}, model = beta" in sub
+    assert '<a href="../../report.html">All groups</a>' in sub
+
+
+def test_by_with_an_example_is_refused_and_data_instead_gets_further(capsys, grouped):
+    code, _, err = run(capsys, "report", "--example", "gate", "--by", "model")
+    assert code == EXIT_BAD_INPUT
+    assert "--by splits DATA by one of its columns; give DATA instead of --example" in err
+    # with DATA (and a column it lacks, to stop before any fit) the --by option is read
+    code, _, err = run(capsys, "report", str(grouped), "--by", "task")
+    assert code == EXIT_BAD_INPUT
+    assert "--by 'task': the table has no such column" in err
 
 
 # --------------------------------------------------------------------------- split_table
