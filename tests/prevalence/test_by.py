@@ -127,6 +127,7 @@ def test_by_missing_column_suggests_the_near_spelling_and_the_hint_works(capsys,
     assert "Traceback" not in err
     code, out, err = run(capsys, "baselines", str(grouped), "--by", "model", "--n-boot", "100")
     assert code == EXIT_OK, err
+    assert "3 groups by 'model', 3 answered" in out
     assert "3 groups by 'model'" in out
 
 
@@ -378,3 +379,27 @@ def test_by_groups_on_distinct_items_do_not_suggest_rank(capsys, grouped):
     code, _, err = run(capsys, "baselines", str(grouped), *argv)
     assert code == EXIT_OK, err
     assert "(1 item id(s) in more than one group, e.g. 'alpha-0')" in err
+
+
+def test_by_refuses_an_eval_log_and_the_hint_reads_one_system(capsys, inspect_run, tmp_path):
+    labels = tmp_path / "labels.csv"
+    labels.write_text("item,label\n007,1\n7,0\nerr,1\n", encoding="utf-8")
+    argv = ["--labels", str(labels), "--scorer", "grade", "--partial", "fail"]
+    argv += ["--epochs", "majority", "--method", "exact"]
+    code, _, err = run(capsys, "estimate", str(inspect_run.eval), *argv, "--by", "model")
+    assert code == EXIT_BAD_INPUT
+    assert "is an eval log: read one system with --system NAME" in err
+    code, out, err = run(
+        capsys, "estimate", str(inspect_run.eval), *argv, "--system", "mockllm/model", "--json"
+    )
+    assert code == EXIT_OK, err
+    assert json.loads(out)["input"]["system"] == "mockllm/model"
+
+
+def test_by_refuses_a_folder(capsys, grouped):
+    code, _, err = run(capsys, "baselines", str(grouped.parent), "--by", "model")
+    assert code == EXIT_BAD_INPUT
+    assert "stands for several files (a folder or a glob): give one file" in err
+    code, out, err = run(capsys, "baselines", str(grouped), "--by", "model", "--n-boot", "100")
+    assert code == EXIT_OK, err
+    assert "3 groups by 'model', 3 answered" in out
