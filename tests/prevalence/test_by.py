@@ -403,3 +403,25 @@ def test_by_refuses_a_folder(capsys, grouped):
     code, out, err = run(capsys, "baselines", str(grouped), "--by", "model", "--n-boot", "100")
     assert code == EXIT_OK, err
     assert "3 groups by 'model', 3 answered" in out
+
+
+def test_split_table_labels_with_the_column_warn_of_values_no_group_has():
+    from bayesjudge.io.stream import JUDGE_FIELDS_LABELS_APART
+
+    table = pd.DataFrame(
+        {"model": ["a", "b", "a"], "item": ["1", "1", "2"], "verdict": ["1", "0", "1"]}
+    )
+    labels = pd.DataFrame(
+        {"item": ["1", "1", "2"], "label": ["1", "0", "1"], "model": ["a", "b", "c"]}
+    )
+    with pytest.warns(UserWarning, match=r"1 label row\(s\) have a 'model' value that no data row"):
+        groups = split_table(table, "model", fields=JUDGE_FIELDS_LABELS_APART, labels=labels)
+    assert groups.labels_by
+    assert groups.shared == 1
+    assert groups.shared_example == "1"
+    a, b = groups.groups
+    assert a.labels is not None
+    assert b.labels is not None
+    assert a.labels["label"].tolist() == ["1"]
+    assert b.labels["label"].tolist() == ["0"]
+    assert "model" not in a.labels.columns
