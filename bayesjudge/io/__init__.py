@@ -10,6 +10,7 @@
 * :func:`judge_counts`, :func:`gate_cells`, :func:`judge_counts_on_cluster` - large files
   streamed (or spread over a Dask cluster) to the sufficient statistics; :func:`judge_column`
   and :func:`peek_columns` look at a file's header only;
+* :func:`bayesjudge.io.split.split_table` - one table per value of a column (``--by``);
 * :func:`log_tool` and :class:`InputReport` - whether a source is an eval log, and what was read;
 * :mod:`bayesjudge.io.logs` - the logs of evaluation tools (Inspect AI, promptfoo,
   lm-evaluation-harness, OpenAI evals) read as they are.

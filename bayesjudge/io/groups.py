@@ -28,8 +28,9 @@ Groups
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -124,6 +125,18 @@ def item_column(available: Sequence[str], columns: Mapping[str, str] | None = No
     return None
 
 
+class Verdicts(Protocol):
+    """What :meth:`GroupTally.refusal` needs of the PASS/FAIL spellings.
+
+    :class:`bayesjudge.io.mapping.Spellings` is one: the code of each value, -2 when it is
+    neither a PASS, a FAIL nor a missing value.
+    """
+
+    def codes(self, values: Iterable[object]) -> np.ndarray:
+        """Return each value's code."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class GroupCheck:
     """What a command offers for a table of several groups, for the refusal's fix.
@@ -165,7 +178,8 @@ class GroupTally:
     >>> frame = pd.DataFrame({"id": ["1", "2", "1", "2"], "model": ["a", "a", "b", "b"]})
     >>> tally = GroupTally(["model"], item=True)
     >>> tally.add({"model": frame["model"]}, items=frame["id"])
-    >>> print(tally.refusal(source="evals.csv", check=GroupCheck(by=True)))
+    >>> from bayesjudge.io.mapping import Spellings
+    >>> print(tally.refusal(source="evals.csv", check=GroupCheck(by=True), spellings=Spellings()))
     column 'model' holds 2 groups ('a', 'b') and each id appears once in each: \
 analyse each group with --by model, or compare the systems with bayesjudge rank evals.csv \
 --map system=model (and your other --map options), or pool them on purpose with --map pool=model
@@ -274,7 +288,7 @@ analyse each group with --by model, or compare the systems with bayesjudge rank 
             and groups * len(self.items) == self.rows
         )
 
-    def refusal(self, *, source: str, check: GroupCheck) -> str | None:
+    def refusal(self, *, source: str, check: GroupCheck, spellings: Verdicts) -> str | None:
         """Return the one-line refusal for the first group column, or None if there is none.
 
         ``source`` is the file the suggested ``bayesjudge rank`` command reads.
@@ -283,9 +297,6 @@ analyse each group with --by model, or compare the systems with bayesjudge rank 
         least two rows on average, and either its name says so (:func:`is_group_name`) or each
         id appears once in each of its values.
         """
-        from bayesjudge.io.mapping import Spellings  # mapping imports this module
-
-        spellings = Spellings()
         found = []
         for column, seen in self.values.items():
             groups = len(seen)

@@ -612,7 +612,7 @@ def conform(
         tally = GroupTally.for_table(available, used, columns)
         item = frame[used["item"]] if "item" in used else None
         tally.add({c: frame[c] for c in tally.columns}, items=item)
-        refusal = tally.refusal(source=source, check=groups)
+        refusal = tally.refusal(source=source, check=groups, spellings=spellings)
         if refusal is not None:
             collector.add(refusal)
     flat = {

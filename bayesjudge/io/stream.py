@@ -718,7 +718,12 @@ def _combine(partials: Sequence[_JudgePartial], *, label: str, options: _Options
         tallies = [p.groups for p in partials if p.groups is not None]
         for other in tallies[1:]:
             tallies[0].merge(other)
-        refusal = tallies[0].refusal(source=label, check=options.groups) if tallies else None
+        spellings = Spellings(options.positive, options.negative)
+        refusal = (
+            tallies[0].refusal(source=label, check=options.groups, spellings=spellings)
+            if tallies
+            else None
+        )
         if refusal is not None:
             problems.add(refusal)
     problems.raise_if_any()

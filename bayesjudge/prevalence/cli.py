@@ -12,6 +12,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from bayesjudge.cli.by import (
+    BY_SHOWN,
+    GroupOutcome,
+    add_by_option,
+    group_name,
+    groups_json,
+    groups_table,
+    run_groups,
+)
 from bayesjudge.cli.common import (
     EXIT_OK,
     UserError,
@@ -100,6 +109,92 @@ def _load(args: argparse.Namespace, *, counts: bool) -> Any:
     )
 
 
+def _split(args: argparse.Namespace) -> Any:
+    """Read DATA as one table and split it by ``--by`` (see :mod:`bayesjudge.io.split`)."""
+    from bayesjudge.examples import load_example
+    from bayesjudge.io.split import split_table
+    from bayesjudge.io.stream import JUDGE_FIELDS, JUDGE_FIELDS_LABELS_APART
+    from bayesjudge.io.tables import read_table
+    from bayesjudge.prevalence.data import _many_files as many_files
+
+    options = input_options(args)
+    if options.scheduler is not None:
+        raise UserError("--by reads DATA as one table and splits it; drop --scheduler")
+    if options.source is None:
+        table = read_table(load_example("judge"), argument="bundled example")
+    else:
+        source = options.data()
+        if not isinstance(source, str):
+            raise UserError(
+                f"--by splits a table by one of its columns, and {options.source} is an eval "
+                "log: read one system with --system NAME"
+            )
+        if many_files(source):
+            raise UserError(
+                f"--by splits one table, and {source} stands for several files (a folder or a "
+                "glob): give one file"
+            )
+        table = read_table(source, format=options.table_format, argument="data")  # type: ignore[arg-type]
+    labels = None if options.labels is None else read_table(options.labels, argument="labels")
+    return split_table(
+        table,
+        args.by,
+        fields=JUDGE_FIELDS if labels is None else JUDGE_FIELDS_LABELS_APART,
+        columns=options.columns,
+        labels=labels,
+        label_columns=options.label_columns,
+        positive=options.positive,
+        negative=options.negative,
+        option="--by",
+    )
+
+
+def _group_data(args: argparse.Namespace, groups: Any, group: Any, *, counts: bool) -> Any:
+    """Read one group's rows as the command reads a table holding only them.
+
+    As :func:`_load`: binary verdicts (or scores and ``--threshold``) read without ``--epochs``
+    or ``--strict`` become the six counts; anything else stays :class:`JudgeData`. The input
+    report names the file and the group.
+    """
+    from dataclasses import replace
+
+    from bayesjudge.errors import DataError
+    from bayesjudge.prevalence.data import JudgeData
+
+    options = input_options(args)
+    if group.labels is not None and group.labels.empty:
+        raise DataError(
+            "no gold labels: no row of the labels file is for this group's items, so the "
+            "judge's sensitivity and specificity cannot be estimated"
+        )
+    try:
+        data = JudgeData.from_frame(
+            group.data,
+            strict=options.strict,
+            columns=options.columns,
+            positive=options.positive,
+            negative=options.negative,
+            threshold=options.threshold,
+            labels=group.labels,
+            label_columns=options.label_columns,
+            epochs=options.epochs,  # type: ignore[arg-type]
+        )
+    except DataError as exc:  # the group's rows are a DataFrame named "data": name the file
+        text = str(exc)
+        raise DataError(f"{groups.source}: {text.removeprefix('data: ')}") from None
+    assert data.origin is not None  # a table read by the contract always has one
+    origin = replace(
+        data.origin,
+        source=f"{groups.source} ({group_name(groups.column, group.value)})",
+        format=str(group.data.attrs.get("format", "frame")),
+        labels=None if group.labels is None else str(group.labels.attrs.get("source")),
+    )
+    data = replace(data, origin=origin)
+    if counts and data.kind == "verdict" and options.epochs is None and not options.strict:
+        return replace(data.counts, origin=origin)
+    return data
+
+
 def _print_input(data: Any) -> None:
     if data.origin is not None:
         for line in data.origin.lines():
@@ -120,29 +215,45 @@ def _source(args: argparse.Namespace) -> str:
 
 
 # --------------------------------------------------------------------------- baselines
-def _cmd_baselines(args: argparse.Namespace) -> int:
+def _baselines(args: argparse.Namespace, data: Any) -> tuple[Any, list[Any]]:
     from bayesjudge.prevalence.analysis import calibration_check, flag_random_sample_estimators
     from bayesjudge.prevalence.baselines import baseline_estimates
 
-    data = _load(args, counts=True)
     estimates = flag_random_sample_estimators(
         baseline_estimates(data, prob=args.prob, random_seed=args.random_seed, n_boot=args.n_boot),
         calibration_check(data),
     )
+    return data, estimates
+
+
+def _baselines_json(result: tuple[Any, list[Any]]) -> dict[str, Any]:
+    data, estimates = result
+    payload: dict[str, Any] = {
+        "n_labelled": data.m,
+        "n_unlabelled": data.n,
+        "estimates": [e.to_dict() for e in estimates],
+    }
+    if data.origin is not None:
+        payload["input"] = data.origin.to_dict()
+    return payload
+
+
+def _print_baselines(args: argparse.Namespace, result: tuple[Any, list[Any]], source: str) -> None:
+    data, estimates = result
+    _print_input(data)
+    echo(f"{source}: {data.m} labelled, {data.n} unlabelled items")
+    echo(estimates_table(estimates, args.prob))
+    echo(f"seed {args.random_seed}")
+
+
+def _cmd_baselines(args: argparse.Namespace) -> int:
+    if args.by is not None:
+        return _by(args, counts=True, analyse=_baselines)
+    result = _baselines(args, _load(args, counts=True))
     if args.json:
-        payload: dict[str, Any] = {
-            "n_labelled": data.m,
-            "n_unlabelled": data.n,
-            "estimates": [e.to_dict() for e in estimates],
-        }
-        if data.origin is not None:
-            payload["input"] = data.origin.to_dict()
-        emit_json(payload)
+        emit_json(_baselines_json(result))
     else:
-        _print_input(data)
-        echo(f"{_source(args)}: {data.m} labelled, {data.n} unlabelled items")
-        echo(estimates_table(estimates, args.prob))
-        echo(f"seed {args.random_seed}")
+        _print_baselines(args, result, _source(args))
     return EXIT_OK
 
 
@@ -169,13 +280,21 @@ def _cmd_allocate(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------- estimate, report
+def _check_method(args: argparse.Namespace) -> None:
+    if getattr(args, "method", "nuts") == "exact" and args.stratified:
+        raise UserError("--method exact covers the unstratified model only; drop --stratified")
+
+
 def _analyze(args: argparse.Namespace, *, plan: bool = False) -> Any:
+    _check_method(args)
+    data = _load(args, counts=not args.stratified)  # the stratified model needs the items
+    return _analyze_data(args, data, plan=plan)
+
+
+def _analyze_data(args: argparse.Namespace, data: Any, *, plan: bool = False) -> Any:
     from bayesjudge.prevalence.analysis import analyze_prevalence
 
     priors = _priors(args.prior)
-    if getattr(args, "method", "nuts") == "exact" and args.stratified:
-        raise UserError("--method exact covers the unstratified model only; drop --stratified")
-    data = _load(args, counts=not args.stratified)  # the stratified model needs the items
     return analyze_prevalence(
         data,
         method=getattr(args, "method", "nuts"),
@@ -225,12 +344,12 @@ def _print_thresholds(thresholds: Any) -> None:
     echo(f"threshold {thresholds.chosen:g}: {thresholds.reason}")
 
 
-def _print_estimate(args: argparse.Namespace, analysis: Any) -> None:
+def _print_estimate(args: argparse.Namespace, analysis: Any, source: str, *, out: Any) -> None:
     data = analysis.data
     _print_input(data)
     if analysis.thresholds is not None:
         _print_thresholds(analysis.thresholds)
-    echo(f"{_source(args)}: {data.m} labelled, {data.n} unlabelled items")
+    echo(f"{source}: {data.m} labelled, {data.n} unlabelled items")
     echo(f"{'posterior':<12} {'mean':>8} {'sd':>8} {'low':>8} {'high':>8}")
     for name, s in analysis.summaries.items():
         echo(f"{name:<12} {fmt(s.mean)} {fmt(s.sd)} {fmt(s.eti.low)} {fmt(s.eti.high)}")
@@ -242,26 +361,33 @@ def _print_estimate(args: argparse.Namespace, analysis: Any) -> None:
         echo(f"diagnostics: {verdict}{retried}")
     echo(estimates_table(analysis.estimates, args.prob))
     echo(f"seed {analysis.seed}; priors {analysis.priors.describe()}")
-    _print_answer(args, analysis)
+    _print_answer(analysis, out)
 
 
-def _print_answer(args: argparse.Namespace, analysis: Any) -> None:
+def _print_answer(analysis: Any, out: Any) -> None:
     """Print the report summary's answer and warnings, and the report to open if one was written."""
     from bayesjudge.prevalence.report import report_summary
 
-    print_answer(report_summary(analysis), report=args.out)
+    print_answer(report_summary(analysis), report=out)
 
 
 def _cmd_estimate(args: argparse.Namespace) -> int:
     if args.out is not None and args.method == "exact":
         raise UserError("--out writes a report of a sampled posterior; drop --method exact")
+    if args.by is not None:
+        _check_method(args)
+        return _by(
+            args,
+            counts=not args.stratified,
+            analyse=lambda a, d: _analyze_data(a, d, plan=a.out is not None),
+        )
     analysis = _analyze(args, plan=args.out is not None)
     if args.out is not None:
         _write(args, analysis)
     if args.json:
         emit_json(analysis.to_dict())
     else:
-        _print_estimate(args, analysis)
+        _print_estimate(args, analysis, _source(args), out=args.out)
     return _exit(analysis)
 
 
@@ -269,9 +395,15 @@ def _cmd_report(args: argparse.Namespace) -> int:
     example = getattr(args, "example", None)
     if example is not None and args.data is not None:
         raise UserError("give DATA or --example, not both")
+    if example is not None and args.by is not None:
+        raise UserError("--by splits DATA by one of its columns; give DATA instead of --example")
     if example not in (None, "judge"):
         # another family's example: the command line's top level runs that family's command
         return int(args.example_report(args))
+    if args.by is not None:
+        return _by(
+            args, counts=not args.stratified, analyse=lambda a, d: _analyze_data(a, d, plan=True)
+        )
     analysis = _analyze(args, plan=True)
     files = _write(args, analysis)
     _print_input(analysis.data)
@@ -280,8 +412,158 @@ def _cmd_report(args: argparse.Namespace) -> int:
     echo(f"{_source(args)}: {analysis.data.m} labelled, {analysis.data.n} unlabelled items")
     echo(f"files in {args.out}: {files.html.name}, {files.markdown.name}, {files.posterior.name}")
     echo(f"seed {analysis.seed}")
-    _print_answer(args, analysis)
+    _print_answer(analysis, args.out)
     return _exit(analysis)
+
+
+# --------------------------------------------------------------------------- --by
+def _counts_row(data: Any) -> dict[str, Any]:
+    return {
+        "items": data.m + data.n,
+        "gold PASS": data.m1,
+        "gold FAIL": data.m0,
+        "unlabelled": data.n,
+    }
+
+
+def _estimate_row(analysis: Any) -> dict[str, Any]:
+    pi = analysis.summaries["pi"]
+    return {**_counts_row(analysis.data), "pi": pi.mean, "low": pi.eti.low, "high": pi.eti.high}
+
+
+def _baselines_row(result: tuple[Any, list[Any]]) -> dict[str, Any]:
+    data, estimates = result
+    main = next(e for e in estimates if e.method == _BASELINE_SHOWN)
+    return {
+        **_counts_row(data),
+        _BASELINE_SHOWN: main.estimate,
+        "low": None if main.interval is None else main.interval.low,
+        "high": None if main.interval is None else main.interval.high,
+    }
+
+
+def _plan_row(plan: Any) -> dict[str, Any]:
+    c = plan.counts
+    answer = plan.answer
+    return {
+        "items": c.m1 + c.m0 + c.n,
+        "gold PASS": c.m1,
+        "gold FAIL": c.m0,
+        "unlabelled": c.n,
+        "width now": plan.curve[0].width,
+        "extra labels": "-" if answer is None else str(answer.m),
+        "expected width": None if answer is None else answer.width,
+        "floor": plan.floor,
+    }
+
+
+#: The baseline shown in the table of groups of ``baselines --by`` (every one is in --json).
+_BASELINE_SHOWN = "rogan_gladen_lang_reiczigel"
+
+
+def _by(args: argparse.Namespace, *, counts: bool, analyse: Any) -> int:
+    """Run a command on each group of ``--by COLUMN`` and print one answer per group."""
+    from bayesjudge.prevalence.report import write_group_reports
+
+    command = args.command
+    groups = _split(args)
+    if groups.shared:
+        _suggest_rank(args, groups)
+    outcomes = run_groups(
+        groups, lambda group: analyse(args, _group_data(args, groups, group, counts=counts))
+    )
+    column = groups.column
+    out = args.out if command in ("estimate", "report") else None
+    if out is not None:
+        write_group_reports(
+            out,
+            {o.value: o.result if o.result is not None else str(o.error) for o in outcomes},
+            column=column,
+            source=_source(args),
+            inputs=named_paths(args, skip=["out"]),
+        )
+    row, payload = {
+        "baselines": (_baselines_row, _baselines_json),
+        "plan": (_plan_row, lambda plan: plan.to_dict()),
+    }.get(command, (_estimate_row, lambda analysis: analysis.to_dict()))
+    if getattr(args, "json", False):
+        emit_json(groups_json(column, outcomes, payload))
+    else:
+        _print_groups(args, groups, outcomes, row)
+        if out is not None:
+            page = f"{out.rstrip('/')}/report.html"
+            echo(f"report written to {out}: open {page} (a section per {column})")
+    failures = [
+        f"{group_name(column, o.value)}: {c.describe()}"
+        for o in outcomes
+        if getattr(o.result, "diagnostics", None) is not None
+        for c in o.result.diagnostics.failures  # type: ignore[union-attr]
+    ]
+    passed = all(getattr(o.result, "passed", True) for o in outcomes)
+    return report_failures(passed, failures)
+
+
+def _suggest_rank(args: argparse.Namespace, groups: Any) -> None:
+    """Warn that the groups answer the same items, and give the ``rank`` command that pairs them."""
+    import shlex
+    import warnings
+
+    options = input_options(args)
+    maps = {"system": groups.column, **options.columns, "item": groups.item}
+    command = ["bayesjudge", "rank", str(options.source)]
+    for name, column in maps.items():
+        command += ["--map", f"{name}={column}"]
+    if options.labels is not None:
+        command += ["--labels", options.labels]
+        for name, column in options.label_columns.items():
+            command += ["--labels-map", f"{name}={column}"]
+    warnings.warn(
+        f"the groups answer the same items ({groups.shared} item id(s) in more than one "
+        f"group, e.g. {groups.shared_example!r}); each group is answered on its own here. To "
+        "compare the groups with each other, item by item, under one judge: " + shlex.join(command),
+        UserWarning,
+        stacklevel=2,
+    )
+
+
+def _print_groups(
+    args: argparse.Namespace, groups: Any, outcomes: list[GroupOutcome[Any]], row: Any
+) -> None:
+    """Print the table of groups, then each group's usual text when there are few groups."""
+    column = groups.column
+    source = _source(args)
+    answered = sum(o.result is not None for o in outcomes)
+    echo(f"{source}: {len(outcomes)} groups by {column!r}, {answered} answered")
+    if args.command == "baselines":
+        echo(f"(the {_BASELINE_SHOWN} row of each group; every baseline with --json)")
+    echo(groups_table(column, outcomes, row))
+    if args.command == "plan":
+        echo(
+            f"(expected widths of the {100 * args.prob:g}% interval of pi; extra labels: the "
+            f"fewest that reach width {args.target_width:g}, - where none up to "
+            f"{args.max_labels} does; floor: the width unlimited labels would leave)"
+        )
+    else:
+        echo(f"(intervals of mass {args.prob:g})")
+    if len(outcomes) > BY_SHOWN:
+        echo(
+            f"{len(outcomes)} groups: each group's full answer is in --json"
+            + (" and in the report" if getattr(args, "out", None) else "")
+        )
+        return
+    for o in outcomes:
+        if o.result is None:
+            continue
+        name = group_name(column, o.value)
+        echo()
+        echo(f"== {name} ==")
+        label = f"{source} ({name})"
+        if args.command == "baselines":
+            _print_baselines(args, o.result, label)
+        elif args.command == "plan":
+            _print_plan(o.result, label)
+        else:  # estimate, report: the one-screen answer (every table is in --json)
+            _print_answer(o.result, None)
 
 
 # --------------------------------------------------------------------------- parser
@@ -322,6 +604,7 @@ def register(commands: Any) -> None:
         "--n-boot", type=_n_boot, default=2000, help="bootstrap resamples (default 2000)"
     )
     baselines.add_argument("--json", action="store_true", help="print one JSON object")
+    add_by_option(baselines)
     baselines.set_defaults(handler=_cmd_baselines)
 
     allocate = commands.add_parser(
@@ -373,6 +656,7 @@ def register(commands: Any) -> None:
             action="store_true",
             help="per-stratum Se and Sp, partially pooled (needs a stratum column)",
         )
+        add_by_option(sub)
         if name == "estimate":
             sub.add_argument(
                 "--method",
@@ -418,12 +702,11 @@ def _width(text: str) -> float:
     return value
 
 
-def _cmd_plan(args: argparse.Namespace) -> int:
+def _plan(args: argparse.Namespace, data: Any) -> Any:
     from bayesjudge.prevalence.plan import plan_labels
 
-    data = _load(args, counts=True)
     try:
-        plan = plan_labels(
+        return plan_labels(
             data,
             target_width=args.target_width,
             prob=args.prob,
@@ -434,12 +717,23 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise UserError(str(exc)) from exc
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    if args.by is not None:
+        return _by(args, counts=True, analyse=_plan)
+    plan = _plan(args, _load(args, counts=True))
     if args.json:
         emit_json(plan.to_dict())
-        return EXIT_OK
+    else:
+        _print_plan(plan, _source(args))
+    return EXIT_OK
+
+
+def _print_plan(plan: Any, source: str) -> None:
     c = plan.counts
     echo(
-        f"{_source(args)}: {c.m1 + c.m0} labelled ({c.m1} gold-PASS, {c.m0} gold-FAIL), "
+        f"{source}: {c.m1 + c.m0} labelled ({c.m1} gold-PASS, {c.m0} gold-FAIL), "
         f"{c.n} unlabelled items"
     )
     echo(plan.reading())
@@ -463,7 +757,6 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     for note in plan.notes:
         echo(f"note: {note}")
     echo(f"seed {plan.seed}; priors {plan.priors.describe()}")
-    return EXIT_OK
 
 
 def _register_plan(commands: Any) -> None:
@@ -509,4 +802,5 @@ def _register_plan(commands: Any) -> None:
         help=f"replace a prior, e.g. pi=beta:1,1 (repeatable). Priors: {_PRIORS}",
     )
     sub.add_argument("--json", action="store_true", help="print one JSON object")
+    add_by_option(sub)
     sub.set_defaults(handler=_cmd_plan)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import html
 import os
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,7 +61,14 @@ if TYPE_CHECKING:
     from bayesjudge.prevalence.analysis import PrevalenceAnalysis
     from bayesjudge.prevalence.thresholds import ThresholdAnalysis
 
-__all__ = ["ReportFiles", "plain_reading", "report_summary", "write_report"]
+__all__ = [
+    "GroupReportFiles",
+    "ReportFiles",
+    "plain_reading",
+    "report_summary",
+    "write_group_reports",
+    "write_report",
+]
 
 #: Observed counts of the prevalence model, with what each counts.
 COUNT_LABELS = {
@@ -80,6 +88,16 @@ class ReportFiles:
     posterior: Path
     comparison: Path
     diagnostics: Path
+
+
+@dataclass(frozen=True, slots=True)
+class GroupReportFiles:
+    """Paths of a report of a table split by a column (:func:`write_group_reports`)."""
+
+    folder: Path
+    html: Path
+    markdown: Path
+    groups: dict[str, Path]
 
 
 # --------------------------------------------------------------------------- plain language
@@ -524,9 +542,31 @@ def write_report(
     >>> files.markdown.name  # doctest: +SKIP
     'summary.md'
     """
-    posterior, data, prob = analysis.posterior, analysis.data, analysis.prob
-    if posterior is None or analysis.diagnostics is None:
+    if analysis.posterior is None or analysis.diagnostics is None:
         raise ValueError("a report needs a NUTS posterior; analyze with method='nuts'")
+    with output_folder(out, inputs=inputs, kind="report") as staging:
+        _write_files(staging, analysis, source=source)
+    folder = Path(os.path.abspath(out))
+    return ReportFiles(
+        folder=folder,
+        html=folder / "report.html",
+        markdown=folder / "summary.md",
+        posterior=folder / "posterior.nc",
+        comparison=folder / "comparison.csv",
+        diagnostics=folder / "diagnostics.csv",
+    )
+
+
+def _write_files(
+    folder: Path, analysis: PrevalenceAnalysis, *, source: str, index: str | None = None
+) -> None:
+    """Write the files of one report into ``folder`` (a staging folder, or a group's below it).
+
+    ``index`` is the relative address of the page listing every group, for a group's report.
+    """
+    posterior, data, prob = analysis.posterior, analysis.data, analysis.prob
+    assert posterior is not None  # write_report checked
+    assert analysis.diagnostics is not None
     comparison = analysis.to_frame()
     summary = report_summary(analysis)
     shown = _display_frame(analysis, comparison)
@@ -564,14 +604,14 @@ def write_report(
             f"<h2>{html.escape(heading)}</h2><p>{html.escape(chosen.reason)}.</p>"
             f'<div class="table-wrap">{table_html(table)}</div>'
         )
-    with output_folder(out, inputs=inputs, kind="report") as staging:
-        write_posterior(posterior, staging / "posterior.nc")
-        if analysis.thresholds is not None:
-            write_csv(analysis.thresholds.to_frame(), staging / "thresholds.csv")
-        write_csv(comparison, staging / "comparison.csv")
-        write_csv(diag_frame, staging / "diagnostics.csv")
-        figure_html = figures_html(figures)
-        body = f"""{summary.to_html()}
+    write_posterior(posterior, folder / "posterior.nc")
+    if analysis.thresholds is not None:
+        write_csv(analysis.thresholds.to_frame(), folder / "thresholds.csv")
+    write_csv(comparison, folder / "comparison.csv")
+    write_csv(diag_frame, folder / "diagnostics.csv")
+    figure_html = figures_html(figures)
+    back = "" if index is None else f'<p><a href="{html.escape(index)}">All groups</a></p>\n'
+    body = f"""{back}{summary.to_html()}
 <p>{html.escape(about)}</p>
 <h2>Estimates of the true success rate ({mass} intervals)</h2>
 <p class="note">std_error is the standard error of the estimate (not the sensitivity Se);
@@ -582,30 +622,167 @@ j is the Youden J each method used.</p>
 {diagnostics_section_html(diagnostics, quantities=REPORTED, names=NAMES)}
 <h2>Figures</h2>
 {figure_html}"""
-        page = html_page(title, body, footer=footer_html(analysis.seed))
+    page = html_page(title, body, footer=footer_html(analysis.seed))
+    (folder / "report.html").write_text(page, encoding="utf-8")
+    markdown = "\n\n".join(
+        [
+            f"# {escape_markdown(title)}",
+            summary.to_markdown(),
+            escape_markdown_prose(about, line_start=True),
+            f"## Estimates of the true success rate ({mass} intervals)",
+            markdown_table(shown),
+            *threshold_md,
+            *plan_md,
+            diagnostics_section_markdown(diagnostics, quantities=REPORTED, names=NAMES),
+            "Figures: see report.html. Every check: diagnostics.csv. Posterior: posterior.nc "
+            '(`xarray.open_datatree("posterior.nc")`).',
+            footer_markdown(analysis.seed),
+        ]
+    )
+    (folder / "summary.md").write_text(markdown + "\n", encoding="utf-8")
+
+
+def _group_folder(position: int, value: str) -> str:
+    """Return the sub-folder of a group's report: its place and its value, in safe characters."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", value).strip("._-")[:40] or "group"
+    return f"{position:02d}-{safe}"
+
+
+def write_group_reports(
+    out: str | os.PathLike[str],
+    groups: Mapping[str, PrevalenceAnalysis | str],
+    *,
+    column: str,
+    source: str = "bundled example",
+    inputs: Iterable[str | os.PathLike[str]] = (),
+) -> GroupReportFiles:
+    """Write one report folder for a table split by a column: one report per group, an index.
+
+    The folder holds ``report.html`` and ``summary.md``, an index with a row per group (its
+    counts and headline, or why it has no answer) and each group's one-screen summary, and
+    ``groups/NN-VALUE/`` with each answered group's full report (the files of
+    :func:`write_report`). It is written as one folder, atomically
+    (:func:`bayesjudge.reporting.output.output_folder`).
+
+    Parameters
+    ----------
+    out : path
+        The report folder (as in :func:`write_report`).
+    groups : mapping of str to PrevalenceAnalysis or str
+        Each group's value, in order, with its analysis (a NUTS posterior), or the error that
+        stopped it.
+    column : str
+        The column the table was split by.
+    source : str
+        Where the data came from, shown in the report.
+    inputs : iterable of paths
+        The files the analysis read: a folder holding one of them is refused.
+
+    Returns
+    -------
+    GroupReportFiles
+        The index pages and each answered group's report files.
+
+    Raises
+    ------
+    OutputError
+        As :func:`write_report`.
+    ValueError
+        When an analysis has no NUTS posterior.
+    """
+    for analysis in groups.values():
+        if not isinstance(analysis, str) and analysis.diagnostics is None:
+            raise ValueError("a report needs a NUTS posterior; analyze with method='nuts'")
+    folders = {value: _group_folder(i, value) for i, value in enumerate(groups, start=1)}
+    title = f"bayesjudge report: {source}, one answer per {column}"
+    rows_html: list[str] = []
+    rows_md: list[list[str]] = []
+    sections_html: list[str] = []
+    sections_md: list[str] = []
+    with output_folder(out, inputs=inputs, kind="report") as staging:
+        for value, analysis in groups.items():
+            name = f"{column} = {value}"
+            cell = html.escape(value)
+            if isinstance(analysis, str):
+                rows_html.append(
+                    f'<tr><td>{cell}</td><td colspan="6" class="fail">no answer: '
+                    f"{html.escape(analysis)}</td></tr>"
+                )
+                rows_md.append([value, "", "", "", f"no answer: {analysis}", ""])
+                continue
+            link = f"groups/{folders[value]}/report.html"
+            sub = staging / "groups" / folders[value]
+            sub.mkdir(parents=True)
+            _write_files(sub, analysis, source=f"{source}, {name}", index="../../report.html")
+            summary = report_summary(analysis)
+            h, data = summary.headline, analysis.data
+            if h.too_wide:  # no point value: the interval is the answer
+                answer = f"{h.big_text()} ({100 * h.prob:g}% interval, too wide for a point value)"
+            else:
+                answer = f"{h.value(h.estimate)} ({h.interval_text()})"
+            status = "passed" if summary.status == "passed" else "FAILED"
+            rows_html.append(
+                f"<tr><td>{cell}</td><td>{data.m1}</td><td>{data.m0}</td><td>{data.n}</td>"
+                f"<td>{html.escape(answer)}</td><td>{status}</td>"
+                f'<td><a href="{html.escape(link)}">report</a></td></tr>'
+            )
+            rows_md.append([value, str(data.m1), str(data.m0), str(data.n), answer, status])
+            anchor = f"group-{folders[value]}"
+            sections_html.append(
+                f'<h2 id="{anchor}">{html.escape(name)}</h2>\n'
+                + summary.to_html().replace('id="summary"', f'id="summary-{folders[value]}"')
+                + f'\n<p><a href="{html.escape(link)}">Full report of {cell}</a></p>'
+            )
+            sections_md.append(
+                f"## {escape_markdown(name)}\n\n{summary.to_markdown()}\n\n"
+                f"Full report: {escape_markdown(link)}"
+            )
+        header = (
+            f"<tr><th>{html.escape(column)}</th><th>gold PASS</th><th>gold FAIL</th>"
+            "<th>unlabelled</th><th>true success rate pi</th><th>diagnostics</th><th></th></tr>"
+        )
+        intro = (
+            f"The table was split by the values of column {column!r}; each group's rows were "
+            "analysed on their own, as a table holding only them would be."
+        )
+        body = (
+            f"<p>{html.escape(intro)}</p>\n"
+            f'<div class="table-wrap"><table class="table">{header}{"".join(rows_html)}'
+            f"</table></div>\n" + "\n".join(sections_html)
+        )
+        seeds = {a.seed for a in groups.values() if not isinstance(a, str)}
+        seed = seeds.pop() if len(seeds) == 1 else ", ".join(map(str, sorted(seeds, key=str)))
+        page = html_page(title, body, footer=footer_html(seed))
         (staging / "report.html").write_text(page, encoding="utf-8")
+        frame = pd.DataFrame(
+            rows_md,
+            columns=[
+                column,
+                "gold PASS",
+                "gold FAIL",
+                "unlabelled",
+                "true success rate pi",
+                "diagnostics",
+            ],
+        )
         markdown = "\n\n".join(
             [
                 f"# {escape_markdown(title)}",
-                summary.to_markdown(),
-                escape_markdown_prose(about, line_start=True),
-                f"## Estimates of the true success rate ({mass} intervals)",
-                markdown_table(shown),
-                *threshold_md,
-                *plan_md,
-                diagnostics_section_markdown(diagnostics, quantities=REPORTED, names=NAMES),
-                "Figures: see report.html. Every check: diagnostics.csv. Posterior: posterior.nc "
-                '(`xarray.open_datatree("posterior.nc")`).',
-                footer_markdown(analysis.seed),
+                escape_markdown_prose(intro, line_start=True),
+                markdown_table(frame),
+                *sections_md,
+                footer_markdown(seed),
             ]
         )
         (staging / "summary.md").write_text(markdown + "\n", encoding="utf-8")
     folder = Path(os.path.abspath(out))
-    return ReportFiles(
+    return GroupReportFiles(
         folder=folder,
         html=folder / "report.html",
         markdown=folder / "summary.md",
-        posterior=folder / "posterior.nc",
-        comparison=folder / "comparison.csv",
-        diagnostics=folder / "diagnostics.csv",
+        groups={
+            value: folder / "groups" / folders[value] / "report.html"
+            for value, analysis in groups.items()
+            if not isinstance(analysis, str)
+        },
     )

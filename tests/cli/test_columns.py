@@ -21,6 +21,7 @@ from bayesjudge.cli.common import EXIT_BAD_INPUT, EXIT_OK
 from bayesjudge.errors import DataError
 from bayesjudge.io import judge_counts, read_labels
 from bayesjudge.io.groups import GroupCheck, GroupTally, is_group_name, item_column
+from bayesjudge.io.mapping import Spellings
 from bayesjudge.panels import load_panel
 from bayesjudge.prevalence.data import JudgeData
 from bayesjudge.systems.data import SystemsData
@@ -224,7 +225,7 @@ def test_a_tally_ignores_columns_with_too_many_values_to_be_groups() -> None:
     models = pd.Series([f"m{i}" for i in range(50)] * 2)
     tally = GroupTally(["model"], item=False)
     tally.add({"model": models})
-    assert tally.refusal(source="x.csv", check=GroupCheck()) is None
+    assert tally.refusal(source="x.csv", check=GroupCheck(), spellings=Spellings()) is None
 
 
 # --------------------------------------------------------------------------- panels
