@@ -96,6 +96,21 @@ def test_pooling_on_purpose_as_the_refusal_says_gets_an_answer(
         assert json.loads(out)["counts"]["m1"] + json.loads(out)["counts"]["m0"] == 60
 
 
+@pytest.mark.parametrize(
+    "command", [["estimate", "--method", "exact", "--json"], ["baselines", "--json"]], ids=str
+)
+def test_following_the_by_suggestion_answers_each_group(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = two_models(tmp_path / "evals.csv")
+    code, out, err = run(capsys, command[0], data, *MAPS, "--by", "model", *command[1:])
+    assert code == EXIT_OK, err
+    answer = json.loads(out)
+    assert answer["by"] == "model"
+    assert sorted(answer["groups"]) == ["gpt-large", "gpt-small"]
+    assert all("error" not in group for group in answer["groups"].values())
+
+
 def test_a_model_column_without_ids_is_refused_too(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
