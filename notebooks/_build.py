@@ -39,6 +39,7 @@ def _formatted(source: str) -> str:
         capture_output=True,
         text=True,
         check=True,
+        cwd=HERE.parent,  # the project's ruff settings, wherever the script is run from
     )
     return result.stdout.rstrip("\n")
 
