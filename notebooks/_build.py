@@ -1,7 +1,9 @@
 """Write the notebooks from their cell sources; the test suite executes them.
 
 Each ``nb_*.py`` module beside this file defines ``NAME`` (the notebook file) and ``cells()``.
-Notebooks are committed with outputs; their sources stay reviewable as Python. To refresh one::
+Notebooks are committed with outputs; their sources stay reviewable as Python. Each notebook
+that fits a model shows its draw count as one line ``DRAWS = N`` (the full count, used here);
+the test suite substitutes a small count for that line in its own copy. To refresh one::
 
     python notebooks/_build.py prevalence.ipynb --execute
 """
@@ -10,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -75,7 +76,6 @@ def main() -> None:
         if args.execute:
             from nbclient import NotebookClient
 
-            os.environ.pop("BAYESJUDGE_NB_DRAWS", None)  # full draw counts for committed outputs
             NotebookClient(
                 notebook,
                 timeout=1200,

@@ -13,7 +13,11 @@ def cells() -> list[nbformat.NotebookNode]:
         new_markdown_cell(
             "# Correction, corruption and composition\n"
             "\n"
-            "A protocol step (revise, verify, judge-select) turns a baseline answer into a new one. Scoring each item before ($E_0$) and after ($E_1$) the step separates two rates (*Correction and Corruption: A Two-Rate View of Error Flow in LLM Protocols*, anonymous, under review):\n"
+            "**The question.** Our pipeline has a self-revision step: the model rereads its answer and may change it. Does the step help, on which kinds of items, what accuracy should we expect when the deployment mix is harder than the test set, and can we predict a stack of two such steps from each step alone?\n"
+            "\n"
+            "**The data** are seeded simulations (`bayesjudge.channels.simulate`), where we know the truth, and the published accuracies of three self-correction studies.\n"
+            "\n"
+            "A protocol step (revise, verify, judge-select) turns a baseline answer into a new one. Scoring each item before ($E_0$) and after ($E_1$) the step separates two rates (*Correction and Corruption: A Two-Rate View of Error Flow in LLM Protocols*, 2025):\n"
             "\n"
             "$$c = P(E_1 = 1 \\mid E_0 = 0), \\qquad \\gamma = P(E_1 = 0 \\mid E_0 = 1),$$\n"
             "\n"
@@ -21,7 +25,6 @@ def cells() -> list[nbformat.NotebookNode]:
         ),
         new_code_cell(
             "import io\n"
-            "import os\n"
             "\n"
             "import numpy as np\n"
             "import pandas as pd\n"
@@ -32,12 +35,12 @@ def cells() -> list[nbformat.NotebookNode]:
             "from bayesjudge.channels.report import phase_plane\n"
             "from bayesjudge.channels.simulate import DEPTH_SLICES, simulate_slices, simulate_stack\n"
             "\n"
-            "# The test suite runs this notebook with fewer draws.\n"
-            'DRAWS = int(os.environ.get("BAYESJUDGE_NB_DRAWS", "1000"))'
+            "DRAWS = 1000  # posterior draws per chain"
         ),
         new_markdown_cell(
             "## One step: counts, Jeffreys rates, exact posteriors\n"
             "\n"
+            "A simulated revision step on 500 items with baseline accuracy 0.7, true correction rate 0.35 and corruption rate 0.08. "
             "With paired counts $n_{ij}$, the Jeffreys estimates are $\\hat c = (n_{01} + 1/2)/(n_0 + 1)$ and $\\hat\\gamma = (n_{10} + 1/2)/(n_1 + 1)$ (*Correction and Corruption*, eq. 14): the posterior means under Beta(1/2, 1/2) priors, whose exact posteriors are Beta$(n_{01} + 1/2, n_{00} + 1/2)$ and Beta$(n_{10} + 1/2, n_{11} + 1/2)$."
         ),
         new_code_cell(
@@ -54,6 +57,8 @@ def cells() -> list[nbformat.NotebookNode]:
             ")"
         ),
         new_markdown_cell(
+            "Both intervals contain the simulated rates (0.35 and 0.08), and the one-step law reproduces the observed accuracy after the step.\n"
+            "\n"
             "## The phase plane\n"
             "\n"
             "Each step is a point $(\\gamma, c)$ with its posterior intervals; the dashed rays are the break-even lines $c = \\frac{p}{1 - p}\\gamma$ for several baselines. A step above the ray of its own baseline gains accuracy."
@@ -87,8 +92,11 @@ def cells() -> list[nbformat.NotebookNode]:
             "published.round(3)"
         ),
         new_markdown_cell(
+            "A negative surplus means the step corrupts more than it corrects at that baseline: intrinsic self-correction of GPT-4 at 0.955 lowers accuracy, while the same model with an oracle telling it when to stop gains. At a high baseline every corruption is weighted by the break-even factor $p_0/(1-p_0)$ (21 here), so even a rare corruption costs.\n"
+            "\n"
             "## Gating by predicted gain\n"
             "\n"
+            "A seeded suite of five difficulty slices (depths 1 to 5, 400 items each except 40 at depth 5). "
             "Slices of different difficulty (depths 1-5) have their own channels. The gain rule switches the step on where $(1 - \\hat p_0)\\hat c - \\hat p_0\\hat\\gamma$ exceeds a cost threshold (here 0.01 accuracy points)."
         ),
         new_code_cell(
@@ -109,6 +117,8 @@ def cells() -> list[nbformat.NotebookNode]:
             ").round(4)"
         ),
         new_markdown_cell(
+            "On the easy depths 1 to 3 the step gains; on depths 4 and 5, where the baseline is low and corruption high, it loses, and the gate switches it off there.\n"
+            "\n"
             "## Mixture shift: pooled, slice-conditioned and hierarchical\n"
             "\n"
             "Deploy on a mixture of 20% depth-4 and 80% depth-5 items. The pooled channel is tied to the calibration mixture and misses; independent slice channels are unbiased but noisy on the thin depth 5 (40 items); the slice hierarchy (partial pooling on the logit scale, non-centred) borrows strength across depths."
@@ -118,7 +128,7 @@ def cells() -> list[nbformat.NotebookNode]:
             "audit = analyze_channel(\n"
             "    suite, by_slice=True, mixture=target, draws=DRAWS, chains=4, random_seed=3\n"
             ")\n"
-            "print(audit.diagnostics)\n"
+            'print("diagnostics passed:", audit.diagnostics.passed)\n'
             "truth = DEPTH_SLICES.p1([0, 0, 0, 0.2, 0.8])\n"
             "summary = audit.slices.mixture\n"
             "print(\n"
@@ -137,6 +147,8 @@ def cells() -> list[nbformat.NotebookNode]:
             ").round(4)"
         ),
         new_markdown_cell(
+            "The pooled channel, fitted to the calibration mixture, misses the shifted accuracy by far (0.6169 against a true 0.4806); the slice-conditioned (0.4598) and hierarchical (0.5029) predictions are close, and the hierarchical interval (0.3903 to 0.6187) contains the truth. On the thin depth 5 the hierarchy pulls the 40-item Jeffreys rates towards the other depths (c 0.0714 becomes 0.1212, $\\gamma$ 0.2143 becomes 0.1584).\n"
+            "\n"
             "The seeded study in `benchmarks/channel_studies.py` repeats this comparison many times; its table is in the docs page.\n"
             "\n"
             "## Composition audit\n"
@@ -161,12 +173,18 @@ def cells() -> list[nbformat.NotebookNode]:
             '            "low": gap.eti.low,\n'
             '            "high": gap.eti.high,\n'
             '            "Markov tail probability": check.tail_probability,\n'
-            '            "verdict": check.verdict,\n'
+            '            "verdict": check.words,\n'
             "        }\n"
             "    )\n"
             "pd.DataFrame(rows).round(4)"
         ),
         new_markdown_cell(
-            "Even the Markov stack has a positive gap posterior (the gap is an absolute value, so sampling noise pushes it above zero); the Markov check, whose statistic is calibrated against replicated tables, is the decision tool, and the gap says how much a composed forecast would be off."
+            "Even the Markov stack has a positive gap posterior (the gap is an absolute value, so sampling noise pushes it above zero); the Markov check, whose statistic is calibrated against replicated tables, is the decision tool, and the gap says how much a composed forecast would be off.\n"
+            "\n"
+            "## Conclusion\n"
+            "\n"
+            "The revision step is not good or bad as a whole. On the simulated suite it gains on the easy depths 1 to 3 and loses on depths 4 and 5, where the baseline is low and corruption high, so it should be gated per slice, not switched on everywhere. At a high baseline even a rare corruption outweighs a good correction rate (the break-even factor is 21 at 0.955, and intrinsic self-correction of GPT-4 loses 4 points there).\n"
+            "\n"
+            "What to trust: the Jeffreys rates come with exact intervals that contain the simulated rates, the one-step law reproduces the observed accuracy (0.7355 against 0.7360), and the hierarchical fit passed its diagnostics. For a harder deployment mix, predict from the slices, not the pooled channel: pooled is off by more than 0.13, the slice-based predictions by about 0.02. And do not forecast a stack of steps from each step alone without the Markov check: on the non-Markov stack the composed forecast is off by about 0.1 (gap posterior mean 0.0974), and the check says so (tail probability 0.0000)."
         ),
     ]
