@@ -305,18 +305,21 @@ def best_rule_text(analysis: PanelAnalysis) -> str:
     """
     sd = analysis.posterior["posterior"]["rule_pi_sd"].mean(("chain", "draw"))
     best = analysis.best_rule
+    top = max(analysis.rules, key=lambda r: r.j.mean)
+    best_sd, top_sd = float(sd.sel(rule=best)), float(sd.sel(rule=top.rule))
+    digits = 3  # more where the two sds compared below would read the same
+    while top.rule != best and digits < 6 and f"{best_sd:.{digits}f}" == f"{top_sd:.{digits}f}":
+        digits += 1
     text = (
         f"Of the vote rules, {rule_words(best)} gives the most precise Rogan-Gladen estimate "
-        f"of pi (the smallest posterior sd, {float(sd.sel(rule=best)):.3f}); this is the rule "
-        "marked best."
+        f"of pi (the smallest posterior sd, {best_sd:.{digits}f}); this is the rule marked best."
     )
-    top = max(analysis.rules, key=lambda r: r.j.mean)
     if top.rule != best:
         chosen = next(r for r in analysis.rules if r.rule == best)
         text += (
             f" {rule_words(top.rule)[0].upper()}{rule_words(top.rule)[1:]} has the largest J "
             f"({top.j.mean:.2f} against {chosen.j.mean:.2f}), but the gold items pin its Se "
-            f"and Sp less precisely (sd {float(sd.sel(rule=top.rule)):.3f})."
+            f"and Sp less precisely (sd {top_sd:.{digits}f})."
         )
     return text
 

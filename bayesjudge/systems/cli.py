@@ -141,9 +141,9 @@ def _print(args: argparse.Namespace, analysis: Any) -> None:
         f"{int(counts.m1.sum() + counts.m0.sum())} gold-labelled answers; {design}; "
         f"model {analysis.model}"
     )
-    from bayesjudge.systems.report import CLEAR_BEST, ranking_sentence
+    from bayesjudge.systems.report import CLEAR_BEST, most_likely_best, ranking_sentence
 
-    best = analysis.order[0]
+    best = most_likely_best(analysis)
     p_best = analysis.p_best[best]
     lead = (
         f"Best system: {best}, with probability {p_best:.2f}"

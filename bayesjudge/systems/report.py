@@ -109,13 +109,24 @@ def ranking_sentence(analysis: SystemsAnalysis) -> str:
     return f"Corrected ranking: {shown}; {ties} ({rule})."
 
 
+def most_likely_best(analysis: SystemsAnalysis) -> str:
+    """Return the system most likely to be the best: the largest P(best).
+
+    Not necessarily the first by mean rank (``analysis.order``): a system often second may
+    have the smaller mean rank while another is more often first. Ties go to the smaller
+    mean rank.
+    """
+    return max(analysis.order, key=lambda system: analysis.p_best[system])
+
+
 def rank_answer(analysis: SystemsAnalysis) -> str:
     """Return the answer to "which system is best?" in a few words.
 
     ``"c is best, P(best) 0.97"`` when the most likely best system's P(best) is at least
-    :data:`CLEAR_BEST`, else ``"No clear winner; most likely c, P(best) 0.42"``.
+    :data:`CLEAR_BEST`, else ``"No clear winner; most likely c, P(best) 0.42"``. The most
+    likely best system is the one with the largest P(best) (:func:`most_likely_best`).
     """
-    best = analysis.order[0]
+    best = most_likely_best(analysis)
     p_best = analysis.p_best[best]
     if p_best >= CLEAR_BEST:
         return f"{best} is best, P(best) {p_best:.2f}"
@@ -129,7 +140,7 @@ def rank_reading(analysis: SystemsAnalysis) -> list[str]:
     :data:`CLEAR_BEST`; the sentences are those shown atop the report and in ``summary.md``.
     """
     mass = f"{100 * analysis.prob:g}%"
-    best = analysis.order[0]
+    best = most_likely_best(analysis)
     pi = analysis.pi[best]
     rate = (
         f"true success rate {100 * pi.mean:.1f}% ({mass} interval {100 * pi.eti.low:.1f}% to "
@@ -316,7 +327,7 @@ def rank_summary(analysis: SystemsAnalysis) -> ReportSummary:
     small type beside its judged pass rate; the reading is :func:`rank_reading` (withheld when
     the diagnostics failed).
     """
-    best = analysis.order[0]
+    best = most_likely_best(analysis)
     pi = analysis.pi[best]
     headline = Headline(
         f"true success rate of {best}",
