@@ -24,6 +24,7 @@ provider), once per test session, and gives the ``.eval`` log and the same log a
 
 from __future__ import annotations
 
+import csv
 import itertools
 import json
 import os
@@ -227,3 +228,38 @@ def check_readable_report(folder: Path, *, names: tuple[str, ...] = ()) -> None:
 def readable_report() -> Callable[..., None]:
     """:func:`check_readable_report`, for the report tests of every family."""
     return check_readable_report
+
+
+#: What a spreadsheet reads as the start of a formula.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def check_inert_csv(folder: Path) -> dict[str, list[str]]:
+    """Fail on a CSV cell of a report that a spreadsheet would read as a formula.
+
+    Every cell of every ``*.csv`` in ``folder`` that starts like a formula must be a number
+    (``-0.5``); names from the data are written quoted (``'=HYPERLINK(...)``). Returns the
+    cells of each file, by file name, for the test's own checks.
+    """
+    cells = {}
+    for path in sorted(folder.glob("*.csv")):
+        with open(path, newline="", encoding="utf-8") as stream:
+            cells[path.name] = [cell for row in csv.reader(stream) for cell in row]
+    for name, found in cells.items():
+        formulas = [c for c in found if c.startswith(FORMULA_STARTS) and not _is_number(c)]
+        assert formulas == [], name
+    return cells
+
+
+@pytest.fixture(scope="session")
+def inert_csv() -> Callable[[Path], dict[str, list[str]]]:
+    """:func:`check_inert_csv`, for the report tests that write names from the data."""
+    return check_inert_csv

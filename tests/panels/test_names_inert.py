@@ -7,7 +7,6 @@ analysis, the report's CSV files, the JSON and the printed text are the real one
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
@@ -21,7 +20,6 @@ from bayesjudge.inference.diagnostics import check_fit
 from bayesjudge.panels import analysis as analysis_module
 
 FORMULA_NAMES = ('=HYPERLINK("http://evil/?x","click")', "+1", "-2+3", "@SUM(A1)")
-DANGEROUS_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 ESCAPING_NAMES = ("\x1b[31mred\x1b[0m", "bell\x07\x9b2J", "abc\u202edcb")
 
 
@@ -87,24 +85,8 @@ def fake_fit(monkeypatch):
     monkeypatch.setattr(analysis_module, "fit_panel", lambda data, **_: _synthetic_tree(data))
 
 
-def _cells(folder: Path) -> dict[str, list[str]]:
-    cells = {}
-    for path in sorted(folder.glob("*.csv")):
-        with open(path, newline="", encoding="utf-8") as stream:
-            cells[path.name] = [cell for row in csv.reader(stream) for cell in row]
-    return cells
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def test_panel_report_csv_cells_holding_names_start_with_a_quote(
-    capsys, tmp_path: Path, fake_fit
+    capsys, tmp_path: Path, fake_fit, inert_csv
 ) -> None:
     data = _verdicts(tmp_path / "verdicts.csv", FORMULA_NAMES)
     out = tmp_path / "report"
@@ -114,11 +96,8 @@ def test_panel_report_csv_cells_holding_names_start_with_a_quote(
     # the JSON keeps every name as it is
     assert set(payload["judges"]) == set(FORMULA_NAMES)
     assert {e.get("judge") for e in payload["estimates"]} >= set(FORMULA_NAMES)
-    cells = _cells(out)
+    cells = inert_csv(out)  # no cell a spreadsheet would read as a formula
     assert {"posterior.csv", "estimates.csv", "diagnostics.csv"} <= set(cells)
-    for name, found in cells.items():
-        dangerous = [c for c in found if c.startswith(DANGEROUS_PREFIXES) and not _is_number(c)]
-        assert dangerous == [], name
     for name in ("posterior.csv", "estimates.csv"):
         assert {"'" + judge for judge in FORMULA_NAMES} <= set(cells[name]), name
         assert not set(FORMULA_NAMES) & set(cells[name]), name
