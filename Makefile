@@ -38,8 +38,10 @@ lint: setup-dev
 typecheck: setup-dev
 	$(VENV)/bin/mypy
 
+# the tests run on every core (pytest-xdist, a test module to a worker); `$(PY) -m pytest` alone
+# runs them one after another, as before
 test: lint typecheck
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --dist loadscope
 
 docs: setup-dev
 	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html

@@ -10,10 +10,12 @@ Select one with the ``HYPOTHESIS_PROFILE`` environment variable, e.g.
 
 The on-disk model cache
 -----------------------
-Tests leave the user's cache folder alone: ``BAYESJUDGE_CACHE_DIR`` is set to ``off`` for the
-session (and the subprocesses it starts) unless it is already set, so every test compiles its
-models as a fresh process without a cache would. The tests of the cache itself point it at
-temporary folders.
+Tests leave the user's cache folder alone: unless ``BAYESJUDGE_CACHE_DIR`` is already set, it
+points at a temporary folder made for the session and removed at its end, shared by the
+subprocesses and notebook kernels the tests start and by the workers of ``pytest -n`` (the
+variable is set before they start). A model compiled by one test is then loaded by the next
+process that needs it, as on a user's machine; the path without a cache (``off``) and the cache
+itself are tested on their own folders in ``tests/inference/test_compile.py``.
 
 The live Inspect AI log
 -----------------------
@@ -29,6 +31,8 @@ import itertools
 import json
 import os
 import re
+import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,8 +58,22 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 collect_ignore = ["data"]
 
 
-def pytest_configure(config: object) -> None:
-    os.environ.setdefault("BAYESJUDGE_CACHE_DIR", "off")
+#: The session's model cache folder, when this process made it (removed at the session's end).
+_SESSION_CACHE: list[Path] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if "BAYESJUDGE_CACHE_DIR" not in os.environ:
+        folder = Path(tempfile.mkdtemp(prefix="bayesjudge-test-cache-"))
+        _SESSION_CACHE.append(folder)
+        os.environ["BAYESJUDGE_CACHE_DIR"] = str(folder)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for folder in _SESSION_CACHE:
+        shutil.rmtree(folder, ignore_errors=True)
+        os.environ.pop("BAYESJUDGE_CACHE_DIR", None)
+    _SESSION_CACHE.clear()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -69,6 +87,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         raise pytest.UsageError(f"BAYESJUDGE_TEST_ORDER must be 'reverse' or unset; got {order!r}")
     if order == "reverse":
         items.reverse()
+
+
+@pytest.fixture
+def no_disk_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Turn the session's on-disk model cache off, for tests that count builds and compiles.
+
+    With the cache on, a model compiled by an earlier test (or another worker) is loaded
+    instead of built, and the counts would depend on the order the tests ran in.
+    """
+    monkeypatch.setenv("BAYESJUDGE_CACHE_DIR", "off")
 
 
 INSPECT_TASK = Path(__file__).parent / "data" / "logs" / "inspect_task.json"

@@ -44,6 +44,7 @@ def test_resolve_sampler(monkeypatch):
 
 
 # --------------------------------------------------------------------------- raw draws
+@pytest.mark.usefixtures("no_disk_cache")
 def test_sample_nuts_draws_equal_the_datatree_path():
     """The raw-trace path returns exactly the draws and divergences of ``sample_nuts``."""
     pytest.importorskip("nutpie")

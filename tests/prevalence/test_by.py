@@ -272,6 +272,7 @@ def test_by_label_ids_in_no_group_are_warned_and_a_group_without_labels_has_its_
 
 # --------------------------------------------------------------------------- report
 @pytest.mark.filterwarnings("ignore::bayesjudge.errors.FitWarning")
+@pytest.mark.usefixtures("no_disk_cache")
 def test_by_report_writes_every_group_and_compiles_once(capsys, grouped, tmp_path):
     table = pd.read_csv(grouped, dtype=str, keep_default_na=False)
     table.loc[(table["model"] == "gamma") & (table["label"] == "1"), "label"] = ""

@@ -136,6 +136,7 @@ def test_same_seed_same_draws_and_refit_is_clean(example):
 
 
 @pytest.mark.filterwarnings("ignore::bayesjudge.errors.FitWarning")
+@pytest.mark.usefixtures("no_disk_cache")
 def test_refit_reuses_the_compiled_model():
     model_cache_module.clear_model_cache()
     assert model_cache_info() == model_cache_module.CacheInfo(0, 0, 0, 0)
