@@ -9,8 +9,10 @@ with the posterior predictive distribution,
   missing verdicts are counted with the other items whose same judges answered): every one of the
   :math:`2^k` patterns of :math:`k \le` :data:`MAX_PATTERN_JUDGES` answering judges, those never
   observed included (a model that reads two judges who always agree as two accurate judges
-  predicts discordant items that never occur); with more judges, each observed pattern and the
-  pooled count of every pattern not observed (zero);
+  predicts discordant items that never occur); with more answering judges, where most of the
+  :math:`2^k` patterns cannot be observed, the number of items on which :math:`m` of them
+  passed, :math:`m = 0, \dots, k` (a Poisson-binomial count at each value of the latent
+  difficulty, integrated over it);
 * each judge's **gold-item PASS rate**: the PASS verdicts among the gold-PASS items it answered
   (sensitivity) and among the gold-FAIL items (one minus specificity), which the unlabelled items
   can pull away from what the gold labels alone show when the model's dependence is wrong.
@@ -57,11 +59,12 @@ from typing import Any, NamedTuple
 import numpy as np
 import xarray as xr
 from numpy.typing import NDArray
+from scipy.special import ndtr
 from scipy.stats import binom
 
 from bayesjudge.inference.diagnostics import Check
 from bayesjudge.panels.data import MISSING, UNLABELLED, PanelPatterns
-from bayesjudge.panels.dependence import log_pattern_probabilities
+from bayesjudge.panels.dependence import _latent_probits, latent_grid, log_pattern_probabilities
 
 __all__ = [
     "MAX_PATTERN_JUDGES",
@@ -74,8 +77,8 @@ __all__ = [
 
 #: Family-wise level :math:`\alpha` of the check (Bonferroni over its families).
 PPC_LEVEL = 0.05
-#: Most answering judges whose :math:`2^k` patterns are each checked; beyond, the observed
-#: patterns and the pooled rest.
+#: Most answering judges whose :math:`2^k` patterns are each checked; beyond, the number of
+#: PASS verdicts per item.
 MAX_PATTERN_JUDGES = 8
 #: Posterior draws the check uses (evenly thinned): the tail probabilities average binomial
 #: distribution functions over draws, and the family tests count exceedances among them.
@@ -97,8 +100,8 @@ class PredictiveStatistic:
     group : {"fail", "pass", "unlabelled"}
         The items counted: gold-FAIL, gold-PASS or unlabelled.
     subject : str
-        The pattern (``"a=PASS b=FAIL c=-"``, ``-`` for no verdict; ``"any other pattern of
-        a b c"`` for the pooled unobserved patterns of a large panel) or the judge.
+        The pattern (``"a=PASS b=FAIL c=-"``, ``-`` for no verdict; ``"3 of 9 PASS among a b
+        ..."`` for a set of answering judges too large to enumerate) or the judge.
     trials : int
         Items the count is out of.
     observed : int
@@ -250,16 +253,17 @@ def _family(statistic: PredictiveStatistic) -> str:
 class _Cell(NamedTuple):
     """One pattern statistic of a group.
 
-    The items of one set of answering judges (``block``) with one verdict pattern (``row``;
-    None for the pooled patterns not observed, whose probability is one minus that of the
-    ``pooled`` observed ones).
+    The items of one set of answering judges (``mask``, numbered ``block``) with one verdict
+    pattern (``row``) or, for a set too large to enumerate (``row`` None), with ``passes`` PASS
+    verdicts.
     """
 
     subject: str
     trials: int
     observed: int
     row: NDArray[np.int8] | None
-    pooled: list[NDArray[np.int8]]
+    passes: int
+    mask: NDArray[np.bool_]
     block: int
 
 
@@ -276,26 +280,50 @@ def _pattern_cells(patterns: PanelPatterns, code: int) -> list[_Cell]:
     for block, mask in enumerate(masks[::-1]):  # the most answering judges first
         same = np.all(answered == mask, axis=1)
         trials = int(count[same].sum())
-        seen = {tuple(v): int(c) for v, c in zip(verdict[same], count[same], strict=True)}
         k = int(mask.sum())
-        if k <= MAX_PATTERN_JUDGES:
-            candidates = []
-            for values in itertools.product((1, 0), repeat=k):
-                row = np.full(len(judges), MISSING, dtype=np.int8)
-                row[mask] = values
-                candidates.append(row)
-        else:
-            candidates = [np.array(v, dtype=np.int8) for v in seen]
-        for row in candidates:
+        if k > MAX_PATTERN_JUDGES:
+            passes = (verdict[same] == 1).sum(axis=1)
+            present = " ".join(j for j, m in zip(judges, mask, strict=True) if m)
+            for m in range(k + 1):
+                observed = int(count[same][passes == m].sum())
+                subject = f"{m} of {k} PASS among {present}"
+                out.append(_Cell(subject, trials, observed, None, m, mask, block))
+            continue
+        seen = {tuple(v): int(c) for v, c in zip(verdict[same], count[same], strict=True)}
+        for values in itertools.product((1, 0), repeat=k):
+            row = np.full(len(judges), MISSING, dtype=np.int8)
+            row[mask] = values
             subject = " ".join(
                 f"{j}={'-' if v == MISSING else ('PASS' if v == 1 else 'FAIL')}"
                 for j, v in zip(judges, row, strict=True)
             )
-            out.append(_Cell(subject, trials, seen.get(tuple(row), 0), row, [], block))
-        if len(candidates) < 2**k:
-            present = " ".join(j for j, m in zip(judges, mask, strict=True) if m)
-            out.append(_Cell(f"any other pattern of {present}", trials, 0, None, candidates, block))
+            out.append(_Cell(subject, trials, seen.get(tuple(row), 0), row, 0, mask, block))
     return out
+
+
+def _pass_count_probabilities(
+    se: NDArray[np.float64],
+    sp: NDArray[np.float64],
+    loading: NDArray[np.float64],
+    mask: NDArray[np.bool_],
+) -> NDArray[np.float64]:
+    """P(m of the masked judges pass | class), shape (draws, 2, k + 1).
+
+    Given the class and the latent value the judges are independent, so the count is
+    Poisson-binomial at each quadrature node (built judge by judge), then integrated over
+    :math:`z` (:func:`bayesjudge.panels.dependence.latent_grid`).
+    """
+    z, log_w = latent_grid()
+    p = ndtr(_latent_probits(se[:, mask], sp[:, mask], loading[:, :, mask], z))  # (S, 2, k, Q)
+    k = p.shape[-2]
+    dist = np.zeros((*p.shape[:2], p.shape[-1], k + 1))
+    dist[..., 0] = 1.0
+    for t in range(k):
+        pt = p[:, :, t, :, None]
+        shifted = np.zeros_like(dist)
+        shifted[..., 1:] = dist[..., :-1]
+        dist = dist * (1.0 - pt) + shifted * pt
+    return np.asarray(np.einsum("scqm,q->scm", dist, np.exp(log_w)))
 
 
 def _tail(
@@ -399,7 +427,8 @@ def panel_predictive_check(
         if not found:
             continue
         listed = np.array([c.row for c in found if c.row is not None], dtype=np.int8)
-        prob = group_prob(listed, code)
+        prob = group_prob(listed, code) if len(listed) else np.zeros((len(pi), 0))
+        counted: dict[int, NDArray[np.float64]] = {}
         cells = []
         position = 0
         for cell in found:
@@ -407,8 +436,14 @@ def panel_predictive_check(
                 p = prob[:, position]
                 position += 1
             else:
-                pooled = group_prob(np.array(cell.pooled, dtype=np.int8), code)
-                p = np.clip(1.0 - pooled.sum(axis=1), 0.0, 1.0)
+                if cell.block not in counted:
+                    both = _pass_count_probabilities(se, sp, lam, cell.mask)
+                    counted[cell.block] = (
+                        pi[:, None] * both[:, 1] + (1.0 - pi[:, None]) * both[:, 0]
+                        if code == UNLABELLED
+                        else both[:, code]
+                    )
+                p = counted[cell.block][:, cell.passes]
             meta.append(("pattern", group, cell.subject, cell.trials, cell.observed))
             probs.append(p)
             cells.append(p)
@@ -421,7 +456,7 @@ def panel_predictive_check(
         replicated = np.zeros(cell_prob.shape, dtype=np.int64)
         for block in np.unique(blocks):
             where = np.flatnonzero(blocks == block)
-            pvals = cell_prob[:, where] + 1e-300
+            pvals = np.clip(cell_prob[:, where], 0.0, None)
             pvals = pvals / pvals.sum(axis=1, keepdims=True)
             replicated[:, where] = rng.multinomial(trials[where[0]], pvals)
         expected = trials * cell_prob
