@@ -12,7 +12,8 @@ with the posterior predictive distribution,
   predicts discordant items that never occur); with more answering judges, where most of the
   :math:`2^k` patterns cannot be observed, the number of items on which :math:`m` of them
   passed, :math:`m = 0, \dots, k` (a Poisson-binomial count at each value of the latent
-  difficulty, integrated over it);
+  difficulty, integrated over it), as for every set of a group whose sets would together have
+  more than :data:`MAX_PATTERN_CELLS` patterns;
 * each judge's **gold-item PASS rate**: the PASS verdicts among the gold-PASS items it answered
   (sensitivity) and among the gold-FAIL items (one minus specificity), which the unlabelled items
   can pull away from what the gold labels alone show when the model's dependence is wrong.
@@ -67,6 +68,7 @@ from bayesjudge.panels.data import MISSING, UNLABELLED, PanelPatterns
 from bayesjudge.panels.dependence import _latent_probits, latent_grid, log_pattern_probabilities
 
 __all__ = [
+    "MAX_PATTERN_CELLS",
     "MAX_PATTERN_JUDGES",
     "PPC_LEVEL",
     "PanelPredictiveCheck",
@@ -80,6 +82,9 @@ PPC_LEVEL = 0.05
 #: Most answering judges whose :math:`2^k` patterns are each checked; beyond, the number of
 #: PASS verdicts per item.
 MAX_PATTERN_JUDGES = 8
+#: Most pattern cells of one group (summed over its sets of answering judges, which missing
+#: verdicts multiply); beyond, every set of that group is checked through its PASS counts.
+MAX_PATTERN_CELLS = 1024
 #: Posterior draws the check uses (evenly thinned): the tail probabilities average binomial
 #: distribution functions over draws, and the family tests count exceedances among them.
 MAX_CHECK_DRAWS = 2000
@@ -277,11 +282,13 @@ def _pattern_cells(patterns: PanelPatterns, code: int) -> list[_Cell]:
     if not answered.any():
         return out
     masks = np.unique(answered[answered.any(axis=1)], axis=0)
+    sizes = masks.sum(axis=1)
+    enumerate_all = int(np.sum(2.0 ** np.minimum(sizes, 62))) <= MAX_PATTERN_CELLS
     for block, mask in enumerate(masks[::-1]):  # the most answering judges first
         same = np.all(answered == mask, axis=1)
         trials = int(count[same].sum())
         k = int(mask.sum())
-        if k > MAX_PATTERN_JUDGES:
+        if k > MAX_PATTERN_JUDGES or not enumerate_all:
             passes = (verdict[same] == 1).sum(axis=1)
             present = " ".join(j for j, m in zip(judges, mask, strict=True) if m)
             for m in range(k + 1):

@@ -96,6 +96,7 @@ def test_the_suggested_one_judge_fit_succeeds():
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::bayesjudge.errors.FitWarning")  # short runs, same seeds
 def test_a_judge_listed_twice_gives_the_answer_without_the_copy():
     """Merged, the panel (a, a_copy, b) is the panel (a, b): the same posterior, same seed."""
     from bayesjudge.panels.fit import fit_panel

@@ -17,6 +17,7 @@ from bayesjudge.panels.data import PanelData
 from bayesjudge.panels.dependence import pattern_probabilities
 from bayesjudge.panels.predictive import (
     INTERVAL_PROB,
+    MAX_PATTERN_CELLS,
     MAX_PATTERN_JUDGES,
     PPC_LEVEL,
     panel_predictive_check,
@@ -183,10 +184,13 @@ def test_bad_level_is_refused(model_panel):
         )
 
 
+#: Short runs whose sampler checks may fail: these tests read the predictive check only.
+SHORT_RUN = "ignore::bayesjudge.errors.FitWarning"
 SMALL = {"draws": 300, "tune": 300, "chains": 2, "escalate": False, "progressbar": False}
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings(SHORT_RUN)
 def test_a_fit_to_data_from_the_model_passes_its_check(model_panel):
     import json
 
@@ -201,6 +205,7 @@ def test_a_fit_to_data_from_the_model_passes_its_check(model_panel):
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings(SHORT_RUN)
 def test_a_fit_to_a_judge_listed_twice_fails_its_check_before_the_merge():
     import json
 
@@ -214,3 +219,32 @@ def test_a_fit_to_a_judge_listed_twice_fails_its_check_before_the_merge():
     failed = [c.variable for c in diagnostics_of(tree).failures if c.name == "ppc_tail_prob"]
     assert any(label.startswith("patterns[") for label in failed)
     assert any("a_copy" in text for text in check["failures"])
+
+
+def test_many_sets_of_answering_judges_are_checked_through_their_pass_counts():
+    """Verdicts missing at random over seven judges: too many pattern cells, so PASS counts."""
+    sim = simulate_panel(
+        pi=0.5,
+        se=np.full(7, 0.85),
+        sp=np.full(7, 0.8),
+        n_unlabelled=800,
+        n_gold=100,
+        missing=np.full(7, 0.4),
+        random_seed=3,
+    )
+    truth = sim.truth
+    check = panel_predictive_check(
+        point_posterior(truth.pi, truth.se, truth.sp, truth.loading, draws=100),
+        sim.data.patterns(),
+        random_seed=0,
+    )
+    unlabelled = [s for s in check.statistics if s.kind == "pattern" and s.group == "unlabelled"]
+    assert len(unlabelled) <= MAX_PATTERN_CELLS
+    assert all(" PASS among " in s.subject for s in unlabelled)
+    assert sum(s.observed for s in unlabelled) == 800 - int(
+        np.all(np.isnan(sim.data.verdicts[np.isnan(sim.data.labels)]), axis=1).sum()
+    )
+    assert sum(s.expected for s in unlabelled) == pytest.approx(
+        sum(s.observed for s in unlabelled), rel=1e-6
+    )
+    assert check.passed
