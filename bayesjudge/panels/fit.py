@@ -13,7 +13,10 @@ items pin cost no more leapfrog steps at :math:`10^6` items than at :math:`10^3`
 gets the derived quantities of :func:`bayesjudge.panels.quantities.panel_quantities` (error
 correlations, effective number of judges, the vote rules' Se, Sp and J), and posterior
 predictive counts of unanimous verdicts, which check the dependence structure: a model that
-treats correlated judges as independent predicts too few items on which every judge agrees.
+treats correlated judges as independent predicts too few items on which every judge agrees;
+and the check of every verdict pattern and each judge's gold rates of
+:func:`bayesjudge.panels.predictive.panel_predictive_check`, among the diagnostics. Judges
+that agree on every item are merged first (:func:`distinct_judges`).
 """
 
 from __future__ import annotations
@@ -481,7 +484,7 @@ def fit_panel(
                 "constant_data": constant,
             }
         )
-        latest[:] = [panel_predictive_check(posterior, patterns)]
+        latest[:] = [panel_predictive_check(posterior, patterns, random_seed=rng)]
         tree.attrs["predictive_check"] = json.dumps(latest[0].to_dict())
         return tree
 
