@@ -322,6 +322,7 @@ def fit_model(
     check_vars: Sequence[str] | None = None,
     mcse_vars: Sequence[str] | None = None,
     predictive_check: bool = True,
+    family_checks: Callable[[xr.DataTree], Sequence[Check]] | None = None,
     attrs: Mapping[str, Any] | None = None,
 ) -> xr.DataTree:
     """Sample a model, complete and check the posterior, escalate once if the sampler failed.
@@ -356,6 +357,10 @@ def fit_model(
     predictive_check : bool, default True
         Run the posterior predictive checks of the observed counts (off only where the fit
         of the model to the data is itself the question being asked).
+    family_checks : callable, optional
+        ``family_checks(tree)`` returns further checks of the completed tree (a family's own
+        posterior predictive check, with its own threshold), added to the diagnostics; with
+        ``predictive_check=False`` they are not run.
     attrs : mapping, optional
         Family-specific attrs to record (counts, options).
 
@@ -407,6 +412,9 @@ def fit_model(
             prob=prob,
             predictive=predictive_check,
         )
+        if family_checks is not None and predictive_check:
+            extra = tuple(family_checks(tree))
+            diagnostics = Diagnostics((*diagnostics.checks, *extra), diagnostics.prob)
         attempts.append(
             Attempt(
                 current, seed, diagnostics.passed, tuple(c.describe() for c in diagnostics.failures)

@@ -10,6 +10,7 @@ and its report only render it (``to_dict`` gives the command's JSON).
 from __future__ import annotations
 
 import itertools
+import json
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -29,6 +30,7 @@ from bayesjudge.panels.fit import (
     Calibration,
     Dependence,
     check_identified,
+    distinct_judges,
     fit_panel,
     panel_calibration_check,
 )
@@ -120,6 +122,9 @@ class PanelAnalysis:
         Whether the gold items look like a random sample of all items.
     priors : PanelPriors
         The priors.
+    merged_judges : tuple of tuple of str
+        Groups of judges that agreed on every item, each fitted once as its first judge
+        (:func:`~bayesjudge.panels.fit.distinct_judges`); ``data`` holds the merged panel.
     """
 
     data: PanelData
@@ -139,6 +144,7 @@ class PanelAnalysis:
     calibration: str
     calibration_check: RandomCalibrationCheck
     priors: PanelPriors
+    merged_judges: tuple[tuple[str, ...], ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -149,6 +155,16 @@ class PanelAnalysis:
     def naive(self) -> Estimate:
         """The naive majority-vote rate of the unlabelled items (the uncorrected figure)."""
         return next(e.estimate for e in self.estimates if e.rule == "majority")
+
+    @property
+    def predictive_check(self) -> dict[str, Any]:
+        """The posterior predictive check of the verdict patterns and the judges' gold rates.
+
+        :meth:`bayesjudge.panels.predictive.PanelPredictiveCheck.to_dict`; its tests are among
+        the :attr:`diagnostics` (``ppc_tail_prob`` checks naming the family and the statistic
+        most off), so a failed test fails the diagnostics.
+        """
+        return dict(json.loads(self.posterior.attrs["predictive_check"]))
 
     def diagnostics_dict(self) -> dict[str, Any]:
         """Return the ``diagnostics`` block of the JSON output (as ``bayesjudge estimate``)."""
@@ -187,6 +203,7 @@ class PanelAnalysis:
                 priors=self.priors,
                 dependence=self.dependence,
                 calibration=self.calibration,
+                merged_judges=[list(g) for g in self.merged_judges],
             ),
         }
 
@@ -261,7 +278,14 @@ def analyze_panel(
     ------
     DataError
         Before any work, when the data cannot identify the model
-        (:func:`~bayesjudge.panels.fit.check_identified`).
+        (:func:`~bayesjudge.panels.fit.check_identified`), or when merging judges that agree
+        on every item leaves one judge (the error says how to fit it alone).
+
+    Warns
+    -----
+    UserWarning
+        Naming the judges merged because they agree on every item
+        (:func:`~bayesjudge.panels.fit.distinct_judges`).
 
     Examples
     --------
@@ -275,6 +299,8 @@ def analyze_panel(
     prob = check_prob(prob)
     if not isinstance(data, PanelData):
         raise TypeError(f"data must be PanelData; got {type(data).__name__}")
+    merged = data.duplicate_judges()
+    data = distinct_judges(data)
     check_identified(data.patterns(), dependence=dependence)  # before any work
     priors = PanelPriors() if priors is None else priors
     check = panel_calibration_check(data)
@@ -339,4 +365,5 @@ def analyze_panel(
         calibration=calibration,
         calibration_check=check,
         priors=priors,
+        merged_judges=merged,
     )

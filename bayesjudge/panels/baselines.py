@@ -37,6 +37,7 @@ from bayesjudge.results import ROW_COLUMNS, Estimate, Interval, estimates_frame
 
 __all__ = [
     "PANEL_RULES",
+    "RANDOM_SAMPLE_NOTE",
     "DawidSkene",
     "PanelEstimate",
     "dawid_skene",
@@ -52,6 +53,9 @@ __all__ = [
 
 #: The ``rule`` field of the panel-level baselines: the majority vote, the Dawid-Skene fit.
 PANEL_RULES = ("majority", "dawid_skene")
+#: The note of every row that assumes the gold items are a random sample (PPI++), as on the
+#: difference rows of ``bayesjudge rank``.
+RANDOM_SAMPLE_NOTE = "assumes the gold-labelled items are a random sample"
 
 _EPS = 1e-10
 
@@ -122,19 +126,22 @@ def judge_ppi_plus_plus(data: PanelData, judge: str, *, prob: float = 0.95) -> E
         + \frac1n\sum_j (Y_j - \lambda \hat Y_j)
 
     on the items the judge answered; see :func:`bayesjudge.prevalence.ppi_plus_plus`. Assumes the
-    gold items are a random sample of the same population.
+    gold items are a random sample of the same population, and says so in its notes (as the
+    difference rows of ``bayesjudge rank`` do), whatever the gold set looks like.
 
     Examples
     --------
     >>> data = PanelData.from_arrays([[1, 1], [0, 1], [1, 1], [0, 0], [1, 0]],
     ...                              labels=[1, 0, np.nan, np.nan, np.nan])
-    >>> judge_ppi_plus_plus(data, "judge_0").method
-    'ppi_plus_plus'
+    >>> estimate = judge_ppi_plus_plus(data, "judge_0")
+    >>> estimate.method, estimate.notes[-1]
+    ('ppi_plus_plus', 'assumes the gold-labelled items are a random sample')
     """
     data = _check_data(data)
     labels, verdicts = data.judge(judge)
     estimate = ppi_plus_plus(_judge_data(labels, verdicts), prob=prob)
-    return replace(estimate, notes=(_answered_note(data, judge, labels.size), *estimate.notes))
+    notes = (_answered_note(data, judge, labels.size), *estimate.notes, RANDOM_SAMPLE_NOTE)
+    return replace(estimate, notes=notes)
 
 
 def majority_verdicts(verdicts: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -44,6 +44,13 @@ _ONE_JUDGE_HELP = (
 )
 
 
+def _frozen(values: ArrayLike) -> NDArray[np.float64]:
+    """Return a read-only float copy."""
+    out = np.array(values, dtype=np.float64)
+    out.flags.writeable = False
+    return out
+
+
 def _row(frame: pd.DataFrame, position: int) -> str:
     """Name a row as messages do: ``line 17`` in a file read by bayesjudge, else ``row 3``."""
     return row_names(frame.index, [position])[0]
@@ -493,11 +500,7 @@ class PanelData:
                 f"judge {judges[int(silent[0])]!r} has no verdict on any of the "
                 f"{len(items)} items; drop it from the panel"
             )
-        verdicts = np.array(verdicts, dtype=np.float64)
-        labels = np.array(labels, dtype=np.float64)
-        verdicts.flags.writeable = False
-        labels.flags.writeable = False
-        return cls(items=items, judges=judges, verdicts=verdicts, labels=labels)
+        return cls(items=items, judges=judges, verdicts=_frozen(verdicts), labels=_frozen(labels))
 
     # ---------------------------------------------------------------- views
     @property
@@ -545,6 +548,69 @@ class PanelData:
         column = self.verdicts[:, self.judges.index(name)]
         answered = ~np.isnan(column)
         return self.labels[answered], column[answered]
+
+    def duplicate_judges(self) -> tuple[tuple[str, ...], ...]:
+        """Return the groups of judges whose verdicts agree on every item.
+
+        Two judges are duplicates when they gave the same verdict on every item and left the
+        same items without one: a judge listed twice, the same column exported under two names,
+        or a deterministic judge run twice. The latent-class model cannot represent judges
+        that always agree (its loadings stay below 1), and reads their agreement as accuracy,
+        so :meth:`merge_duplicates` keeps one judge of each group. Each group lists its judges
+        in panel order; groups are ordered by their first judge.
+
+        Examples
+        --------
+        >>> data = PanelData.from_arrays([[1, 1, 0], [0, 0, 0], [np.nan, np.nan, 1]],
+        ...                              judges=["a", "a_copy", "b"])
+        >>> data.duplicate_judges()
+        (('a', 'a_copy'),)
+        """
+        coded = np.where(np.isnan(self.verdicts), MISSING, self.verdicts).astype(np.int8)
+        _, first, inverse = np.unique(coded.T, axis=0, return_index=True, return_inverse=True)
+        groups = [np.flatnonzero(inverse.ravel() == k) for k in np.argsort(first)]
+        return tuple(tuple(self.judges[t] for t in g) for g in groups if g.size > 1)
+
+    def merge_duplicates(self) -> PanelData:
+        """Return the panel with one judge of each group of :meth:`duplicate_judges`.
+
+        The first judge of each group is kept, under its own name; the data are returned
+        unchanged when no two judges agree on every item.
+
+        Raises
+        ------
+        DataError
+            When fewer than two different judges remain: the panel is one judge listed
+            several times, and the error says how to fit that judge alone.
+
+        Examples
+        --------
+        >>> data = PanelData.from_arrays([[1, 1, 0], [0, 0, 0], [1, 1, 1]],
+        ...                              judges=["a", "a_copy", "b"])
+        >>> data.merge_duplicates().judges
+        ('a', 'b')
+        """
+        groups = self.duplicate_judges()
+        if not groups:
+            return self
+        dropped = {judge for group in groups for judge in group[1:]}
+        keep = [t for t, judge in enumerate(self.judges) if judge not in dropped]
+        if len(keep) < 2:
+            names = " and ".join(repr(j) for j in groups[0])
+            judge = self.judges[keep[0]]
+            raise DataError(
+                f"judges {names} gave the same verdict on every one of the {self.n_items} "
+                "items: they are one judge listed twice, and a panel needs at least two "
+                f"different judges. Fit the one judge alone: `bayesjudge estimate DATA --map "
+                f"verdict={judge}` on a wide table (in Python, bayesjudge.fit_prevalence("
+                f"JudgeData.from_frame(...)) with the gold labels and the verdicts of judge "
+                f"{judge!r})"
+            )
+        return replace(
+            self,
+            judges=tuple(self.judges[t] for t in keep),
+            verdicts=_frozen(self.verdicts[:, keep]),
+        )
 
     def patterns(self) -> PanelPatterns:
         """Reduce the items to distinct (label, verdict pattern) rows with counts.

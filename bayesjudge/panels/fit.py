@@ -13,7 +13,10 @@ items pin cost no more leapfrog steps at :math:`10^6` items than at :math:`10^3`
 gets the derived quantities of :func:`bayesjudge.panels.quantities.panel_quantities` (error
 correlations, effective number of judges, the vote rules' Se, Sp and J), and posterior
 predictive counts of unanimous verdicts, which check the dependence structure: a model that
-treats correlated judges as independent predicts too few items on which every judge agrees.
+treats correlated judges as independent predicts too few items on which every judge agrees;
+and the check of every verdict pattern and each judge's gold rates of
+:func:`bayesjudge.panels.predictive.panel_predictive_check`, among the diagnostics. Judges
+that agree on every item are merged first (:func:`distinct_judges`).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.panels.data import MISSING, UNLABELLED, PanelData, PanelPatterns
 from bayesjudge.panels.dependence import log_pattern_probabilities
+from bayesjudge.panels.predictive import PanelPredictiveCheck, panel_predictive_check
 from bayesjudge.panels.quantities import panel_quantities
 from bayesjudge.panels.start import mode_precision, posterior_mode, sampling_order
 from bayesjudge.priors import PanelPriors
@@ -51,6 +55,7 @@ __all__ = [
     "MAX_JUDGES",
     "REPORTED",
     "check_identified",
+    "distinct_judges",
     "fit_panel",
     "panel_calibration_check",
     "unanimity_counts",
@@ -118,6 +123,64 @@ def check_identified(patterns: PanelPatterns, *, dependence: Dependence) -> None
         )
     if patterns.n_unlabelled == 0:
         raise DataError("the panel has no unlabelled items, so there is no pi to estimate")
+
+
+def distinct_judges(data: PanelData, *, merge: bool = True) -> PanelData:
+    """Merge judges whose verdicts agree on every item, with a warning naming them.
+
+    Judges that always agree (a judge listed twice, a deterministic judge run twice) are one
+    judge: the panel model cannot represent them (its loadings stay below 1) and would read
+    their agreement as accuracy, giving a Se, Sp and pi narrower than one judge's data allow.
+    :meth:`PanelData.merge_duplicates` keeps the first of each group.
+
+    Parameters
+    ----------
+    data : PanelData
+    merge : bool, default True
+        False keeps the duplicates (the fit's predictive check then flags them).
+
+    Raises
+    ------
+    DataError
+        When fewer than two different judges remain (the error says how to fit the one
+        judge alone).
+
+    Warns
+    -----
+    UserWarning
+        Naming each group merged (or kept, with ``merge=False``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> data = PanelData.from_arrays([[1, 1, 0], [0, 0, 0], [1, 1, 1]], judges=["a", "a2", "b"])
+    >>> with warnings.catch_warnings(record=True):
+    ...     distinct_judges(data).judges
+    ('a', 'b')
+    """
+    groups = data.duplicate_judges()
+    if not groups:
+        return data
+    named = "; ".join(" = ".join(repr(j) for j in group) for group in groups)
+    if not merge:
+        warnings.warn(
+            f"judges {named} gave the same verdict on every one of the {data.n_items} items and "
+            "are fitted as different judges (merge_duplicates=False): the panel model reads "
+            "their agreement as accuracy",
+            UserWarning,
+            stacklevel=3,
+        )
+        return data
+    merged = data.merge_duplicates()
+    warnings.warn(
+        f"judges {named} gave the same verdict on every one of the {data.n_items} items: each "
+        "group is one judge listed more than once (the panel model would read their agreement "
+        f"as accuracy), so it is fitted once, as its first judge; the judges fitted: "
+        f"{list(merged.judges)}",
+        UserWarning,
+        stacklevel=3,
+    )
+    return merged
 
 
 def panel_calibration_check(data: PanelData) -> RandomCalibrationCheck:
@@ -243,6 +306,7 @@ def fit_panel(
     sampler: Sampler = "auto",
     escalate: bool = True,
     prob: float = 0.95,
+    merge_duplicates: bool = True,
 ) -> xr.DataTree:
     r"""Sample the latent-class model of a judge panel with correlated errors.
 
@@ -284,6 +348,9 @@ def fit_panel(
         (:func:`bayesjudge.inference.fit.retry_settings`).
     prob : float, default 0.95
         Mass of the interval whose bounds' Monte Carlo error is checked.
+    merge_duplicates : bool, default True
+        Fit judges whose verdicts agree on every item once (:func:`distinct_judges`); False
+        fits them as different judges (only to see what the model makes of them).
 
     Returns
     -------
@@ -329,9 +396,15 @@ def fit_panel(
     if not isinstance(priors, PanelPriors):
         raise TypeError(f"priors must be a PanelPriors; got {type(priors).__name__}")
     settings = NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
+    duplicates = data.duplicate_judges()
+    data = distinct_judges(data, merge=merge_duplicates)
     patterns = data.patterns()
     check_identified(patterns, dependence=dependence)
-    attrs: dict[str, Any] = {"calibration": calibration, "dependence": dependence}
+    attrs: dict[str, Any] = {
+        "calibration": calibration,
+        "dependence": dependence,
+        "merged_judges": json.dumps([list(g) for g in duplicates] if merge_duplicates else []),
+    }
     if calibration == "random":
         check = panel_calibration_check(data)
         attrs["calibration_check"] = json.dumps(check.to_dict())
@@ -369,6 +442,7 @@ def fit_panel(
         start={AFFINE_VARIABLE: np.zeros(shift.size)},
     )
     judges = list(data.judges)
+    latest: list[PanelPredictiveCheck] = []
 
     def complete(trace: xr.DataTree, rng: np.random.Generator) -> xr.DataTree:
         posterior = (
@@ -401,7 +475,7 @@ def fit_panel(
             },
             coords={"judge": judges},
         )
-        return xr.DataTree.from_dict(
+        tree = xr.DataTree.from_dict(
             {
                 "posterior": posterior,
                 "posterior_predictive": predictive,
@@ -410,6 +484,9 @@ def fit_panel(
                 "constant_data": constant,
             }
         )
+        latest[:] = [panel_predictive_check(posterior, patterns, random_seed=rng)]
+        tree.attrs["predictive_check"] = json.dumps(latest[0].to_dict())
+        return tree
 
     checked = ["pi", "judged_rate", "se", "sp", "j"]
     reported = ["pi", "se", "sp", "j"]
@@ -438,6 +515,7 @@ def fit_panel(
         prob=prob,
         check_vars=checked,
         mcse_vars=reported,
+        family_checks=lambda _: latest[0].checks(),
         attrs=attrs,
     )
     tree.attrs["best_rule"] = tree["posterior"].attrs.get("best_rule", "")

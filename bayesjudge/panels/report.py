@@ -107,7 +107,7 @@ def warnings_of(analysis: PanelAnalysis) -> list[str]:
     >>> class A:  # a stand-in with what the function reads
     ...     passed, diagnostics, calibration = True, None, "by_class"
     ...     calibration_check = type("C", (), {"consistent": True})()
-    ...     judges = {}
+    ...     judges, merged_judges = {}, ()
     >>> warnings_of(A())
     []
     """
@@ -115,6 +115,12 @@ def warnings_of(analysis: PanelAnalysis) -> list[str]:
     if not analysis.passed:
         failed = "; ".join(c.describe() for c in analysis.diagnostics.failures[:4])
         out.append(f"The posterior FAILED its diagnostics ({failed}); do not trust it yet.")
+    for group in analysis.merged_judges:
+        named = " and ".join(group)
+        out.append(
+            f"Judges {named} gave the same verdict on every item: they are one judge listed "
+            f"more than once, fitted once as {group[0]}."
+        )
     check = analysis.calibration_check
     if not check.consistent:
         design = (

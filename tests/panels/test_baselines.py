@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from bayesjudge.panels.baselines import (
+    RANDOM_SAMPLE_NOTE,
     dawid_skene,
     dawid_skene_em,
     judge_ppi_plus_plus,
@@ -166,3 +167,21 @@ def test_panel_baselines_table():
     assert row["method"] == "rogan_gladen_delta"
     assert np.isnan(row["estimate"])
     assert "no better than chance" in row["note"]
+
+
+@pytest.mark.parametrize("gold", ["random", "balanced"])
+def test_rows_that_assume_a_random_gold_sample_say_so(gold):
+    """Each judge's PPI++ row carries the note of rank's difference rows, whatever the gold set."""
+    sim = simulate_panel(
+        pi=0.3,
+        se=[0.85, 0.8],
+        sp=[0.8, 0.9],
+        n_unlabelled=600,
+        n_gold=120,
+        gold=gold,
+        random_seed=11,
+    )
+    for e in panel_estimates(sim.data):
+        assumes = RANDOM_SAMPLE_NOTE in e.estimate.notes
+        assert assumes == (e.estimate.method == "ppi_plus_plus"), (e.judge, e.estimate.method)
+    assert RANDOM_SAMPLE_NOTE == "assumes the gold-labelled items are a random sample"

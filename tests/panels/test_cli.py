@@ -302,3 +302,34 @@ def test_report_states_why_a_rule_is_best_in_words(json_run, readable_report):
     assert claim in page
     if top["rule"] != best:  # the rule with the largest J is named beside it
         assert f"has the largest J ({top['j']['mean']:.2f}" in summary
+
+
+def _contrary_panel(path):
+    """Judge b contradicts judge a on half the items: a dependence no loading >= 0 can make."""
+    rng = np.random.default_rng(0)
+    n, n_gold = 1500, 150
+    y = rng.random(n) < 0.5
+
+    def judge(se, sp):
+        return np.where(y, rng.random(n) < se, rng.random(n) < 1 - sp).astype(int)
+
+    a = judge(0.85, 0.8)
+    b = np.where(rng.random(n) < 0.5, 1 - a, judge(0.85, 0.8))
+    c = judge(0.8, 0.85)
+    label = pd.array(np.where(np.arange(n) < n_gold, y, np.nan), dtype="Float64").astype("Int64")
+    frame = pd.DataFrame({"item": np.arange(n), "label": label, "a": a, "b_contrary": b, "c": c})
+    frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::bayesjudge.errors.FitWarning")
+def test_a_panel_the_model_cannot_reproduce_exits_3_naming_the_pattern(tmp_path, capsys):
+    path = _contrary_panel(tmp_path / "contrary.csv")
+    argv = ["panel", str(path), "--json", "--draws", "300", "--tune", "300", "--chains", "2"]
+    assert main([*argv, "--no-progress", "--random-seed", "1"]) == EXIT_DIAGNOSTICS
+    captured = capsys.readouterr()
+    assert "ppc_tail_prob(patterns[fail]; most off: pattern[fail: a=" in captured.err
+    payload = json.loads(captured.out)
+    assert payload["diagnostics"]["passed"] is False
+    assert any(f.startswith("ppc_tail_prob(patterns[") for f in payload["diagnostics"]["failures"])
