@@ -167,8 +167,13 @@ class PanelAnalysis:
         return dict(json.loads(self.posterior.attrs["predictive_check"]))
 
     def diagnostics_dict(self) -> dict[str, Any]:
-        """Return the ``diagnostics`` block of the JSON output (as ``bayesjudge estimate``)."""
-        return self.diagnostics.json_block(method="nuts", attempts=self.attempts)
+        """Return the ``diagnostics`` block of the JSON output (as ``bayesjudge estimate``).
+
+        It carries the posterior predictive check under ``predictive_check``
+        (:attr:`predictive_check`), whose failed tests are among the ``failures``.
+        """
+        block = self.diagnostics.json_block(method="nuts", attempts=self.attempts)
+        return {**block, "predictive_check": self.predictive_check}
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON object of ``bayesjudge panel --json``.

@@ -141,8 +141,12 @@ def test_json_schema_is_exactly_as_specified(json_run):
         "divergences",
         "failures",
         "attempts",
+        "predictive_check",
     }
     assert payload["diagnostics"]["passed"] is True
+    check = payload["diagnostics"]["predictive_check"]
+    assert check["passed"] is True
+    assert {"passed", "level", "threshold", "rule", "failures", "tests", "statistics"} <= set(check)
     for row in payload["estimates"]:
         assert ("judge" in row) != ("rule" in row)
         assert {"method", "estimate", "low", "high", "prob", "note"} <= set(row)
