@@ -86,11 +86,14 @@ def _log_prob_j_positive(se: tuple[float, float], sp: tuple[float, float]) -> fl
         s = float(special.betaincinv(se[0], se[1], u))
         return float(special.betainc(sp[1], sp[0], s))  # P(Sp > 1 - s) = I_s(b_p, a_p)
 
-    low, _ = integrate.quad(below, 0.0, 1.0, epsabs=1e-14, epsrel=1e-10, limit=400)
-    if low < 0.5:  # the mass on J <= 0 is the small one: log(1 - low) is accurate
-        return float(np.log1p(-min(max(low, 0.0), 1.0)))
-    with warnings.catch_warnings():  # a tiny mass on J > 0 wants relative accuracy only
+    # the integrands are probabilities, bounded in [0, 1]; where the posteriors are sharp they
+    # are steep, and QUADPACK's roundoff warnings there do not mean a divergent integral
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore", integrate.IntegrationWarning)
+        low, _ = integrate.quad(below, 0.0, 1.0, epsabs=1e-14, epsrel=1e-10, limit=400)
+        if low < 0.5:  # the mass on J <= 0 is the small one: log(1 - low) is accurate
+            return float(np.log1p(-min(max(low, 0.0), 1.0)))
+        # a small mass on J > 0 needs relative accuracy only
         high, _ = integrate.quad(above, 0.0, 1.0, epsabs=0.0, epsrel=1e-10, limit=400)
     return float(np.log(max(high, 1e-300)))
 
@@ -416,14 +419,13 @@ def _as_per_system(posterior: xr.Dataset, systems: Sequence[str]) -> xr.Dataset:
     for name in ("se", "sp", "j"):
         if name in out and "system" not in out[name].dims:
             out[name] = out[name].expand_dims(system=list(systems), axis=-1)
-    if "se_shared" not in out:
-        se = posterior["se"]
-        sp = posterior["sp"]
-        out["se_shared"] = se if "system" not in se.dims else se.isel(system=0, drop=True)
-        out["sp_shared"] = sp if "system" not in sp.dims else sp.isel(system=0, drop=True)
-        zero = xr.zeros_like(out["se_shared"])
-        out["sigma_se"] = zero
-        out["sigma_sp"] = zero
+    for name in ("se", "sp"):
+        if name in posterior and f"{name}_shared" not in out:
+            rate = posterior[name]
+            out[f"{name}_shared"] = (
+                rate.isel(system=0, drop=True) if "system" in rate.dims else rate
+            )
+            out[f"sigma_{name}"] = xr.zeros_like(out[f"{name}_shared"])
     return out
 
 
