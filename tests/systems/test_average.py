@@ -182,8 +182,9 @@ def test_issue_and_differential_datasets_get_the_right_weight():
     assert differential.weight_shared == pytest.approx(0.217, abs=0.001)
 
 
-def test_default_fits_both_judges_and_reports_the_weight(monkeypatch, make_tree):
-    data = _issue_data()
+@pytest.fixture
+def fake_fits(monkeypatch, make_tree):
+    """Replace the sampler: each judge model gets a synthetic posterior of its own."""
     calls = []
 
     def fake_fit(data, *, judge, **options):
@@ -195,6 +196,12 @@ def test_default_fits_both_judges_and_reports_the_weight(monkeypatch, make_tree)
         return tree
 
     monkeypatch.setattr(analysis_module, "fit_systems", fake_fit)
+    return calls
+
+
+def test_default_fits_both_judges_and_reports_the_weight(fake_fits):
+    data = _issue_data()
+    calls = fake_fits
     analysis = analysis_module.analyze_systems(data, random_seed=3)
     assert sorted(calls) == [("shared", "auto"), ("system", "auto")]
     weight = _evidence(data).weight_shared
@@ -239,3 +246,28 @@ def test_differential_judge_keeps_the_per_system_answer():
     assert analysis.judge.evidence.weight_shared < 0.5
     d = _difference(analysis).diff
     assert d.eti.low < 0.0 < d.eti.high
+
+
+def test_terminal_and_report_say_the_weight_and_what_it_rests_on(fake_fits, tmp_path, capsys):
+    from bayesjudge.cli.app import main
+    from bayesjudge.systems.report import rank_reading
+
+    data = _issue_data()
+    analysis = analysis_module.analyze_systems(data, random_seed=3)
+    weight = analysis.judge.evidence.weight_shared
+    c = data.system_counts()
+    words = f"passing {c.x0[0]} of {c.m0[0]} wrong answers of A and {c.x0[1]} of {c.m0[1]} of B"
+    reading = " ".join(rank_reading(analysis))
+    assert f"one judge for all systems (weight {weight:.2f})" in reading
+    assert words in reading
+    path = tmp_path / "s.csv"
+    simulate_systems(
+        [0.599, 0.697], n_unlabelled=1350, n_labelled=150, se=0.9, sp=0.8, random_seed=0
+    ).frame.to_csv(path, index=False)
+    assert main(["rank", str(path), "--random-seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert f"Judge: the answers average one judge for all systems (weight {weight:.2f})" in out
+    assert words in out
+    assert main(["rank", str(path), "--random-seed", "3", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["judge"]["average"]["weight_shared"] == pytest.approx(weight)
