@@ -110,6 +110,37 @@ def replicate(judge: str, pi: tuple[float, float], sp: tuple[float, float], seed
     return rows
 
 
+def weights(seeds: int = 100) -> str:
+    """The weight of one judge over ``seeds`` data sets of each judge (no fits: seconds)."""
+    from bayesjudge.systems.average import judge_evidence
+    from bayesjudge.systems.data import SystemsData
+    from bayesjudge.systems.simulate import simulate_systems
+
+    lines = [
+        "| judge Sp (A, B) | data sets | median weight | 10% and 90% quantiles | > 0.9 | < 0.1 |",
+        "|---|---|---|---|---|---|",
+    ]
+    for sp, pi in (
+        ((0.8, 0.8), (0.599, 0.697)),
+        ((0.85, 0.75), (0.65, 0.65)),
+        ((0.9, 0.65), (0.65, 0.65)),
+    ):
+        w = []
+        for seed in range(seeds):
+            sim = simulate_systems(
+                list(pi), n_unlabelled=1350, n_labelled=150, se=0.9, sp=list(sp), random_seed=seed
+            )
+            c = SystemsData.from_frame(sim.frame).system_counts()
+            w.append(judge_evidence(("A", "B"), x1=c.x1, m1=c.m1, x0=c.x0, m0=c.m0).weight_shared)
+        arr = np.array(w)
+        q10, q90 = np.quantile(arr, [0.1, 0.9])
+        lines.append(
+            f"| {sp[0]:.2f}, {sp[1]:.2f} | {seeds} | {np.median(arr):.3f} | {q10:.3f}, {q90:.3f} "
+            f"| {np.mean(arr > 0.9):.2f} | {np.mean(arr < 0.1):.2f} |"
+        )
+    return "\n".join(lines)
+
+
 def summarize(command: str, started: str) -> Path:
     with RAW.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
@@ -147,7 +178,10 @@ def summarize(command: str, started: str) -> Path:
         "one judge given the gold labels. A winner is declared when P(B > A) >= 0.975 or "
         "<= 0.025: at difference 0.10 that is the power, at 0 the false declarations. "
         f"Each replicate (two fits of 4 x 1,000 draws) took {np.median(secs):.0f} s "
-        f"(median).\n\n" + "\n".join(lines) + "\n\nRaw rows: `rank_judge_default_raw.csv`."
+        f"(median).\n\n" + "\n".join(lines) + "\n\nRaw rows: `rank_judge_default_raw.csv`.\n\n"
+        "The weight of one judge alone (no fits), on 100 data sets of the same design per "
+        "judge (seeds 0 to 99; true rates 0.599 and 0.697 for the shared judge, 0.65 and 0.65 "
+        "otherwise):\n\n" + weights()
     )
     return record("rank_judge_default", "rank: the default judge, calibration", command, body)
 
