@@ -8,9 +8,10 @@ posterior draws (:mod:`~bayesjudge.systems.rank`), an exact reference for the pa
 two-system model (:mod:`~bayesjudge.systems.exact`), item-response numerics
 (:mod:`~bayesjudge.systems.irt`), the paired models' predictive check
 (:mod:`~bayesjudge.systems.predictive`), the weight of one judge and the average of the
-shared and per-system fits (:mod:`~bayesjudge.systems.average`), the fit (:mod:`~bayesjudge.systems.fit`), the analysis
-(:mod:`~bayesjudge.systems.analysis`), the report (:mod:`~bayesjudge.systems.report`) and seeded
-simulators (:mod:`~bayesjudge.systems.simulate`).
+shared and per-system fits (:mod:`~bayesjudge.systems.average`), the fit
+(:mod:`~bayesjudge.systems.fit`), the analysis (:mod:`~bayesjudge.systems.analysis`), the
+report (:mod:`~bayesjudge.systems.report`) and seeded simulators
+(:mod:`~bayesjudge.systems.simulate`).
 The PyMC models live in :mod:`bayesjudge.models.systems`; nothing here imports PyMC.
 """
 
