@@ -7,9 +7,11 @@ difference of success rates (:mod:`~bayesjudge.systems.baselines`), ranking summ
 posterior draws (:mod:`~bayesjudge.systems.rank`), an exact reference for the paired
 two-system model (:mod:`~bayesjudge.systems.exact`), item-response numerics
 (:mod:`~bayesjudge.systems.irt`), the paired models' predictive check
-(:mod:`~bayesjudge.systems.predictive`), the fit (:mod:`~bayesjudge.systems.fit`), the analysis
-(:mod:`~bayesjudge.systems.analysis`), the report (:mod:`~bayesjudge.systems.report`) and seeded
-simulators (:mod:`~bayesjudge.systems.simulate`).
+(:mod:`~bayesjudge.systems.predictive`), the weight of one judge and the average of the
+shared and per-system fits (:mod:`~bayesjudge.systems.average`), the fit
+(:mod:`~bayesjudge.systems.fit`), the analysis (:mod:`~bayesjudge.systems.analysis`), the
+report (:mod:`~bayesjudge.systems.report`) and seeded simulators
+(:mod:`~bayesjudge.systems.simulate`).
 The PyMC models live in :mod:`bayesjudge.models.systems`; nothing here imports PyMC.
 """
 
@@ -21,6 +23,8 @@ _NAMES = {
     "difference_baselines": ".baselines",
     "difference_baselines_frame": ".baselines",
     "fit_systems": ".fit",
+    "judge_evidence": ".average",
+    "JudgeEvidence": ".average",
     "mcnemar_test": ".baselines",
     "naive_difference": ".baselines",
     "pair_verdicts": ".predictive",

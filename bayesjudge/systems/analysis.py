@@ -16,8 +16,12 @@ With :math:`D` posterior draws :math:`\pi^{(d)}`:
   *reversals*: pairs the naive ranking puts in one order and the posterior, more likely than
   not, in the other;
 * the judge: its Se and Sp (shared, or the population centre of a system-specific judge) and
-  each system's; with a system-specific judge also the spread between systems and the ranking
-  the same posterior gives if every system's verdicts are corrected with the shared Se and Sp,
+  each system's. By default (``judge="auto"``) two systems with gold labels of both classes
+  get the average of the shared-judge and the per-system fits, weighted by the posterior
+  probability of one judge given the gold labels (:mod:`bayesjudge.systems.average`), so the
+  data decide whether the judge is shared; with a system-specific judge also the spread
+  between systems and the ranking the same posterior gives if every system's verdicts are
+  corrected with the shared Se and Sp,
   :math:`\tilde\pi_s = (R_s + \mathrm{Sp} - 1)/(\mathrm{Se} + \mathrm{Sp} - 1)` at each draw
   (:math:`R_s` the judged pass rate), which says whether the judge's unequal treatment changes
   the ranking.
@@ -29,6 +33,7 @@ institutional performance" (1996).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,9 +47,17 @@ from bayesjudge.inference.sampling import Sampler
 from bayesjudge.inference.summary import summary_of_draws
 from bayesjudge.priors import SystemsPriors
 from bayesjudge.results import Estimate, PosteriorSummary, unchecked_diagnostics
+from bayesjudge.systems.average import JudgeEvidence, average_posteriors, judge_evidence
 from bayesjudge.systems.baselines import difference_baselines, system_baselines
 from bayesjudge.systems.data import SystemsData
-from bayesjudge.systems.fit import Calibration, JudgeChoice, PoolingChoice, fit_systems
+from bayesjudge.systems.fit import (
+    Calibration,
+    JudgeChoice,
+    PoolingChoice,
+    choose_judge,
+    choose_pooling,
+    fit_systems,
+)
 from bayesjudge.systems.rank import (
     competition_ranks,
     prob_best,
@@ -62,6 +75,7 @@ __all__ = [
     "Reversal",
     "SystemsAnalysis",
     "analyze_systems",
+    "evidence_of",
     "summarize_systems",
 ]
 
@@ -153,6 +167,10 @@ class JudgeSummary:
     pooled : bool
         System-specific judge: whether the systems' rates were partially pooled (else each
         had priors of its own).
+    evidence : JudgeEvidence or None
+        When the shared-judge and per-system fits were averaged (the default for two systems
+        with gold labels of both classes): the weight of one judge and the gold counts it
+        rests on (:mod:`bayesjudge.systems.average`); None for a single model.
     """
 
     shared: bool
@@ -165,10 +183,21 @@ class JudgeSummary:
     shared_order: tuple[str, ...] = ()
     changes_ranking: bool = False
     pooled: bool = False
+    evidence: JudgeEvidence | None = None
+
+    @property
+    def averaged(self) -> bool:
+        """Whether the shared-judge and per-system fits were averaged."""
+        return self.evidence is not None
 
     def to_dict(self) -> dict[str, Any]:
-        """Return ``{"shared", "se": S, "sp": S, "by_system": {NAME: {"se": S, "sp": S}}}``."""
-        return {
+        """Return ``{"shared", "se": S, "sp": S, "by_system": {NAME: {"se": S, "sp": S}}}``.
+
+        An averaged fit adds ``"average"``: :meth:`JudgeEvidence.to_dict
+        <bayesjudge.systems.average.JudgeEvidence.to_dict>` (``weight_shared``, the posterior
+        probability of one judge; ``rests_on``, the gold counts in words; ``gold``, the counts).
+        """
+        out: dict[str, Any] = {
             "shared": self.shared,
             "se": self.se.to_dict(),
             "sp": self.sp.to_dict(),
@@ -177,6 +206,9 @@ class JudgeSummary:
                 for name, (se, sp) in self.by_system.items()
             },
         }
+        if self.evidence is not None:
+            out["average"] = self.evidence.to_dict()
+        return out
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -389,6 +421,7 @@ def _judge_summary(
     *,
     prob: float,
     pooled: bool,
+    evidence: JudgeEvidence | None = None,
 ) -> JudgeSummary:
     systems = data.systems
     counts = data.system_counts()
@@ -429,7 +462,91 @@ def _judge_summary(
         shared_order=tuple(str(s) for s in shared_order),
         changes_ranking=shared_order != by_pi,
         pooled=pooled,
+        evidence=evidence,
     )
+
+
+def evidence_of(posterior: xr.DataTree) -> JudgeEvidence | None:
+    """Return the judge evidence recorded on an averaged fit (None for a single model).
+
+    Examples
+    --------
+    >>> evidence_of(xr.DataTree()) is None
+    True
+    """
+    text = posterior.attrs.get("judge_evidence")
+    return JudgeEvidence.from_json(text) if isinstance(text, str) else None
+
+
+def _averages(data: SystemsData, judge: str, pooling: PoolingChoice) -> bool:
+    """Whether the default averages the shared and per-system judges on ``data``."""
+    if judge != "auto" or choose_judge(data, "auto") != "system":
+        return False
+    return choose_pooling(data, "system", pooling) == "none"
+
+
+def _renamed_checks(diagnostics: Diagnostics, label: str) -> tuple[Any, ...]:
+    from dataclasses import replace
+
+    return tuple(replace(c, variable=f"{c.variable} ({label})") for c in diagnostics.checks)
+
+
+def _averaged_fit(
+    data: SystemsData,
+    *,
+    pooling: PoolingChoice,
+    priors: SystemsPriors | None,
+    random_seed: int | None,
+    **options: Any,
+) -> xr.DataTree:
+    """Fit the models the average needs and mix their draws (module docstring)."""
+    priors = SystemsPriors() if priors is None else priors
+    counts = data.system_counts()
+    evidence = judge_evidence(
+        data.systems,
+        x1=counts.x1,
+        m1=counts.m1,
+        x0=counts.x0,
+        m0=counts.m0,
+        se=priors.se,
+        sp=priors.sp,
+    )
+    fits = {
+        kind: fit_systems(
+            data,
+            judge="shared" if kind == "shared" else "system",
+            pooling=pooling,
+            priors=priors,
+            random_seed=random_seed,
+            **options,
+        )
+        for kind in evidence.fitted
+    }
+    if len(fits) == 1:  # the other model would get fewer than 1 in 1,000 draws
+        tree = next(iter(fits.values()))
+        tree.attrs["judge_evidence"] = evidence.to_json()
+        return tree
+    shared, system = fits["shared"], fits["system"]
+    mixed = average_posteriors(
+        shared["posterior"].to_dataset(),
+        system["posterior"].to_dataset(),
+        evidence.weight_shared,
+        random_seed=random_seed,
+    )
+    one, each = diagnostics_of(shared), diagnostics_of(system)
+    diagnostics = Diagnostics(
+        _renamed_checks(one, "one judge") + _renamed_checks(each, "judge per system"), one.prob
+    )
+    attempts = [a.to_dict() for a in (*attempts_of(shared), *attempts_of(system))]
+    tree = xr.DataTree.from_dict({"posterior": mixed})
+    tree.attrs = {
+        **system.attrs,
+        "judge": "averaged",
+        "diagnostics": json.dumps(diagnostics.to_dict()),
+        "attempts": json.dumps(attempts),
+        "judge_evidence": evidence.to_json(),
+    }
+    return tree
 
 
 def summarize_systems(
@@ -519,7 +636,12 @@ def summarize_systems(
         reversals=reversals,
         # fits recorded before the pooling option always pooled a system-specific judge
         judge=_judge_summary(
-            draws, data, pi, prob=prob, pooled=posterior.attrs.get("pooling") != "none"
+            draws,
+            data,
+            pi,
+            prob=prob,
+            pooled=posterior.attrs.get("pooling") != "none",
+            evidence=evidence_of(posterior),
         ),
         estimates=tuple(estimates),
         prob=prob,
@@ -579,19 +701,22 @@ def analyze_systems(
     ('B', 'A')
     """
     prob = check_prob(prob)
-    posterior = fit_systems(
-        data,
-        judge=judge,
-        pooling=pooling,
-        calibration=calibration,
-        priors=priors,
-        draws=draws,
-        tune=tune,
-        chains=chains,
-        target_accept=target_accept,
-        random_seed=random_seed,
-        progressbar=progressbar,
-        sampler=sampler,
-        prob=prob,
-    )
+    options: dict[str, Any] = {
+        "calibration": calibration,
+        "draws": draws,
+        "tune": tune,
+        "chains": chains,
+        "target_accept": target_accept,
+        "progressbar": progressbar,
+        "sampler": sampler,
+        "prob": prob,
+    }
+    if isinstance(data, SystemsData) and _averages(data, judge, pooling):
+        posterior = _averaged_fit(
+            data, pooling=pooling, priors=priors, random_seed=random_seed, **options
+        )
+    else:
+        posterior = fit_systems(
+            data, judge=judge, pooling=pooling, priors=priors, random_seed=random_seed, **options
+        )
     return summarize_systems(posterior, data, prob=prob, random_seed=random_seed, priors=priors)

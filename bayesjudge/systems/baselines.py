@@ -763,7 +763,10 @@ def system_baselines(data: SystemsData, *, prob: float = 0.95) -> list[tuple[str
     and its delta-method interval (Rogan and Gladen 1978); ``ppi_plus_plus``, PPI++ from the
     system's own gold-labelled answers only (Angelopoulos, Duchi and Zrnic 2023), not
     identifiable for a system without them. All three come from
-    :mod:`bayesjudge.prevalence` on the system's six counts.
+    :mod:`bayesjudge.prevalence` on the system's six counts. PPI++ assumes the system's gold
+    answers are a random sample of its answers: when the judge passes them at a rate different
+    from its unlabelled ones (:func:`bayesjudge.prevalence.calibration_check`, the rule of
+    ``bayesjudge estimate`` and of the reports' warning), its row carries that note.
 
     Examples
     --------
@@ -774,7 +777,13 @@ def system_baselines(data: SystemsData, *, prob: float = 0.95) -> list[tuple[str
     [('A', 'naive'), ('A', 'rogan_gladen_delta'), ('A', 'ppi_plus_plus')]
     """
     from bayesjudge.errors import NotIdentifiableError
-    from bayesjudge.prevalence import JudgeCounts, naive, ppi_plus_plus, rogan_gladen
+    from bayesjudge.prevalence import (
+        JudgeCounts,
+        calibration_check,
+        naive,
+        ppi_plus_plus,
+        rogan_gladen,
+    )
 
     def guarded(
         method: str, estimator: Callable[..., Estimate], counts: object, **kw: object
@@ -811,14 +820,12 @@ def system_baselines(data: SystemsData, *, prob: float = 0.95) -> list[tuple[str
                 )
             )
         else:
-            rows.append(
-                (
-                    system,
-                    guarded(
-                        "ppi_plus_plus",
-                        ppi_plus_plus,
-                        JudgeCounts(**own, n=n, k=k),
-                    ),
-                )
-            )
+            own_counts = JudgeCounts(**own, n=n, k=k)
+            ppi = guarded("ppi_plus_plus", ppi_plus_plus, own_counts)
+            # the rule of estimate's rows and of the reports' warning: the judge passes the
+            # system's gold answers and its unlabelled ones at different rates
+            check = calibration_check(own_counts)
+            if not check.consistent and ppi.estimate is not None:
+                ppi = replace(ppi, notes=(*ppi.notes, check.note()))
+            rows.append((system, ppi))
     return rows

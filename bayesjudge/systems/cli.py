@@ -164,7 +164,9 @@ def _print(args: argparse.Namespace, analysis: Any) -> None:
     else:
         echo("The correction reverses no pair of the naive ranking.")
     judge = analysis.judge
-    if judge.shared:
+    if judge.evidence is not None:
+        echo(escape_terminal(judge.evidence.sentence()))
+    elif judge.shared:
         echo(
             f"Judge: one Se and Sp for every system (Se {judge.se.mean:.3f}, Sp "
             f"{judge.sp.mean:.3f}); gold labels of both classes for "
@@ -300,7 +302,9 @@ def register(commands: Any) -> None:
         choices=["auto", "shared", "system"],
         default="auto",
         help="shared: one Se and Sp for every system; system: each system's Se and Sp; auto "
-        "(default): system when two or more systems have gold labels of both classes",
+        "(default): for two systems with gold labels of both classes, the average of the two "
+        "weighted by the posterior probability of one judge given the gold labels; otherwise "
+        "system when two or more systems have gold labels of both classes, else shared",
     )
     sub.add_argument(
         "--pooling",

@@ -164,7 +164,10 @@ def rank_reading(analysis: SystemsAnalysis) -> list[str]:
     else:
         lines.append("Correcting the judge's errors reverses no pair of the naive ranking.")
     judge = analysis.judge
-    if judge.shared:
+    if judge.evidence is not None:
+        text = judge.evidence.sentence().removeprefix("Judge: ")
+        lines.append(text[:1].upper() + text[1:])
+    elif judge.shared:
         why = (
             f"only {len(judge.calibrated)} system(s) have gold labels of both classes, too few "
             "to tell"
@@ -340,6 +343,11 @@ def rank_summary(analysis: SystemsAnalysis) -> ReportSummary:
         answer=rank_answer(analysis),
     )
     judge = "each system's own judge errors" if not analysis.judge.shared else "the judge's errors"
+    if analysis.judge.evidence is not None:
+        judge = (
+            "the judge's errors (one judge for all and a judge per system, averaged with the "
+            "weight the gold labels give each)"
+        )
     trust = (
         f"The Bayesian model: it corrects every system for {judge}, estimated from the gold "
         "labels, and uses the pairing of items when the systems answered the same ones. The "
@@ -424,6 +432,11 @@ def write_rank_report(
         reversal_html = table_html(reversals) if reversals is not None else "<p>No reversals.</p>"
         how = "partially pooled" if analysis.judge.pooled else "no pooling"
         judge_text = "shared" if analysis.judge.shared else f"per system ({how})"
+        if analysis.judge.evidence is not None:
+            judge_text = (
+                f"averaged: one judge with weight {analysis.judge.evidence.weight_shared:.2f}, "
+                "a judge per system with the rest"
+            )
         body = f"""{rank_summary(analysis).to_html()}
 <h2>Corrected ranking beside the naive one ({100 * analysis.prob:g}% intervals)</h2>
 {table_html(ranking)}

@@ -320,3 +320,34 @@ def test_system_baselines_report_a_chance_judge_as_not_identifiable():
     assert rows[("a", "rogan_gladen_delta")].estimate is None
     assert "no better than chance" in rows[("a", "rogan_gladen_delta")].notes[0]
     assert rows[("b", "ppi_plus_plus")].identifiable
+
+
+def _balanced_gold_frame(balanced: bool) -> pd.DataFrame:
+    """Two systems, 1,000 unlabelled answers each (judged PASS 80% and 70% of the time), and
+    100 gold answers each: 50 right and 50 wrong (class-balanced) or 80 right and 20 wrong."""
+    rows = []
+    for system, passed in (("A", 800), ("B", 700)):
+        rows += [(system, None, int(i < passed)) for i in range(1000)]
+        right = 50 if balanced else 80
+        rows += [(system, 1, int(i < 0.9 * right)) for i in range(right)]
+        rows += [(system, 0, int(i < 0.1 * (100 - right))) for i in range(100 - right)]
+    return pd.DataFrame(rows, columns=["system", "label", "verdict"])
+
+
+def test_ppi_rows_of_each_system_say_when_the_gold_set_is_not_a_random_sample():
+    from bayesjudge.systems.baselines import system_baselines
+
+    balanced = system_baselines(SystemsData.from_frame(_balanced_gold_frame(True)))
+    ppi = [(s, e) for s, e in balanced if e.method == "ppi_plus_plus"]
+    assert [s for s, _ in ppi] == ["A", "B"]
+    for _, e in ppi:
+        assert any("assumes the gold items are a random sample" in n for n in e.notes)
+    # the same rule as estimate's rows: A's gold answers are judged PASS 50% of the time against
+    # 80% of its unlabelled ones
+    assert "passes 50% of gold items and 80% of test items" in ppi[0][1].notes[-1]
+    others = [e for _, e in balanced if e.method != "ppi_plus_plus"]
+    assert not any("random sample" in n for e in others for n in e.notes)
+    random_like = system_baselines(SystemsData.from_frame(_balanced_gold_frame(False)))
+    assert not any(
+        "random sample" in n for _, e in random_like if e.method == "ppi_plus_plus" for n in e.notes
+    )
