@@ -34,7 +34,7 @@ institutional performance" (1996).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -437,7 +437,14 @@ def _judge_summary(
             summary_of_draws("se", se_all, prob=prob),
             summary_of_draws("sp", sp_all, prob=prob),
         )
-        return JudgeSummary(True, s_se, s_sp, {name: (s_se, s_sp) for name in systems}, calibrated)
+        return JudgeSummary(
+            True,
+            s_se,
+            s_sp,
+            {name: (s_se, s_sp) for name in systems},
+            calibrated,
+            evidence=evidence,
+        )
     se_c = _flat(posterior, "se_shared", systems)
     sp_c = _flat(posterior, "sp_shared", systems)
     by_system = {
@@ -485,9 +492,13 @@ def _averages(data: SystemsData, judge: str, pooling: PoolingChoice) -> bool:
     return choose_pooling(data, "system", pooling) == "none"
 
 
-def _renamed_checks(diagnostics: Diagnostics, label: str) -> tuple[Any, ...]:
-    from dataclasses import replace
+def _misfits(diagnostics: Diagnostics) -> bool:
+    """Whether a fit converged but failed its posterior predictive check (only that)."""
+    failures = diagnostics.failures
+    return bool(failures) and all(c.name == "ppc_tail_prob" for c in failures)
 
+
+def _renamed_checks(diagnostics: Diagnostics, label: str) -> tuple[Any, ...]:
     return tuple(replace(c, variable=f"{c.variable} ({label})") for c in diagnostics.checks)
 
 
@@ -527,13 +538,24 @@ def _averaged_fit(
         tree.attrs["judge_evidence"] = evidence.to_json()
         return tree
     shared, system = fits["shared"], fits["system"]
+    one, each = diagnostics_of(shared), diagnostics_of(system)
+    misfit = [kind for kind, d in (("shared", one), ("system", each)) if _misfits(d)]
+    if len(misfit) == 1:  # the data reject one model that converged: the answer is the other's
+        bad = misfit[0]
+        evidence = replace(
+            evidence,
+            set_aside=bad,
+            set_aside_checks=tuple(c.variable for c in (one if bad == "shared" else each).failures),
+        )
+        tree = fits["system" if bad == "shared" else "shared"]
+        tree.attrs["judge_evidence"] = evidence.to_json()
+        return tree
     mixed = average_posteriors(
         shared["posterior"].to_dataset(),
         system["posterior"].to_dataset(),
         evidence.weight_shared,
         random_seed=random_seed,
     )
-    one, each = diagnostics_of(shared), diagnostics_of(system)
     diagnostics = Diagnostics(
         _renamed_checks(one, "one judge") + _renamed_checks(each, "judge per system"), one.prob
     )

@@ -178,6 +178,12 @@ class JudgeEvidence:
         Prior probability :math:`q` of a shared judge.
     weight_shared : float
         Posterior probability of a shared judge given the gold labels, :math:`w`.
+    set_aside : {"shared", "system"} or None
+        The model left out of the average because it failed its posterior predictive check
+        while the other passed (:func:`bayesjudge.systems.analysis.analyze_systems`): the
+        answer is then the other model's alone. None when both were kept.
+    set_aside_checks : tuple of str
+        The quantities whose predictive check the set-aside model failed.
     """
 
     systems: tuple[str, ...]
@@ -188,6 +194,43 @@ class JudgeEvidence:
     log_bayes_factor: float
     prior_shared: float
     weight_shared: float
+    set_aside: str | None = None
+    set_aside_checks: tuple[str, ...] = ()
+
+    @property
+    def weight_used(self) -> float:
+        """The weight the answer gives one judge.
+
+        :attr:`weight_shared`, or 0 or 1 when a model was set aside for misfit.
+
+        Examples
+        --------
+        >>> ev = judge_evidence(["A", "B"], x1=[80, 80], m1=[90, 90], x0=[12, 12], m0=[60, 60])
+        >>> ev.weight_used == ev.weight_shared
+        True
+        """
+        if self.set_aside == "shared":
+            return 0.0
+        if self.set_aside == "system":
+            return 1.0
+        return self.weight_shared
+
+    def models_text(self) -> str:
+        """Return which judge model(s) the answer rests on, in a few words.
+
+        Examples
+        --------
+        >>> ev = judge_evidence(["A", "B"], x1=[80, 80], m1=[90, 90], x0=[12, 12], m0=[60, 60])
+        >>> ev.models_text()
+        'averaged: one judge with weight 0.97, a judge per system with the rest'
+        """
+        if self.set_aside is not None:
+            kept = "a judge per system" if self.set_aside == "shared" else "one judge for all"
+            return f"{kept} (the other model did not fit the data)"
+        return (
+            f"averaged: one judge with weight {self.weight_shared:.2f}, "
+            "a judge per system with the rest"
+        )
 
     @property
     def fitted(self) -> tuple[str, ...]:
@@ -247,6 +290,18 @@ class JudgeEvidence:
         >>> ev.sentence()[:72]
         'Judge: the answers average one judge for all systems (weight 0.97) and a'
         """
+        if self.set_aside is not None:
+            bad, kept = (
+                ("one judge for all systems", "a judge per system")
+                if self.set_aside == "shared"
+                else ("a judge per system", "one judge for all systems")
+            )
+            return (
+                f"Judge: {kept} alone: the model of {bad} (weight {self.weight_shared:.2f} from "
+                f"the gold labels) did not fit the data (its posterior predictive check failed "
+                f"for {', '.join(self.set_aside_checks)}), so it was set aside; "
+                f"{self.counts_sentence()}."
+            )
         return (
             f"Judge: the answers average one judge for all systems (weight "
             f"{self.weight_shared:.2f}) and a judge per system (weight "
@@ -262,13 +317,20 @@ class JudgeEvidence:
         Examples
         --------
         >>> ev = judge_evidence(["A", "B"], x1=[80, 80], m1=[90, 90], x0=[12, 12], m0=[60, 60])
-        >>> sorted(ev.to_dict())
-        ['gold', 'log_bayes_factor', 'prior_shared', 'reading', 'rests_on', 'weight_shared']
+        >>> sorted(ev.to_dict())  # doctest: +NORMALIZE_WHITESPACE
+        ['gold', 'log_bayes_factor', 'prior_shared', 'reading', 'rests_on', 'set_aside',
+         'weight_shared', 'weight_used']
         """
         return {
             "weight_shared": self.weight_shared,
             "prior_shared": self.prior_shared,
             "log_bayes_factor": self.log_bayes_factor,
+            "weight_used": self.weight_used,
+            "set_aside": (
+                None
+                if self.set_aside is None
+                else {"model": self.set_aside, "failed_checks": list(self.set_aside_checks)}
+            ),
             "reading": self.reading(),
             "rests_on": self.counts_sentence(),
             "gold": {
@@ -291,6 +353,8 @@ class JudgeEvidence:
                 "log_bayes_factor": self.log_bayes_factor,
                 "prior_shared": self.prior_shared,
                 "weight_shared": self.weight_shared,
+                "set_aside": self.set_aside,
+                "set_aside_checks": list(self.set_aside_checks),
             }
         )
 
@@ -311,6 +375,8 @@ class JudgeEvidence:
             log_bayes_factor=float(v["log_bayes_factor"]),
             prior_shared=float(v["prior_shared"]),
             weight_shared=float(v["weight_shared"]),
+            set_aside=v.get("set_aside"),
+            set_aside_checks=tuple(str(c) for c in v.get("set_aside_checks", ())),
         )
 
     def __eq__(self, other: object) -> bool:

@@ -343,7 +343,7 @@ def rank_summary(analysis: SystemsAnalysis) -> ReportSummary:
         answer=rank_answer(analysis),
     )
     judge = "each system's own judge errors" if not analysis.judge.shared else "the judge's errors"
-    if analysis.judge.evidence is not None:
+    if analysis.judge.evidence is not None and analysis.judge.evidence.set_aside is None:
         judge = (
             "the judge's errors (one judge for all and a judge per system, averaged with the "
             "weight the gold labels give each)"
@@ -433,10 +433,7 @@ def write_rank_report(
         how = "partially pooled" if analysis.judge.pooled else "no pooling"
         judge_text = "shared" if analysis.judge.shared else f"per system ({how})"
         if analysis.judge.evidence is not None:
-            judge_text = (
-                f"averaged: one judge with weight {analysis.judge.evidence.weight_shared:.2f}, "
-                "a judge per system with the rest"
-            )
+            judge_text = analysis.judge.evidence.models_text()
         body = f"""{rank_summary(analysis).to_html()}
 <h2>Corrected ranking beside the naive one ({100 * analysis.prob:g}% intervals)</h2>
 {table_html(ranking)}

@@ -221,6 +221,58 @@ def test_default_fits_both_judges_and_reports_the_weight(fake_fits):
     assert "average" not in explicit.to_dict()["judge"]
 
 
+def _with_failed_predictive_check(tree, variable):
+    """The tree with one failed posterior predictive check added to its diagnostics."""
+    from bayesjudge.inference.diagnostics import Check, Diagnostics
+
+    diagnostics = Diagnostics.from_dict(json.loads(tree.attrs["diagnostics"]))
+    failed = Check("ppc_tail_prob", variable, 0.001, 0.01, ">=", False)
+    tree.attrs["diagnostics"] = json.dumps(
+        Diagnostics((*diagnostics.checks, failed), diagnostics.prob).to_dict()
+    )
+    return tree
+
+
+@pytest.mark.parametrize("bad", ["shared", "system"])
+def test_a_model_that_fails_its_predictive_check_is_set_aside(monkeypatch, make_tree, bad):
+    """A converged model the data reject is left out: the answer is the other model's alone."""
+    centres = {"shared": (0.6, 0.7), "system": (0.5, 0.5)}
+
+    def fake_fit(data, *, judge, **options):
+        tree = make_tree(data, centres=centres[judge], judge=judge)
+        tree.attrs["pooling"] = "" if judge == "shared" else "none"
+        if judge == "shared":
+            tree["posterior"]["judged_rate"] = tree["posterior"]["pi"]
+        return _with_failed_predictive_check(tree, "x0[A]") if judge == bad else tree
+
+    monkeypatch.setattr(analysis_module, "fit_systems", fake_fit)
+    analysis = analysis_module.analyze_systems(_issue_data(), random_seed=3)
+    kept = "system" if bad == "shared" else "shared"
+    assert analysis.passed  # the kept model passed every check, the set-aside one is not used
+    assert analysis.pi["A"].mean == pytest.approx(centres[kept][0], abs=0.01)
+    average = analysis.to_dict()["judge"]["average"]
+    assert average["set_aside"] == {"model": bad, "failed_checks": ["x0[A]"]}
+    assert average["weight_used"] == (0.0 if bad == "shared" else 1.0)
+    sentence = analysis.judge.evidence.sentence()
+    assert "did not fit the data" in sentence
+    assert "x0[A]" in sentence
+    assert "set aside" in sentence
+
+
+def test_both_models_failing_their_predictive_checks_fail_the_answer(monkeypatch, make_tree):
+    def fake_fit(data, *, judge, **options):
+        tree = make_tree(data, centres=(0.6, 0.7), judge=judge)
+        tree.attrs["pooling"] = "" if judge == "shared" else "none"
+        if judge == "shared":
+            tree["posterior"]["judged_rate"] = tree["posterior"]["pi"]
+        return _with_failed_predictive_check(tree, "x0[A]")
+
+    monkeypatch.setattr(analysis_module, "fit_systems", fake_fit)
+    analysis = analysis_module.analyze_systems(_issue_data(), random_seed=3)
+    assert not analysis.passed
+    assert analysis.to_dict()["judge"]["average"]["set_aside"] is None
+
+
 def _difference(analysis):
     (d,) = analysis.differences
     return d
