@@ -512,7 +512,9 @@ def _window(a: float, b: float) -> tuple[float, float]:
 
 def _log_sum(log_terms: np.ndarray) -> np.ndarray:
     """log(sum(exp(log_terms))) over the last axis (``scipy.special.logsumexp``), NaN as -inf."""
-    return np.asarray(special.logsumexp(np.where(np.isnan(log_terms), -np.inf, log_terms), axis=-1))
+    with np.errstate(invalid="ignore"):  # a row of -inf only gives -inf
+        terms = np.where(np.isnan(log_terms), -np.inf, log_terms)
+        return np.asarray(special.logsumexp(terms, axis=-1))
 
 
 def _composite_rule(
