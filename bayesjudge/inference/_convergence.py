@@ -1,11 +1,11 @@
-r"""MCMC convergence statistics in numpy, vectorised over any leading batch axes.
+r"""Rank-normalised split R-hat, bulk ESS and tail ESS in numpy, over any leading batch axes.
 
-The statistics :func:`~bayesjudge.inference.diagnostics.check_fit` reports, computed for many
-scalars at once from an array of shape ``(..., chain, draw)``. Each function gives the number
-``arviz_stats.base.array_stats`` (1.3) gives for the same array, operation for operation
-(``tests/inference/test_convergence.py`` checks them against it on many seeded arrays), but
-without ArviZ's Python loop over scalars and over autocorrelation lags, which made the
-diagnostics cost as much as sampling a small model.
+:func:`~bayesjudge.inference.diagnostics.check_fit` takes these statistics (and the MCSE) from
+ArviZ (``arviz_stats.base.array_stats``). The studies check thousands of fits at once, where
+ArviZ's Python loop over scalars and over autocorrelation lags would cost more than the
+sampling; :func:`convergence` computes the numbers ``array_stats`` (1.3) gives for the same
+array, operation for operation, for an array of shape ``(..., chain, draw)`` in one pass
+(``tests/inference/test_convergence.py`` checks them against ArviZ on many seeded arrays).
 
 The definitions (Vehtari, Gelman, Simpson, Carpenter and Bürkner, "Rank-normalization,
 folding, and localization: an improved R-hat for assessing convergence of MCMC", 2021), with
@@ -35,16 +35,11 @@ the details ArviZ fixes:
 * **tail ESS** with ``prob`` :math:`p`: the smaller ESS of the indicators
   :math:`I(x \le q_p)` and :math:`I(x \le q_{1-p})` of the two quantiles (numpy's linear
   quantile over all draws), split. ArviZ's ``prob`` names one quantile, not an interval mass:
-  ``prob=0.9`` gives the 10% and 90% quantiles.
-* **MCSE of the mean**: the sample sd (``ddof=1``) over the square root of the ESS of the split
-  draws (not rank-normalised).
-* **MCSE of a quantile** :math:`p`: with :math:`E` the ESS of the indicator
-  :math:`I(x \le q_p)`, the draws' order statistics at the
-  :math:`\mathrm{Beta}(E p + 1, E (1 - p) + 1)` quantiles 0.1586553 and 0.8413447 (one
-  standard normal sd either side), half their distance.
+  ``prob=0.9`` gives the 10% and 90% quantiles. As Python's ``min`` in ArviZ, a NaN ESS of the
+  lower quantile wins and one of the upper quantile is ignored.
 
-A scalar with a NaN draw, fewer than 4 draws (or, for R-hat, fewer than 2 chains) gets NaN, as
-in ArviZ. Infinite draws are ranked like any other value.
+A scalar with a NaN draw or fewer than 4 draws gets NaN (and, for R-hat, one with fewer than 2
+chains), as in ArviZ. Infinite draws are ranked like any other value.
 
 The sums whose floating-point result depends on the summation order are taken with the same
 numpy reductions ArviZ uses on the same contiguous rows, so the values agree with ArviZ's to
@@ -57,24 +52,10 @@ import functools
 
 import numpy as np
 
-__all__ = [
-    "convergence",
-    "ess",
-    "ess_bulk",
-    "ess_mean",
-    "ess_quantile",
-    "ess_tail",
-    "mcse",
-    "mcse_mean",
-    "mcse_quantile",
-    "rhat_rank",
-    "z_scale",
-]
+__all__ = ["convergence", "ess"]
 
 #: Blom's fractional offset of the rank back-transformation.
 _BLOM = 3 / 8
-#: Standard normal probabilities one sd either side of the median (ArviZ's MCSE of a quantile).
-_ONE_SD = np.array([0.1586553, 0.8413447])
 #: Fewest draws per chain for any statistic.
 _MIN_DRAWS = 4
 #: Autocorrelation lags examined before all of them (Geyer's sequence stops early in a chain
@@ -96,43 +77,10 @@ def _nan(values: np.ndarray) -> np.ndarray:
     return np.full(values.shape[:-2], np.nan)
 
 
-def _invalid(values: np.ndarray, *, min_chains: int) -> np.ndarray:
-    """Scalars ArviZ returns NaN for: a NaN draw, too few draws or chains."""
-    bad = np.isnan(values).any(axis=(-2, -1))
-    if values.shape[-1] < _MIN_DRAWS or values.shape[-2] < min_chains:
-        bad = np.ones_like(bad)
-    return bad
-
-
 def _split(values: np.ndarray) -> np.ndarray:
     """Cut each chain into its first and last halves: ``(..., 2 chain, draw // 2)``."""
     half = values.shape[-1] // 2
     return np.concatenate((values[..., :half], values[..., values.shape[-1] - half :]), axis=-2)
-
-
-def z_scale(values: np.ndarray) -> np.ndarray:
-    r"""Rank-normalise each scalar's draws over its last two axes together.
-
-    :math:`z = \Phi^{-1}((r - 3/8)/(S - 3/4 + 1))`, :math:`r` the average-tie ranks over the
-    :math:`S` draws (NaN stays NaN and is counted in :math:`S`).
-
-    Parameters
-    ----------
-    values : ndarray, shape (..., chain, draw)
-
-    Returns
-    -------
-    ndarray, shape (..., chain, draw)
-
-    Examples
-    --------
-    >>> z_scale(np.array([[3.0, 1.0], [2.0, 2.0]])).round(3).tolist()
-    [[1.049, -1.049], [0.0, 0.0]]
-    """
-    shape = values.shape
-    flat = values.reshape(*shape[:-2], -1)
-    order = np.argsort(flat, axis=-1)  # NaN sort last; the order within ties does not matter
-    return _scores_in_order(order, np.take_along_axis(flat, order, axis=-1)).reshape(shape)
 
 
 def _scores_in_order(order: np.ndarray, ordered: np.ndarray) -> np.ndarray:
@@ -225,35 +173,6 @@ def _bulk_and_tail_rhat(split: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     z = _scores_in_order(order, ordered).reshape(split.shape)
     folded = _folded_scores(order, ordered).reshape(split.shape)
     return _gelman_rubin(z), _gelman_rubin(folded), z
-
-
-def rhat_rank(draws: np.ndarray) -> np.ndarray:
-    r"""Rank-normalised split R-hat: the larger of the bulk and the folded (tail) R-hat.
-
-    See the module docstring (Vehtari et al. 2021); NaN for a scalar with a NaN draw, fewer
-    than 2 chains or fewer than 4 draws.
-
-    Parameters
-    ----------
-    draws : ndarray, shape (..., chain, draw)
-
-    Returns
-    -------
-    ndarray, shape (...)
-
-    Examples
-    --------
-    >>> x = np.random.default_rng(0).normal(size=(4, 1000))
-    >>> bool(rhat_rank(x) < 1.01)
-    True
-    """
-    values = _as_draws(draws)
-    if values.shape[-1] < _MIN_DRAWS:
-        return _nan(values)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        bulk, tail = _bulk_and_tail_rhat(_split(values))[:2]
-        out = np.where(tail > bulk, tail, bulk)
-    return np.where(_invalid(values, min_chains=2), np.nan, out)
 
 
 def _geyer_sums(
@@ -367,122 +286,12 @@ def ess(values: np.ndarray) -> np.ndarray:
     return np.where(constant, float(size), out)
 
 
-def ess_bulk(draws: np.ndarray) -> np.ndarray:
-    """Bulk ESS: the ESS of the rank-normalised split draws (NaN where ArviZ gives NaN).
-
-    Examples
-    --------
-    >>> x = np.random.default_rng(0).normal(size=(4, 1000))
-    >>> bool(ess_bulk(x) > 3000)
-    True
-    """
-    values = _as_draws(draws)
-    if values.shape[-1] < _MIN_DRAWS:
-        return _nan(values)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = ess(z_scale(_split(values)))
-    return np.where(_invalid(values, min_chains=1), np.nan, out)
-
-
-def ess_mean(draws: np.ndarray) -> np.ndarray:
-    """ESS of the mean: the ESS of the split draws, not rank-normalised."""
-    values = _as_draws(draws)
-    if values.shape[-1] < _MIN_DRAWS:
-        return _nan(values)
-    out = ess(_split(values))
-    return np.where(_invalid(values, min_chains=1), np.nan, out)
-
-
-def _quantile(values: np.ndarray, prob: float) -> np.ndarray:
-    """Numpy's linear quantile of each scalar's draws over its last two axes."""
-    return np.quantile(values.reshape(*values.shape[:-2], -1), prob, axis=-1)
-
-
-def ess_quantile(draws: np.ndarray, prob: float) -> np.ndarray:
-    r"""ESS of the quantile ``prob``: the ESS of the split indicators :math:`I(x \le q_p)`."""
-    values = _as_draws(draws)
-    if values.shape[-1] < _MIN_DRAWS:
-        return _nan(values)
-    with np.errstate(invalid="ignore"):
-        below = values <= _quantile(values, prob)[..., None, None]
-    out = ess(_split(below))
-    return np.where(_invalid(values, min_chains=1), np.nan, out)
-
-
-def ess_tail(draws: np.ndarray, prob: float) -> np.ndarray:
-    """Tail ESS: the smaller ESS of the quantiles ``prob`` and ``1 - prob``.
-
-    ``prob`` is one quantile, as in ArviZ's ``array_stats.ess(method="tail", prob=prob)``:
-    ``prob=0.9`` gives the 10% and 90% quantiles. A NaN ESS of the lower quantile wins and one
-    of the upper quantile is ignored, as Python's ``min`` in ArviZ does.
-
-    Examples
-    --------
-    >>> x = np.random.default_rng(0).normal(size=(4, 1000))
-    >>> bool(ess_tail(x, 0.9) > 2000)
-    True
-    """
-    low, high = sorted((prob, 1 - prob))
-    ess_low = ess_quantile(draws, low)
-    ess_high = ess_quantile(draws, high)
-    return np.where(ess_high < ess_low, ess_high, ess_low)
-
-
-def mcse_mean(draws: np.ndarray) -> np.ndarray:
-    r"""Monte Carlo standard error of the mean: :math:`\mathrm{sd} / \sqrt{\mathrm{ESS}}`.
-
-    Examples
-    --------
-    >>> x = np.random.default_rng(0).normal(size=(4, 1000))
-    >>> bool(0.01 < mcse_mean(x) < 0.02)
-    True
-    """
-    values = _as_draws(draws)
-    if values.shape[-1] < _MIN_DRAWS:
-        return _nan(values)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        sd = np.std(values.reshape(*values.shape[:-2], -1), axis=-1, ddof=1)
-        out = sd / np.sqrt(ess_mean(values))
-    return np.where(_invalid(values, min_chains=1), np.nan, out)
-
-
-def mcse_quantile(draws: np.ndarray, prob: float) -> np.ndarray:
-    r"""Monte Carlo standard error of the quantile ``prob`` (module docstring).
-
-    Examples
-    --------
-    >>> x = np.random.default_rng(0).normal(size=(4, 1000))
-    >>> bool(0.02 < mcse_quantile(x, 0.975) < 0.1)
-    True
-    """
-    from scipy import stats
-
-    values = _as_draws(draws)
-    if values.shape[-1] < _MIN_DRAWS:
-        return _nan(values)
-    quantile_ess = ess_quantile(values, prob)
-    ordered = np.sort(values.reshape(*values.shape[:-2], -1), axis=-1)
-    with np.errstate(invalid="ignore"):
-        ppf = stats.beta.ppf(
-            _ONE_SD,
-            (quantile_ess * prob + 1)[..., None],
-            (quantile_ess * (1 - prob) + 1)[..., None],
-        )
-        out = _order_half_width(ordered, ppf * ordered.shape[-1] - 1)
-    return np.where(_invalid(values, min_chains=1), np.nan, out)
-
-
-def _ess_together(*arrays: np.ndarray) -> list[np.ndarray]:
-    """:func:`ess` of several split arrays of one shape ``(..., chain, draw)`` in one pass."""
-    out = ess(np.stack(arrays))
-    return list(out)
-
-
 def convergence(draws: np.ndarray, *, tail_prob: float) -> tuple[np.ndarray, ...]:
     """Return rank-normalised split R-hat, bulk ESS and tail ESS, sharing the work.
 
-    The numbers of :func:`rhat_rank`, :func:`ess_bulk` and :func:`ess_tail` (``tail_prob`` as
-    there), from one split and rank normalisation and one batched autocovariance pass.
+    The numbers of ArviZ's ``array_stats.rhat(method="rank")``, ``array_stats.ess(method=
+    "bulk")`` and ``array_stats.ess(method="tail", prob=tail_prob)`` (module docstring), from
+    one split and rank normalisation and one batched autocovariance pass.
 
     Parameters
     ----------
@@ -508,14 +317,17 @@ def convergence(draws: np.ndarray, *, tail_prob: float) -> tuple[np.ndarray, ...
         bulk_r, tail_r, z = _bulk_and_tail_rhat(_split(values))
         r_hat = np.where(tail_r > bulk_r, tail_r, bulk_r)
         quantiles = _quantiles(values, (low, high))
-        bulk, ess_low, ess_high = _ess_together(
-            z,
-            _split(values <= quantiles[..., 0, None, None]),
-            _split(values <= quantiles[..., 1, None, None]),
+        bulk, ess_low, ess_high = ess(
+            np.stack(
+                (
+                    z,
+                    _split(values <= quantiles[..., 0, None, None]),
+                    _split(values <= quantiles[..., 1, None, None]),
+                )
+            )
         )
     tail = np.where(ess_high < ess_low, ess_high, ess_low)
-    shape_ok = values.shape[-1] >= _MIN_DRAWS
-    nan = np.isnan(values).any(axis=(-2, -1)) | (not shape_ok)
+    nan = np.isnan(values).any(axis=(-2, -1))
     return (
         np.where(nan | (values.shape[-2] < 2), np.nan, r_hat),
         np.where(nan, np.nan, bulk),
@@ -527,61 +339,3 @@ def _quantiles(values: np.ndarray, probs: tuple[float, ...]) -> np.ndarray:
     """Numpy's linear quantiles ``probs`` of each scalar's draws: shape (..., len(probs))."""
     flat = values.reshape(*values.shape[:-2], -1)
     return np.moveaxis(np.quantile(flat, list(probs), axis=-1), 0, -1)
-
-
-def mcse(draws: np.ndarray, *, probs: tuple[float, ...]) -> tuple[np.ndarray, ...]:
-    """Return the MCSE of the mean and of each quantile in ``probs``, sharing the work.
-
-    The numbers of :func:`mcse_mean` and :func:`mcse_quantile`, from one batched
-    autocovariance pass.
-
-    Parameters
-    ----------
-    draws : ndarray, shape (..., chain, draw)
-    probs : tuple of float
-        The quantiles whose MCSE is wanted.
-
-    Returns
-    -------
-    tuple of ndarray, shape (...)
-        The MCSE of the mean, then one per quantile.
-
-    Examples
-    --------
-    >>> x = np.random.default_rng(0).normal(size=(3, 4, 500))
-    >>> [a.shape for a in mcse(x, probs=(0.025, 0.975))]
-    [(3,), (3,), (3,)]
-    """
-    from scipy import stats
-
-    values = _as_draws(draws)
-    if values.shape[-1] < _MIN_DRAWS:
-        return tuple(_nan(values) for _ in range(len(probs) + 1))
-    flat = values.reshape(*values.shape[:-2], -1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        quantiles = _quantiles(values, probs)
-        indicators = [_split(values <= quantiles[..., i, None, None]) for i in range(len(probs))]
-        ess_mean_, *ess_q = _ess_together(_split(values), *indicators)
-        sd = np.std(flat, axis=-1, ddof=1)
-        results = [sd / np.sqrt(ess_mean_)]
-        ordered = np.sort(flat, axis=-1)
-        size = ordered.shape[-1]
-        for prob, quantile_ess in zip(probs, ess_q, strict=True):
-            ppf = stats.beta.ppf(
-                _ONE_SD,
-                (quantile_ess * prob + 1)[..., None],
-                (quantile_ess * (1 - prob) + 1)[..., None],
-            )
-            results.append(_order_half_width(ordered, ppf * size - 1))
-    invalid = _invalid(values, min_chains=1)
-    return tuple(np.where(invalid, np.nan, r) for r in results)
-
-
-def _order_half_width(ordered: np.ndarray, ppf_size: np.ndarray) -> np.ndarray:
-    """Half the distance between the order statistics at ``ppf_size`` (ArviZ's clipping)."""
-    size = ordered.shape[-1]
-    low = np.floor(np.fmax(ppf_size[..., 0], 0)).astype(np.intp)
-    high = np.ceil(np.fmin(ppf_size[..., 1], size - 1)).astype(np.intp)
-    th1 = np.take_along_axis(ordered, low[..., None], axis=-1)[..., 0]
-    th2 = np.take_along_axis(ordered, high[..., None], axis=-1)[..., 0]
-    return (th2 - th1) / 2

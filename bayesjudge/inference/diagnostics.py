@@ -23,13 +23,13 @@ r"""Convergence and predictive checks of a posterior, with a pass/fail verdict p
   prior is restricted to J > 0). Both tails count, and ties count on both sides, so the
   check is conservative for discrete counts.
 
-The R-hat, ESS and MCSE are those of ``arviz_stats`` (``rhat(method="rank")``,
-``ess(method="bulk" | "tail")``, ``mcse(method="mean" | "quantile")``), computed by
-:mod:`bayesjudge.inference._convergence`: the same operations in numpy, vectorised over every
-scalar of every variable at once (tested against ArviZ to a relative 1e-12 on arrays with
-autocorrelation, heavy tails, ties, constants, NaN and infinities), so the diagnostics cost a
-few milliseconds instead of as much as sampling. :func:`batched_convergence` gives the same
-R-hat and ESS for many fits at once (the studies).
+The R-hat, ESS and MCSE are ArviZ's own (``arviz_stats.base.array_stats``:
+``rhat(method="rank")``, ``ess(method="bulk" | "tail")``, ``mcse(method="mean" |
+"quantile")``), called once per statistic on every scalar of every checked variable stacked
+into one ``(scalar, chain, draw)`` array. :func:`batched_convergence` gives the same R-hat and
+ESS for many fits at once (the studies, thousands of fits) from
+:mod:`bayesjudge.inference._convergence`, the same operations vectorised in numpy (about
+2.5 times faster than ArviZ's, and tested against it to a relative 1e-12).
 """
 
 from __future__ import annotations
@@ -43,7 +43,6 @@ import pandas as pd
 import xarray as xr
 
 from bayesjudge.inference._convergence import convergence as _convergence
-from bayesjudge.inference._convergence import mcse as _mcse
 
 __all__ = [
     "TAIL_ESS_PROB",
@@ -335,6 +334,8 @@ def check_fit(
     >>> check_fit(tree).passed
     True
     """
+    from arviz_stats.base import array_stats  # slow to import; fits need it
+
     if not 0.0 < prob < 1.0:
         raise ValueError(f"prob must lie in (0, 1); got {prob!r}")
     for group in ("posterior", "sample_stats"):
@@ -369,7 +370,9 @@ def check_fit(
         blocks.append(values.reshape(values.shape[0], values.shape[1], -1))
     draws = np.moveaxis(np.concatenate(blocks, axis=-1), -1, 0)
     with np.errstate(divide="ignore", invalid="ignore"):  # a constant scalar gives NaN, checked
-        r_hat, ess_bulk, ess_tail = batched_convergence(draws)
+        r_hat = np.asarray(array_stats.rhat(draws, method="rank"))
+        ess_bulk = np.asarray(array_stats.ess(draws, method="bulk"))
+        ess_tail = np.asarray(array_stats.ess(draws, method="tail", prob=TAIL_ESS_PROB))
     sd = draws.std(axis=(-2, -1))
     by_name: dict[Hashable, list[int]] = {}
     for index, name in enumerate(owners):
@@ -379,10 +382,12 @@ def check_fit(
     if reported:
         subset, scale = draws[reported], sd[reported]
         tails = ((1.0 - prob) / 2.0, (1.0 + prob) / 2.0)
-        mcse = dict(
-            zip(("mcse_mean", "mcse_low", "mcse_high"), _mcse(subset, probs=tails), strict=True)
-        )
         with np.errstate(divide="ignore", invalid="ignore"):
+            mcse = {
+                "mcse_mean": array_stats.mcse(subset, method="mean"),
+                "mcse_low": array_stats.mcse(subset, method="quantile", prob=tails[0]),
+                "mcse_high": array_stats.mcse(subset, method="quantile", prob=tails[1]),
+            }
             for key, error in mcse.items():
                 ratio = np.where(scale > 0, np.asarray(error, dtype=float) / scale, np.nan)
                 relative[key] = np.where(np.isnan(ratio), 0.0, ratio)
@@ -427,8 +432,9 @@ def check_fit(
 def batched_convergence(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return rank-normalised split R-hat, bulk ESS and tail ESS of many fits at once.
 
-    The same numbers as :func:`check_fit` (those of ``arviz_stats``' array functions, tail ESS
-    of the 10% and 90% quantiles), vectorised over any leading axes.
+    The numbers :func:`check_fit` gets from ``arviz_stats``' array functions (tail ESS of the
+    10% and 90% quantiles), from :mod:`bayesjudge.inference._convergence`: the same operations
+    vectorised in numpy over any leading axes, for the studies' thousands of fits.
 
     Parameters
     ----------

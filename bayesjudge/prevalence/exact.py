@@ -62,9 +62,11 @@ Write :math:`f_e = \mathrm{Beta}(a_e + x_1, b_e + m_1 - x_1)` and
    Jeffreys :math:`\pi^{-1/2}` pole (low prevalence). The support is bracketed first from the
    :math:`10^{-12}` quantiles of :math:`S_e, S_p, R` (the extreme values of
    :math:`\pi = (R - 1 + S_p)/J` lie at corners of that box), then the grid is shrunk to where the
-   log density is within 36 of its maximum and re-evaluated. Moments use Simpson's rule; the CDF
-   is the cumulative Simpson integral joined by cubic Hermite pieces whose slopes are the exact
-   density values; quantiles invert it by safeguarded Newton steps on the bracketing piece.
+   log density is within 36 of its maximum and re-evaluated. Moments use Simpson's rule
+   (``scipy.integrate.simpson``); the CDF is the cumulative Simpson integral
+   (``scipy.integrate.cumulative_simpson``) joined by cubic Hermite pieces whose slopes are the
+   exact density values (``scipy.interpolate.CubicHermiteSpline``); quantiles invert it by
+   safeguarded Newton steps on the bracketing piece.
 
 Marginals of Se, Sp and J
 -------------------------
@@ -123,7 +125,8 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import special
+from scipy import integrate, optimize, special
+from scipy.interpolate import CubicHermiteSpline
 
 from bayesjudge.errors import DataError
 from bayesjudge.io.tables import TableLike
@@ -202,106 +205,14 @@ def _beta_logpdf_inside(x: np.ndarray, cx: np.ndarray, a: float, b: float) -> np
         return (a - 1.0) * np.log(x) + (b - 1.0) * np.log(cx) - float(special.betaln(a, b))
 
 
-def _simpson_pieces(y: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r"""Integrals over the first and second interval of each pair of intervals of a grid.
+class _Hermite(CubicHermiteSpline):
+    """``scipy.interpolate.CubicHermiteSpline`` of a CDF that keeps its knot slopes, the density."""
 
-    The grid has an even number of intervals; each pair :math:`(x_0, x_1, x_2)`, with
-    :math:`h_0 = x_1 - x_0`, :math:`h_1 = x_2 - x_1`, :math:`H = h_0 + h_1`, is integrated with
-    the quadratic through its three points (Simpson's rule, on uneven spacing too):
-
-    .. math::
-
-        \int_{x_0}^{x_1} = \frac{h_0}{6}\left[\frac{3H - h_0}{H} y_0
-        + \frac{3H - 2h_0}{h_1} y_1 - \frac{h_0^2}{H h_1} y_2\right], \qquad
-        \int_{x_0}^{x_2} = \frac{H}{6}\left[\left(2 - \frac{h_1}{h_0}\right) y_0
-        + \frac{H^2}{h_0 h_1} y_1 + \left(2 - \frac{h_0}{h_1}\right) y_2\right].
-
-    The columns of ``y`` beyond the first axis are integrated alike.
-    """
-    h0, h1 = x[1:-1:2] - x[:-2:2], x[2::2] - x[1:-1:2]
-    y0, y1, y2 = y[:-2:2], y[1:-1:2], y[2::2]
-    big = h0 + h1
-    shape = (-1,) + (1,) * (y.ndim - 1)
-    h0, h1, big = h0.reshape(shape), h1.reshape(shape), big.reshape(shape)
-    first = (
-        h0
-        / 6.0
-        * (
-            (3.0 * big - h0) / big * y0
-            + (3.0 * big - 2.0 * h0) / h1 * y1
-            - h0 * h0 / (big * h1) * y2
-        )
-    )
-    whole = big / 6.0 * ((2.0 - h1 / h0) * y0 + big * big / (h0 * h1) * y1 + (2.0 - h0 / h1) * y2)
-    return first, whole - first
-
-
-def _simpson(y: np.ndarray, x: np.ndarray) -> float:
-    """Simpson's rule on a grid with an even number of intervals (:func:`_simpson_pieces`)."""
-    first, second = _simpson_pieces(y, x)
-    return float(np.sum(first) + np.sum(second))
-
-
-def _cumulative_simpson(y: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Return the integral of ``y`` from ``x[0]`` to every grid point (:func:`_simpson_pieces`)."""
-    first, second = _simpson_pieces(y, x)
-    steps = np.empty(x.size - 1)
-    steps[0::2], steps[1::2] = first, second
-    return np.concatenate([[0.0], np.cumsum(steps)])
-
-
-@dataclass(frozen=True, slots=True)
-class _Hermite:
-    """Piecewise cubic Hermite interpolant: values ``y`` and slopes ``dydx`` at the knots ``x``."""
-
-    x: np.ndarray
-    y: np.ndarray
     dydx: np.ndarray
 
-    def _locate(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        i = np.clip(np.searchsorted(self.x, t, side="right") - 1, 0, self.x.size - 2)
-        h = self.x[i + 1] - self.x[i]
-        return i, h, (t - self.x[i]) / h
-
-    def __call__(self, t: np.ndarray) -> np.ndarray:
-        """Return the interpolant at ``t`` (inside the knots)."""
-        i, h, u = self._locate(np.asarray(t, dtype=float))
-        u2, u3 = u * u, u * u * u
-        return (
-            (2.0 * u3 - 3.0 * u2 + 1.0) * self.y[i]
-            + (u3 - 2.0 * u2 + u) * h * self.dydx[i]
-            + (-2.0 * u3 + 3.0 * u2) * self.y[i + 1]
-            + (u3 - u2) * h * self.dydx[i + 1]
-        )
-
-    def slope(self, t: np.ndarray) -> np.ndarray:
-        """Return the derivative of the interpolant at ``t`` (inside the knots)."""
-        i, h, u = self._locate(np.asarray(t, dtype=float))
-        u2 = u * u
-        return (
-            (6.0 * u2 - 6.0 * u) / h * self.y[i]
-            + (3.0 * u2 - 4.0 * u + 1.0) * self.dydx[i]
-            + (-6.0 * u2 + 6.0 * u) / h * self.y[i + 1]
-            + (3.0 * u2 - 2.0 * u) * self.dydx[i + 1]
-        )
-
-
-def _golden_minimum(function: Callable[[float], float], lo: float, hi: float, tol: float) -> float:
-    """Golden-section search for the minimum of a unimodal ``function`` on ``[lo, hi]``."""
-    ratio = 0.5 * (np.sqrt(5.0) - 1.0)
-    a, b = lo, hi
-    c, d = b - ratio * (b - a), a + ratio * (b - a)
-    fc, fd = function(c), function(d)
-    while b - a > tol:
-        if fc <= fd:
-            b, d, fd = d, c, fc
-            c = b - ratio * (b - a)
-            fc = function(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + ratio * (b - a)
-            fd = function(d)
-    return 0.5 * (a + b)
+    def __init__(self, x: np.ndarray, y: np.ndarray, dydx: np.ndarray) -> None:
+        super().__init__(x, y, dydx)
+        self.dydx = dydx
 
 
 def _beta_sd(a: float, b: float) -> float:
@@ -600,13 +511,10 @@ def _window(a: float, b: float) -> tuple[float, float]:
 
 
 def _log_sum(log_terms: np.ndarray) -> np.ndarray:
-    """log(sum(exp(log_terms))) over the last axis, -inf for empty or all -inf rows."""
-    log_terms = np.where(np.isnan(log_terms), -np.inf, log_terms)
-    top = np.max(log_terms, axis=-1)
-    safe = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        total = np.log(np.sum(np.exp(log_terms - safe[..., None]), axis=-1))
-    return np.where(np.isfinite(top), safe + total, -np.inf)
+    """log(sum(exp(log_terms))) over the last axis (``scipy.special.logsumexp``), NaN as -inf."""
+    with np.errstate(invalid="ignore"):  # a row of -inf only gives -inf
+        terms = np.where(np.isnan(log_terms), -np.inf, log_terms)
+        return np.asarray(special.logsumexp(terms, axis=-1))
 
 
 def _composite_rule(
@@ -851,15 +759,12 @@ def _invert_cdf(
     flat = qs.ravel()
     i = np.clip(np.searchsorted(cdf, flat, side="left"), 1, t.size - 1) - 1
     h = t[i + 1] - t[i]
-    y0, y1 = spline.y[i], spline.y[i + 1]
-    m0, m1 = spline.dydx[i] * h, spline.dydx[i + 1] * h
-    # the piece as a polynomial in u in [0, 1]: y0 + m0 u + c2 u^2 + c3 u^3
-    c2 = 3.0 * (y1 - y0) - 2.0 * m0 - m1
-    c3 = 2.0 * (y0 - y1) + m0 + m1
+    # the piece as a polynomial in u = (t - t_i) / h in [0, 1]: y0 + m0 u + c2 u^2 + c3 u^3
+    c3, c2, m0, y0 = spline.c[:, i] * np.stack([h**3, h**2, h, np.ones_like(h)])
     lo, hi = np.zeros_like(flat), np.ones_like(flat)
-    span = y1 - y0
+    span = cdf[i + 1] - cdf[i]
     with np.errstate(divide="ignore", invalid="ignore"):
-        u = np.clip(np.where(span > 0, (flat - y0) / span, 0.5), 0.0, 1.0)
+        u = np.clip(np.where(span > 0, (flat - cdf[i]) / span, 0.5), 0.0, 1.0)
         for _ in range(_NEWTON_STEPS):
             value = y0 + u * (m0 + u * (c2 + u * c3)) - flat
             slope = m0 + u * (2.0 * c2 + 3.0 * c3 * u)
@@ -880,7 +785,7 @@ class ExactMarginal:
     "Marginals of Se, Sp and J"), on a smoothing coordinate ``t`` whose grid is refined until
     Simpson's rule on every panel agrees with its halves to :data:`_PANEL_TOL` of the mass;
     the CDF is the cumulative Simpson integral joined by cubic Hermite pieces whose slopes are
-    the density values, and quantiles invert it by bisection, as for pi.
+    the density values, and quantiles invert it by safeguarded Newton steps, as for pi.
 
     Attributes
     ----------
@@ -967,7 +872,7 @@ def _marginal(name: str, problem: _Problem, prior: Beta, mean: float, sd: float)
     else:
         raise ValueError(f"name must be one of ['se', 'sp', 'j']; got {name!r}")
     t, g, shift = _adaptive_grid(log_g, 0.0, 1.0)
-    cdf = _cumulative_simpson(g, t)
+    cdf = integrate.cumulative_simpson(g, x=t, initial=0.0)
     mass = float(cdf[-1])
     g, cdf = g / mass, cdf / mass
     return ExactMarginal(
@@ -1064,7 +969,7 @@ class ExactPosterior:
         xs = np.asarray(x, dtype=float)
         t = self._scale.t(np.clip(xs, 0.0, 1.0))
         inside = (t >= self._t[0]) & (t <= self._t[-1]) & (xs >= 0.0) & (xs <= 1.0)
-        g = np.maximum(self._spline.slope(np.clip(t, self._t[0], self._t[-1])), 0.0)
+        g = np.maximum(self._spline(np.clip(t, self._t[0], self._t[-1]), 1), 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             out = np.where(inside, g / self._scale.dpi_dt(t), 0.0)
         out = np.where(inside & (g == 0.0), 0.0, out)
@@ -1092,7 +997,8 @@ class ExactPosterior:
         r"""Shortest interval of posterior mass ``prob`` (the HDI of a unimodal posterior).
 
         Minimises :math:`Q(\alpha + p) - Q(\alpha)` over the lower tail mass
-        :math:`\alpha \in [0, 1 - p]`: a grid search, then a golden-section refinement.
+        :math:`\alpha \in [0, 1 - p]`: a grid search, then Brent's bounded minimisation
+        (``scipy.optimize.minimize_scalar``) between the neighbours of the best grid point.
         """
         check_prob(prob)
         alphas = np.linspace(0.0, 1.0 - prob, 401)
@@ -1103,7 +1009,11 @@ class ExactPosterior:
         def width(alpha: float) -> float:
             return float(self.quantile(min(alpha + prob, 1.0))) - float(self.quantile(alpha))
 
-        found = _golden_minimum(width, float(lo_a), float(hi_a), 1e-10)
+        found = float(
+            optimize.minimize_scalar(
+                width, bounds=(float(lo_a), float(hi_a)), options={"xatol": 1e-10}
+            ).x
+        )
         alpha = found if width(found) <= widths[best] else float(alphas[best])
         low, high = np.asarray(self.quantile(np.array([alpha, min(alpha + prob, 1.0)])))
         return Interval(float(low), float(high), prob, "hdi")
@@ -1301,14 +1211,14 @@ def exact_posterior(
 
     top = float(np.max(log_g))
     g = np.exp(log_g - top)
-    z = _simpson(g, t)
+    z = float(integrate.simpson(g, x=t))
     g = g / z
-    cdf = _cumulative_simpson(g, t)
+    cdf = integrate.cumulative_simpson(g, x=t, initial=0.0)
     cdf = cdf / cdf[-1]
     pi, _cpi = scale.pi(t)
 
     def expect(values: np.ndarray) -> float:
-        return _simpson(g * values, t)
+        return float(integrate.simpson(g * values, x=t))
 
     se1, se2, sp1, sp2, sesp, r1, r2 = means.T
     pi_m, pi_2 = expect(pi), expect(pi * pi)

@@ -1,11 +1,13 @@
-"""The numpy convergence statistics against ArviZ's own (``arviz_stats.base.array_stats``).
+"""The batched numpy convergence statistics against ArviZ's own (``arviz_stats.base.array_stats``).
 
-Every statistic ``check_fit`` reports is compared, scalar by scalar, with ArviZ's value on the
-same seeded arrays: independent and autocorrelated chains (AR(1) up to phi = 0.99 and
-negative), heavy tails (Cauchy), discrete draws (ties), constant and nearly constant scalars, a
-chain stuck at one value, chains that disagree, short and odd-length chains, one chain, and
-NaN / infinite draws. Tolerance: rtol 1e-12 (the two agree to the last bit on these arrays on
-the machine they were written on; 1e-12 leaves room for another numpy build's rounding).
+``check_fit`` calls ArviZ itself; the studies use :func:`bayesjudge.inference._convergence.
+convergence` for thousands of fits at once. Its R-hat, bulk ESS and tail ESS are compared,
+scalar by scalar, with ArviZ's values on the same seeded arrays: independent and autocorrelated
+chains (AR(1) up to phi = 0.99 and negative), heavy tails (Cauchy), discrete draws (ties),
+constant and nearly constant scalars, a chain stuck at one value, chains that disagree, short and
+odd-length chains, one chain, and NaN / infinite draws. Tolerance: rtol 1e-12 (the two agree to
+the last bit on these arrays on the machine they were written on; 1e-12 leaves room for another
+numpy build's rounding).
 """
 
 from __future__ import annotations
@@ -82,41 +84,11 @@ def _close(actual: np.ndarray, expected: np.ndarray) -> None:
 @pytest.mark.parametrize("case", list(CASES))
 def test_rhat_and_ess_match_arviz(case):
     values = CASES[case]
-    _close(conv.rhat_rank(values), _reference("rhat", values, method="rank"))
-    _close(conv.ess_bulk(values), _reference("ess", values, method="bulk"))
-    _close(conv.ess_mean(values), _reference("ess", values, method="mean"))
     for prob in (0.9, 0.95, 0.05, 0.5):
-        _close(conv.ess_tail(values, prob), _reference("ess", values, method="tail", prob=prob))
-    for prob in (0.025, 0.5, 0.975):
-        _close(
-            conv.ess_quantile(values, prob),
-            _reference("ess", values, method="quantile", prob=prob),
-        )
-
-
-@pytest.mark.parametrize("case", list(CASES))
-def test_mcse_matches_arviz(case):
-    values = CASES[case]
-    _close(conv.mcse_mean(values), _reference("mcse", values, method="mean"))
-    for prob in ((1.0 - 0.95) / 2.0, (1.0 + 0.95) / 2.0, 0.5, 0.1):
-        _close(
-            conv.mcse_quantile(values, prob),
-            _reference("mcse", values, method="quantile", prob=prob),
-        )
-
-
-@pytest.mark.parametrize("case", list(CASES))
-def test_shared_passes_equal_the_single_statistics(case):
-    """convergence() and mcse() share work; each of their outputs is the single function's."""
-    values = CASES[case]
-    r_hat, bulk, tail = conv.convergence(values, tail_prob=0.9)
-    np.testing.assert_array_equal(r_hat, conv.rhat_rank(values))
-    np.testing.assert_array_equal(bulk, conv.ess_bulk(values))
-    np.testing.assert_array_equal(tail, conv.ess_tail(values, 0.9))
-    mean, low, high = conv.mcse(values, probs=(0.025, 0.975))
-    np.testing.assert_array_equal(mean, conv.mcse_mean(values))
-    np.testing.assert_array_equal(low, conv.mcse_quantile(values, 0.025))
-    np.testing.assert_array_equal(high, conv.mcse_quantile(values, 0.975))
+        r_hat, bulk, tail = conv.convergence(values, tail_prob=prob)
+        _close(r_hat, _reference("rhat", values, method="rank"))
+        _close(bulk, _reference("ess", values, method="bulk"))
+        _close(tail, _reference("ess", values, method="tail", prob=prob))
 
 
 def test_many_random_arrays_match_arviz():
@@ -133,10 +105,6 @@ def test_many_random_arrays_match_arviz():
         _close(r_hat, _reference("rhat", values, method="rank"))
         _close(bulk, _reference("ess", values, method="bulk"))
         _close(tail, _reference("ess", values, method="tail", prob=0.9))
-        mean, low, high = conv.mcse(values, probs=(0.025, 0.975))
-        _close(mean, _reference("mcse", values, method="mean"))
-        _close(low, _reference("mcse", values, method="quantile", prob=0.025))
-        _close(high, _reference("mcse", values, method="quantile", prob=0.975))
 
 
 def test_batch_axes_and_strided_input():
@@ -155,8 +123,9 @@ def test_batch_axes_and_strided_input():
     ):
         _close(got, expected)
     grid = values.reshape(2, 3, 4, 300)
-    assert conv.rhat_rank(grid).shape == (2, 3)
-    _close(conv.ess_bulk(grid), conv.ess_bulk(values).reshape(2, 3))
+    r_hat, bulk, _ = conv.convergence(grid, tail_prob=0.9)
+    assert r_hat.shape == (2, 3)
+    _close(bulk, conv.convergence(values, tail_prob=0.9)[1].reshape(2, 3))
     single = conv.convergence(values[0], tail_prob=0.9)
     assert all(np.ndim(a) == 0 for a in single)
     _close(np.asarray(single[0]), _reference("rhat", values[0], method="rank"))
@@ -165,31 +134,22 @@ def test_batch_axes_and_strided_input():
 def test_tail_prob_names_one_quantile():
     """prob=0.9 is the 10% and 90% quantiles (ArviZ's meaning), not a 90% interval."""
     values = CASES["ar1 0.9"]
-    low = conv.ess_quantile(values, 1 - 0.9)
-    high = conv.ess_quantile(values, 0.9)
-    np.testing.assert_array_equal(conv.ess_tail(values, 0.9), np.minimum(low, high))
-    assert not np.array_equal(conv.ess_tail(values, 0.9), conv.ess_tail(values, 0.95))
+    low = _reference("ess", values, method="quantile", prob=1 - 0.9)
+    high = _reference("ess", values, method="quantile", prob=0.9)
+    tail = conv.convergence(values, tail_prob=0.9)[2]
+    _close(tail, np.minimum(low, high))
+    assert not np.array_equal(tail, conv.convergence(values, tail_prob=0.95)[2])
 
 
 def test_known_values():
     """A constant scalar: R-hat undefined (NaN), every ESS the number of split draws."""
     constant = np.full((4, 101), 3.0)  # the middle draw of each odd chain is dropped: S = 400
-    assert np.isnan(conv.rhat_rank(constant))
-    assert conv.ess_bulk(constant) == 400
-    assert conv.ess_tail(constant, 0.9) == 400
-    assert conv.mcse_mean(constant) == 0.0
-
-
-def test_rank_normalisation_averages_ties():
-    z = conv.z_scale(np.array([[1.0, 2.0], [2.0, np.nan]]))
-    # ranks 1, 2.5, 2.5 among four draws (the NaN counts in S = 4)
-    expected = (np.array([1.0, 2.5, 2.5]) - 0.375) / (4 - 0.75 + 1)
-    from scipy.special import ndtri
-
-    np.testing.assert_array_equal(z.ravel()[:3], ndtri(expected))
-    assert np.isnan(z[1, 1])
+    r_hat, bulk, tail = conv.convergence(constant, tail_prob=0.9)
+    assert np.isnan(r_hat)
+    assert bulk == 400
+    assert tail == 400
 
 
 def test_draws_must_have_chain_and_draw_axes():
     with pytest.raises(ValueError, match=r"draws must have shape \(\.\.\., chain, draw\)"):
-        conv.rhat_rank(np.zeros(10))
+        conv.convergence(np.zeros(10), tail_prob=0.9)

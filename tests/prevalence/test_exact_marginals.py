@@ -240,31 +240,6 @@ def test_unrestricted_j_can_be_negative() -> None:
     assert restricted.quantile(0.0) >= 0.0
 
 
-def test_numerical_helpers_match_scipy() -> None:
-    from scipy.interpolate import CubicHermiteSpline
-
-    rng = np.random.default_rng(3)
-    x = np.sort(np.concatenate([[0.0, 1.0], rng.uniform(0.0, 1.0, 39)]))  # 40 intervals, uneven
-    y = np.exp(-((x - 0.4) ** 2) / 0.02)
-    # Simpson on uneven pairs: scipy's formula for an even number of intervals (rounding only)
-    assert exact_module._simpson(y, x) == pytest.approx(integrate.simpson(y, x=x), rel=1e-13)
-    np.testing.assert_allclose(
-        exact_module._cumulative_simpson(y, x),
-        integrate.cumulative_simpson(y, x=x, initial=0.0),
-        rtol=1e-12,
-        atol=1e-15,
-    )
-    slopes = -2.0 * (x - 0.4) / 0.02 * y
-    ours = exact_module._Hermite(x, y, slopes)
-    theirs = CubicHermiteSpline(x, y, slopes)
-    t = np.linspace(0.0, 1.0, 1001)
-    np.testing.assert_allclose(ours(t), theirs(t), rtol=0, atol=1e-13)
-    np.testing.assert_allclose(ours.slope(t), theirs.derivative()(t), rtol=0, atol=1e-11)
-    # golden-section search: the minimum of a parabola to the tolerance asked
-    found = exact_module._golden_minimum(lambda a: (a - 0.3125) ** 2, 0.0, 1.0, 1e-10)
-    assert found == pytest.approx(0.3125, abs=1e-10)
-
-
 def test_docstring_examples_run() -> None:
     result = doctest.testmod(exact_module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
