@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from _record import record
+from _record import command_line, record
 
 PATTERNS = [b",0\n", b",1\n", b"0,0\n", b"0,1\n", b"1,0\n", b"1,1\n"]
 BLOCK = 1_000_000
@@ -176,7 +176,7 @@ def main() -> None:
         record(
             "stream",
             "Streaming a judge file to the six counts",
-            "python benchmarks/bench_stream.py",
+            command_line(),
             body,
         )
     )
