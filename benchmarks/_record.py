@@ -1,7 +1,7 @@
 """Shared helpers of the benchmark scripts: timing and recording results with their provenance.
 
 Every result file a script writes starts with its title and a provenance block: the command
-that wrote it, the commit it ran on (marked when the work tree had uncommitted changes), the
+that wrote it, the commit it started on (marked when the work tree had uncommitted changes), the
 date, the machine and the machine's load average when the run ended (the machines are shared,
 so wall-clock times move with the load). ``BAYESJUDGE_BENCH_RESULTS`` names another folder for
 the results (``run.py --quick`` uses it so that a quick run never overwrites a full record).
@@ -56,6 +56,10 @@ def commit() -> str:
     return f"{head} with uncommitted changes" if dirty else head
 
 
+#: The commit when the script started (a commit made while it runs does not change what it ran).
+STARTED_ON = commit()
+
+
 def command_line() -> str:
     """Return the command that started this process, as run from the repository root."""
     script = Path(sys.argv[0]).resolve()
@@ -72,7 +76,7 @@ def provenance(command: str | None = None) -> str:
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     return (
         f"- command: `{command or command_line()}`\n"
-        f"- commit: {commit()}\n"
+        f"- commit: {STARTED_ON}\n"
         f"- date: {stamp}\n"
         f"- machine: {machine()}\n"
         f"- load average at the end (1, 5, 15 min): {load}\n"

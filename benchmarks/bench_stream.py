@@ -110,6 +110,9 @@ def main() -> None:
     parser.add_argument("--in-memory-max", type=float, default=1e7)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    uneven = [s for s in args.sizes if int(s) < BLOCK or int(s) % BLOCK]
+    if uneven:
+        parser.error(f"--sizes must be multiples of {BLOCK:,} rows (whole blocks); got {uneven}")
     imported = measure("import", Path(os.devnull))
     print(f"import only: {imported['rss_mb']:.0f} MB", flush=True)
     lines = []

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/run.py --quick          # the quick set (``make bench``), a few minutes
+    python benchmarks/run.py --quick          # the quick set (``make bench``)
     python benchmarks/run.py [NAME ...]       # every bench_*.py (or the named ones), full size
 
 The quick set runs small versions of the scripts listed in :data:`QUICK` and writes their
@@ -23,11 +23,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-#: The quick set: script name -> its arguments for a small run (seconds to a minute each on two
-#: shared cores; the times measured are in benchmarks/README.md).
+#: The quick set: script name -> its arguments for a small run (their measured times, and those of
+#: the same work in the full records, are in benchmarks/README.md).
 QUICK: dict[str, list[str]] = {
     "bench_bootstrap": ["--n-boot", "2000", "--repeats", "3"],
-    "bench_stream": ["--sizes", "1e5", "1e6", "--in-memory-max", "1e6", "--repeats", "1"],
+    "bench_stream": ["--sizes", "1e6", "--in-memory-max", "1e6", "--repeats", "1"],
     "bench_cli_large": ["--sizes", "1e5", "--repeats", "1"],
     "channel_studies": ["--quick"],
 }
