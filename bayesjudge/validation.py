@@ -2,8 +2,8 @@
 
 Data tables are checked by the input layer (:mod:`bayesjudge.io`); this module checks the
 scalar options of functions (an interval mass, a whole number with bounds, a choice among
-strings, a probability) and turns a seed into a random generator. Every error names the
-argument, what is allowed and what was received.
+strings, a probability) and turns a seed into each consumer's own random stream
+(:func:`seed_stream`). Every error names the argument, what is allowed and what was received.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ DEFAULT_SEED = 20_261_123
 SeedConsumer = Literal["simulate", "sampler", "resample", "plan", "draws"]
 
 #: The fixed ``spawn_key`` of each consumer's stream, ``SeedSequence(seed, spawn_key=key)``:
-#: ``(k,)`` is the ``k``-th child of ``SeedSequence(seed).spawn``, whichever other consumers ran.
+#: ``(k,)`` is child ``k`` (from 0) of ``SeedSequence(seed).spawn``, whichever other consumers ran.
 #: Simulation keeps the root sequence, so ``simulate(random_seed=s)`` equals
 #: ``simulate(random_seed=np.random.default_rng(s))``.
 SEED_STREAMS: dict[str, tuple[int, ...]] = {
