@@ -47,8 +47,8 @@ docs: setup-dev
 	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
 	$(PY) scripts/check_docs_offline.py docs/_build/html
 
-bench: setup-dev
-	$(PY) benchmarks/run.py
+bench: setup-dev  # the quick set; `$(PY) benchmarks/run.py` runs every bench_*.py in full
+	$(PY) benchmarks/run.py --quick
 
 clean:
 	rm -rf $(VENV) docs/_build .pytest_cache .mypy_cache .ruff_cache build dist *.egg-info

@@ -2,14 +2,14 @@
 
 Data tables are checked by the input layer (:mod:`bayesjudge.io`); this module checks the
 scalar options of functions (an interval mass, a whole number with bounds, a choice among
-strings, a probability) and turns a seed into a random generator. Every error names the
-argument, what is allowed and what was received.
+strings, a probability) and turns a seed into each consumer's own random stream
+(:func:`seed_stream`). Every error names the argument, what is allowed and what was received.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from scipy.special import ndtri
@@ -18,11 +18,14 @@ __all__ = [
     "DEFAULT_SEED",
     "MAX_CHAINS",
     "MAX_DRAWS",
+    "SEED_STREAMS",
+    "SeedConsumer",
     "check_choice",
     "check_int",
     "check_prob",
     "check_unit",
     "rng_from",
+    "seed_stream",
     "z_value",
 ]
 
@@ -30,6 +33,24 @@ __all__ = [
 #: default. Pass a :class:`numpy.random.Generator` (e.g. ``np.random.default_rng()``) for fresh
 #: randomness.
 DEFAULT_SEED = 20_261_123
+
+#: The consumers of one seed: ``"simulate"`` (simulated data), ``"sampler"`` (the seeds handed to
+#: NUTS), ``"resample"`` (bootstrap replicates, permutations, random splits), ``"plan"`` (the
+#: label plan's preposterior simulation) and ``"draws"`` (posterior and predictive Monte Carlo
+#: draws outside the sampler).
+SeedConsumer = Literal["simulate", "sampler", "resample", "plan", "draws"]
+
+#: The fixed ``spawn_key`` of each consumer's stream, ``SeedSequence(seed, spawn_key=key)``:
+#: ``(k,)`` is child ``k`` (from 0) of ``SeedSequence(seed).spawn``, whichever other consumers ran.
+#: Simulation keeps the root sequence, so ``simulate(random_seed=s)`` equals
+#: ``simulate(random_seed=np.random.default_rng(s))``.
+SEED_STREAMS: dict[str, tuple[int, ...]] = {
+    "simulate": (),
+    "sampler": (1,),
+    "resample": (2,),
+    "plan": (3,),
+    "draws": (4,),
+}
 
 #: Upper bounds of the sampler settings (draws or tuning steps per chain, and chains): far
 #: beyond any need, low enough to fail at once on a typo instead of exhausting memory.
@@ -121,20 +142,60 @@ def z_value(prob: float) -> float:
     return float(ndtri(0.5 + check_prob(prob) / 2.0))
 
 
-def rng_from(random_seed: int | np.random.Generator | None) -> np.random.Generator:
-    """Return a numpy Generator: a Generator as is, an int seeded, None seeded with the default.
+def seed_stream(
+    random_seed: int | np.random.Generator | None, consumer: SeedConsumer
+) -> np.random.Generator:
+    r"""Return ``consumer``'s random stream of ``random_seed``: a Generator as is, else spawned.
 
-    ``None`` means :data:`DEFAULT_SEED`, so that every result is reproducible by default.
+    One integer seeds every consumer of a run (the sampler, the bootstrap, the label plan, the
+    simulation); each gets its own stream,
+
+    .. math::
+
+        \text{stream}(s, c) = \text{PCG64}\big(\text{SeedSequence}(s, k_c)\big),
+
+    with :math:`k_c` the consumer's fixed ``spawn_key`` in :data:`SEED_STREAMS`: the consumers
+    draw from independent streams (not one stream read from its start by each), and each
+    stream does not depend on which others ran (O'Neill, 2015; NumPy's "Parallel random number
+    generation"). ``None`` means :data:`DEFAULT_SEED`, so
+    every result is reproducible by default. A Generator is returned as is: its owner decides
+    how the consumers share it.
+
+    Parameters
+    ----------
+    random_seed : int, Generator or None
+        A non-negative whole number, a numpy Generator, or None for :data:`DEFAULT_SEED`.
+    consumer : {"simulate", "sampler", "resample", "plan", "draws"}
+        Who draws from the stream (see :data:`SeedConsumer`).
+
+    Returns
+    -------
+    Generator
+
+    Raises
+    ------
+    ValueError
+        If ``random_seed`` is negative or not a whole number, or ``consumer`` is unknown.
+
+    References
+    ----------
+    O'Neill, M. E. (2015). PCG: A family of simple fast space-efficient statistically good
+    algorithms for random number generation. Harvey Mudd College, HMC-CS-2014-0905.
 
     Examples
     --------
-    >>> float(rng_from(None).random()) == float(rng_from(DEFAULT_SEED).random())
+    >>> a = seed_stream(7, "sampler").random()
+    >>> a == seed_stream(7, "sampler").random(), a == seed_stream(7, "resample").random()
+    (True, False)
+    >>> seed_stream(7, "simulate").random() == np.random.default_rng(7).random()
     True
     """
+    if consumer not in SEED_STREAMS:
+        raise ValueError(f"consumer must be one of {list(SEED_STREAMS)}; got {consumer!r}")
     if isinstance(random_seed, np.random.Generator):
         return random_seed
     if random_seed is None:
-        return np.random.default_rng(DEFAULT_SEED)
+        random_seed = DEFAULT_SEED
     if isinstance(random_seed, bool) or not isinstance(random_seed, int | np.integer):
         raise ValueError(
             f"random_seed must be a non-negative whole number, a numpy Generator or None; "
@@ -142,4 +203,20 @@ def rng_from(random_seed: int | np.random.Generator | None) -> np.random.Generat
         )
     if random_seed < 0:
         raise ValueError(f"random_seed must be non-negative; got {random_seed!r}")
-    return np.random.default_rng(int(random_seed))
+    sequence = np.random.SeedSequence(int(random_seed), spawn_key=SEED_STREAMS[consumer])
+    return np.random.default_rng(sequence)
+
+
+def rng_from(random_seed: int | np.random.Generator | None) -> np.random.Generator:
+    """Return the simulation stream of ``random_seed``: ``seed_stream(random_seed, "simulate")``.
+
+    A Generator as is, an int seeded (``rng_from(s)`` draws what ``np.random.default_rng(s)``
+    draws), None seeded with :data:`DEFAULT_SEED`, so that every result is reproducible by
+    default. Other consumers of a seed use :func:`seed_stream` with their own name.
+
+    Examples
+    --------
+    >>> float(rng_from(None).random()) == float(rng_from(DEFAULT_SEED).random())
+    True
+    """
+    return seed_stream(random_seed, "simulate")

@@ -14,7 +14,6 @@ repeats and writes it, with the machine and the command, to benchmarks/results/b
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import importlib.metadata
 import os
 import platform
@@ -23,12 +22,14 @@ import sys
 import time
 from pathlib import Path
 
+from _record import write_result
+
 from bayesjudge.examples import load_example
 from bayesjudge.prevalence.baselines import rogan_gladen
 from bayesjudge.prevalence.data import JudgeData
 from bayesjudge.prevalence.simulate import judge_table
 
-RESULTS = Path(__file__).resolve().parent / "results" / "bootstrap.md"
+RESULT = "bootstrap.md"
 
 
 def datasets() -> dict[str, JudgeData]:
@@ -121,9 +122,6 @@ def to_markdown(rows: list[dict[str, object]], *, n_boot: int, repeats: int, com
     lines = [
         "# Bootstrap benchmark: vectorised Rogan-Gladen bootstrap vs judgy",
         "",
-        f"- date: {dt.datetime.now(dt.UTC).strftime('%Y-%m-%d %H:%M UTC')}",
-        f"- machine: {machine()}",
-        f"- command: `{command}`",
         f"- B = {n_boot:,} resamples for both; one warm-up call each, then {repeats} rounds of "
         "5 calls of ours and 1 call of judgy, interleaved; medians of the wall-clock time and of "
         "the CPU time of this process (`time.process_time`) of one full call (validation, point "
@@ -132,9 +130,9 @@ def to_markdown(rows: list[dict[str, object]], *, n_boot: int, repeats: int, com
         'resample="calibration")` (one multinomial draw of the four calibration cells for all '
         "resamples); judgy: `judgy.estimate_success_rate(..., bootstrap_iterations=B)` (a Python "
         "loop over resamples). Both resample the labelled pairs and keep the test count fixed.",
-        f"- load average when the run ended: {', '.join(f'{x:.2f}' for x in os.getloadavg())} "
-        "(the machine is shared with other jobs, so wall-clock times move between runs; the CPU "
-        "time is less sensitive to that, and both ratios are measured within one run).",
+        "- the machine is shared with other jobs, so wall-clock times move between runs (see the "
+        "load average above); the CPU time is less sensitive to that, and both ratios are "
+        "measured within one run.",
         "",
         "| data | ours wall (ms) | judgy wall (ms) | speed-up (wall) | ours CPU (ms) "
         "| judgy CPU (ms) | speed-up (CPU) | our 95% CI | judgy 95% CI | same point |",
@@ -168,9 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         print(f"{r['data']}: judgy / ours = {r['ratio']:.1f} (wall), {r['cpu_ratio']:.1f} (CPU)")
     if not args.no_write:
-        RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        RESULTS.write_text(text)
-        print(f"wrote {RESULTS}")
+        print(f"wrote {write_result(Path(RESULT), text, command)}")
     return 0
 
 

@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _record import record
+from _record import command_line, record
 
 import bayesjudge as bj
 
@@ -110,7 +110,7 @@ def main() -> None:
         record(
             "cli",
             "Cold command-line estimate on the bundled example",
-            "python benchmarks/bench_cli.py",
+            command_line(),
             body,
         )
     )

@@ -31,7 +31,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from _record import record
+from _record import command_line, record
 
 PATTERNS = [b",0\n", b",1\n", b"0,0\n", b"0,1\n", b"1,0\n", b"1,1\n"]
 BLOCK = 1_000_000
@@ -182,7 +182,7 @@ def main() -> None:
         record(
             "cli_large",
             "Large judge files through the command line",
-            "python benchmarks/bench_cli_large.py",
+            command_line(),
             body,
         )
     )

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _record import write_result
 
 from bayesjudge import __version__
 from bayesjudge.examples import load_example
@@ -96,7 +97,5 @@ def main() -> str:
 
 if __name__ == "__main__":
     text = main()
-    out = Path(__file__).with_name("results") / "exact.md"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(text)
     print(text)
+    print(f"wrote {write_result(Path('exact.md'), text)}")

@@ -34,7 +34,7 @@ import sys
 import time
 
 import numpy as np
-from _record import record
+from _record import command_line, record
 
 from bayesjudge.estimators.rogan_gladen import rogan_gladen_variance
 from bayesjudge.examples import load_example
@@ -390,7 +390,7 @@ def main() -> None:
     path = record(
         "plan",
         "Label planner (bayesjudge.prevalence.plan): checks and timings",
-        "nice -n 10 python benchmarks/bench_plan.py",
+        command_line(),
         "\n".join(body),
     )
     print(f"written {path}")

@@ -19,9 +19,7 @@ are measured under the same machine load. The load average is recorded before an
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
-import platform
 import statistics
 import time
 from collections.abc import Callable
@@ -30,6 +28,7 @@ from typing import Any
 
 import numpy as np
 import xarray as xr
+from _record import RESULTS, write_result
 
 import bayesjudge.inference.fit as fit_module
 import bayesjudge.inference.sampling as sampling_module
@@ -181,9 +180,7 @@ def instrumented_refits(data: list[JudgeData]) -> dict[str, list[float]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument(
-        "--out", type=Path, default=Path(__file__).with_name("results") / "refit.md"
-    )
+    parser.add_argument("--out", type=Path, default=RESULTS / "refit.md")
     args = parser.parse_args()
     # the first fit must build and compile: no compiled model from the on-disk cache
     os.environ["BAYESJUDGE_CACHE_DIR"] = "off"
@@ -206,12 +203,8 @@ def main() -> None:
     lines = [
         "# Refit benchmark: cached compiled model vs fresh build + compile",
         "",
-        f"- date: {datetime.datetime.now(datetime.UTC).isoformat(timespec='minutes')}",
-        f"- machine: {platform.machine()}, {platform.system()} {platform.release()}, "
-        f"Python {platform.python_version()}, {os.cpu_count()} cores shared with other jobs",
         f"- load average (1, 5, 15 min) before: {', '.join(f'{x:.2f}' for x in load_before)}; "
         f"after: {', '.join(f'{x:.2f}' for x in load_after)}",
-        f"- command: `.venv/bin/python benchmarks/bench_refit.py --repeats {args.repeats}`",
         "- sampling: nutpie, 4 chains x 2000 draws after 1000 tuning steps, unstratified model",
         "",
         "| path | median s | runs (s) |",
@@ -241,7 +234,7 @@ def main() -> None:
     ]
     text = "\n".join(lines) + "\n"
     print(text)
-    args.out.write_text(text)
+    write_result(args.out.resolve(), text)
 
 
 if __name__ == "__main__":

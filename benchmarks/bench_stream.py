@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from _record import record
+from _record import command_line, record
 
 PATTERNS = [b",0\n", b",1\n", b"0,0\n", b"0,1\n", b"1,0\n", b"1,1\n"]
 BLOCK = 1_000_000
@@ -110,6 +110,9 @@ def main() -> None:
     parser.add_argument("--in-memory-max", type=float, default=1e7)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    uneven = [s for s in args.sizes if int(s) < BLOCK or int(s) % BLOCK]
+    if uneven:
+        parser.error(f"--sizes must be multiples of {BLOCK:,} rows (whole blocks); got {uneven}")
     imported = measure("import", Path(os.devnull))
     print(f"import only: {imported['rss_mb']:.0f} MB", flush=True)
     lines = []
@@ -176,7 +179,7 @@ def main() -> None:
         record(
             "stream",
             "Streaming a judge file to the six counts",
-            "python benchmarks/bench_stream.py",
+            command_line(),
             body,
         )
     )

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _record import RESULTS, write_result
 
 from bayesjudge.channels.counts import slice_counts
 from bayesjudge.channels.data import PairedOutcomes
@@ -110,9 +111,7 @@ def _markdown(frame: pd.DataFrame) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="few replicates (smoke test)")
-    parser.add_argument(
-        "--out", default=str(Path(__file__).parent / "results" / "channel.md"), help="output"
-    )
+    parser.add_argument("--out", default=str(RESULTS / "channel.md"), help="output")
     args = parser.parse_args(argv)
     reps_check = 40 if args.quick else 1000
     reps_mix = 5 if args.quick else 150
@@ -153,8 +152,7 @@ prediction - truth. Hierarchical: posterior mean of `p1_mixture` from `fit_slice
 
 {_markdown(mixture)}
 """
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(text, encoding="utf-8")
+    write_result(Path(args.out).resolve(), text)
     sys.stdout.write(text)
     return 0
 

@@ -49,6 +49,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _record import write_result
 
 from bayesjudge.models.systems import systems_model, two_system_model
 from bayesjudge.priors import HalfNormal, SystemsPriors
@@ -500,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{seconds.sum():.0f} s of wall time ({seconds.notna().sum()} timed), this call "
             f"{time.perf_counter() - start:.0f} s.\n\n"
         )
-        args.out.write_text(header + text, encoding="utf-8")
+        write_result(args.out.resolve(), header + text)
     return 0
 
 

@@ -40,6 +40,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import systems_coverage as study
+from _record import write_result
 
 from bayesjudge.priors import SystemsPriors
 from bayesjudge.systems.data import SystemsData
@@ -212,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
             f"({len(raw)} fits; differences {sorted(raw['diff'].unique().tolist())}, "
             f"replicates per difference and fit as in the reps column).\n\n"
         )
-        args.out.write_text(header + text + "\n", encoding="utf-8")
+        write_result(args.out.resolve(), header + text + "\n")
     return 0
 
 

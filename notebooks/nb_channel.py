@@ -147,7 +147,7 @@ def cells() -> list[nbformat.NotebookNode]:
             ").round(4)"
         ),
         new_markdown_cell(
-            "The pooled channel, fitted to the calibration mixture, misses the shifted accuracy by far (0.6169 against a true 0.4806); the slice-conditioned (0.4598) and hierarchical (0.5029) predictions are close, and the hierarchical interval (0.3903 to 0.6187) contains the truth. On the thin depth 5 the hierarchy pulls the 40-item Jeffreys rates towards the other depths (c 0.0714 becomes 0.1212, $\\gamma$ 0.2143 becomes 0.1584).\n"
+            "The pooled channel, fitted to the calibration mixture, misses the shifted accuracy by far (0.6169 against a true 0.4806); the slice-conditioned (0.4598) and hierarchical (0.5030) predictions are close, and the hierarchical interval (0.3876 to 0.6166) contains the truth. On the thin depth 5 the hierarchy pulls the 40-item Jeffreys rates towards the other depths (c 0.0714 becomes 0.1228, $\\gamma$ 0.2143 becomes 0.1591).\n"
             "\n"
             "The seeded study in `benchmarks/channel_studies.py` repeats this comparison many times; its table is in the docs page.\n"
             "\n"
@@ -185,6 +185,6 @@ def cells() -> list[nbformat.NotebookNode]:
             "\n"
             "The revision step is not good or bad as a whole. On the simulated suite it gains on the easy depths 1 to 3 and loses on depths 4 and 5, where the baseline is low and corruption high, so it should be gated per slice, not switched on everywhere. At a high baseline even a rare corruption outweighs a good correction rate (the break-even factor is 21 at 0.955, and intrinsic self-correction of GPT-4 loses 4 points there).\n"
             "\n"
-            "What to trust: the Jeffreys rates come with exact intervals that contain the simulated rates, the one-step law reproduces the observed accuracy (0.7355 against 0.7360), and the hierarchical fit passed its diagnostics. For a harder deployment mix, predict from the slices, not the pooled channel: pooled is off by more than 0.13, the slice-based predictions by about 0.02. And do not forecast a stack of steps from each step alone without the Markov check: on the non-Markov stack the composed forecast is off by about 0.1 (gap posterior mean 0.0974), and the check says so (tail probability 0.0000)."
+            "What to trust: the Jeffreys rates come with exact intervals that contain the simulated rates, the one-step law reproduces the observed accuracy (0.7355 against 0.7360), and the hierarchical fit passed its diagnostics. For a harder deployment mix, predict from the slices, not the pooled channel: pooled is off by more than 0.13, the slice-based predictions by about 0.02. And do not forecast a stack of steps from each step alone without the Markov check: on the non-Markov stack the composed forecast is off by about 0.1 (gap posterior mean 0.0981), and the check says so (tail probability 0.0000)."
         ),
     ]

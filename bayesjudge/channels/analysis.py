@@ -35,7 +35,7 @@ from bayesjudge.inference.provenance import seed_label
 from bayesjudge.inference.summary import posterior_summary
 from bayesjudge.priors import ChannelPriors
 from bayesjudge.results import PosteriorSummary
-from bayesjudge.validation import check_int, check_prob, rng_from
+from bayesjudge.validation import check_int, check_prob, seed_stream
 
 __all__ = [
     "ChannelAnalysis",
@@ -224,7 +224,7 @@ def analyze_channel(
     """
     prob = check_prob(prob)
     chains = check_int(chains, name="chains", minimum=1, maximum=64)
-    rng = rng_from(random_seed)
+    rng = seed_stream(random_seed, "draws")
     e = outcome_array(data)
     n_exact = max(check_int(draws, name="draws", minimum=10, maximum=200_000) * chains, 400)
     steps = tuple(

@@ -40,7 +40,7 @@ from bayesjudge.inference.provenance import provenance_attrs
 from bayesjudge.inference.summary import posterior_summary, summary_of_draws
 from bayesjudge.priors import ChannelPriors
 from bayesjudge.results import Interval, PosteriorSummary
-from bayesjudge.validation import check_int, check_prob, rng_from
+from bayesjudge.validation import check_int, check_prob, seed_stream
 
 if TYPE_CHECKING:
     from bayesjudge.channels.data import PairedOutcomes
@@ -209,7 +209,7 @@ def step_summaries(
     draws = _check_draws(draws)
     e = outcome_array(data)
     stages = tuple(getattr(data, "stages", [f"e{t}" for t in range(e.shape[1])]))
-    rng = rng_from(random_seed)
+    rng = seed_stream(random_seed, "draws")
     counts = stack_counts(e)
     c_post, g_post = channel_posterior(counts, prior=_rate(priors))
     c_hat, g_hat = jeffreys_rates(counts)
@@ -304,7 +304,7 @@ def composition_posterior(
             f"the composition gap needs 3 to {MAX_STAGES} stages (2 or more steps); "
             f"got {e.shape[1]}"
         )
-    rng = rng_from(random_seed)
+    rng = seed_stream(random_seed, "draws")
     joint = _joint_draws(e, draws, _rate(priors), rng)
     adjacent, direct = kernels_from_joint(joint, stages=e.shape[1])
     composed = adjacent[:, 0]
@@ -454,7 +454,7 @@ def markov_check(
             raise ValueError(
                 f"the Markov check needs a stack of at least two steps (3 stages); got {e.shape[1]}"
             )
-        rng = rng_from(random_seed)
+        rng = seed_stream(random_seed, "draws")
         _, _, later_n, later_y = markov_counts(e)
         counts = stack_counts(e)[1:]  # steps t >= 1
         c_post, g_post = channel_posterior(counts, prior=_rate(priors))
@@ -590,7 +590,7 @@ def exact_draws_tree(
     e = outcome_array(data)
     counts = stack_counts(e)
     c_post, g_post = channel_posterior(counts, prior=_rate(priors))
-    rng = rng_from(random_seed)
+    rng = seed_stream(random_seed, "draws")
     per = max(draws // chains, 1)
     shape = (counts.shape[0], chains, per)
     c = rng.beta(c_post.alpha[:, None, None], c_post.beta[:, None, None], size=shape)

@@ -16,7 +16,7 @@ import numpy as np
 from scipy import special
 
 from bayesjudge.priors import JEFFREYS, Beta
-from bayesjudge.validation import rng_from
+from bayesjudge.validation import seed_stream
 
 if TYPE_CHECKING:
     pass
@@ -117,7 +117,7 @@ class RatePosterior:
         self, size: int, *, random_seed: int | np.random.Generator | None = None
     ) -> np.ndarray:
         """Return ``size`` independent draws on a new last axis, shape ``(..., size)``."""
-        rng = rng_from(random_seed)
+        rng = seed_stream(random_seed, "draws")
         a = np.asarray(self.alpha, dtype=float)[..., None]
         b = np.asarray(self.beta, dtype=float)[..., None]
         shape = (*np.broadcast_shapes(a.shape, b.shape)[:-1], size)

@@ -19,7 +19,7 @@ from scipy.special import ndtr
 from bayesjudge.errors import DataError
 from bayesjudge.gates.caps import check_unit_array
 from bayesjudge.io.tables import TableLike
-from bayesjudge.validation import rng_from
+from bayesjudge.validation import seed_stream
 
 __all__ = [
     "IndependenceCheck",
@@ -238,7 +238,7 @@ def _permutation_p_value(
     random_seed: int | np.random.Generator | None,
 ) -> float:
     """Two-sided permutation p-value of the agreeing-pair share (rulings shuffled within items)."""
-    rng = rng_from(random_seed)
+    rng = seed_stream(random_seed, "resample")
     extreme = 0
     chunk = max(1, min(int(n_permutations), 5_000_000 // max(v.size, 1)))
     done = 0

@@ -19,7 +19,7 @@ from bayesjudge.errors import DataError
 from bayesjudge.gates.caps import check_caps, check_unit_array
 from bayesjudge.gates.data import LoopLog
 from bayesjudge.results import Estimate, Interval
-from bayesjudge.validation import check_prob, rng_from, z_value
+from bayesjudge.validation import check_prob, seed_stream, z_value
 
 __all__ = [
     "LoopReplay",
@@ -337,7 +337,7 @@ def ppv_correction(
             raise ValueError(
                 f"calibration_fraction must lie in (0, 1); got {calibration_fraction!r}"
             )
-        rng = rng_from(random_seed)
+        rng = seed_stream(random_seed, "resample")
         size = round(calibration_fraction * items.size)
         cal_items = rng.choice(items, size=size, replace=False)
     else:

@@ -49,7 +49,7 @@ from bayesjudge.inference.sampling import (
     sample_nuts,
 )
 from bayesjudge.priors import Priors
-from bayesjudge.validation import MAX_CHAINS, MAX_DRAWS, check_int, check_prob, rng_from
+from bayesjudge.validation import MAX_CHAINS, MAX_DRAWS, check_int, check_prob, seed_stream
 
 __all__ = [
     "MAX_CHAINS",
@@ -380,7 +380,7 @@ def fit_model(
         When the final attempt fails a check.
     """
     prob = check_prob(prob)
-    rng = rng_from(random_seed)
+    rng = seed_stream(random_seed, "sampler")
     used, note = resolve_sampler(sampler)
     show = progressbar_default(progressbar)
     lines = line_stream(progressbar, terminal=show)

@@ -53,7 +53,7 @@ from bayesjudge.estimators import (
 from bayesjudge.io.tables import TableLike
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
 from bayesjudge.results import Estimate, Interval, estimates_frame
-from bayesjudge.validation import check_choice, check_int, check_prob, rng_from, z_value
+from bayesjudge.validation import check_choice, check_int, check_prob, seed_stream, z_value
 
 __all__ = [
     "BASELINE_METHODS",
@@ -168,7 +168,7 @@ def rogan_gladen_bootstrap_draws(
     """
     n_boot = _check_n_boot(n_boot)
     check_choice(resample, name="resample", allowed=get_args(Resample))
-    rng = rng_from(random_seed)
+    rng = seed_stream(random_seed, "resample")
     m = counts.m1 + counts.m0
     cells = np.array(
         [counts.x1, counts.m1 - counts.x1, counts.x0, counts.m0 - counts.x0], dtype=float

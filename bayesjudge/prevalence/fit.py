@@ -35,7 +35,7 @@ from bayesjudge.inference.sampling import (
 )
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
 from bayesjudge.priors import PrevalencePriors
-from bayesjudge.validation import rng_from
+from bayesjudge.validation import seed_stream
 
 __all__ = [
     "MAX_STRATA",
@@ -197,7 +197,7 @@ def posterior_predictive_counts(
             "x0": (counts["m0"], 1.0 - posterior["sp"]),
             "k": (counts["n"], posterior[rate]),
         },
-        rng_from(random_seed),
+        seed_stream(random_seed, "draws"),
     )
 
 
@@ -390,7 +390,7 @@ def prevalence_draws(
         draws=settings.draws,
         tune=settings.tune,
         chains=settings.chains,
-        seed=draw_sampler_seed(rng_from(random_seed)),
+        seed=draw_sampler_seed(seed_stream(random_seed, "sampler")),
         target_accept=settings.target_accept,
         sampler=sampler,
         cores=cores,

@@ -110,7 +110,7 @@ from bayesjudge.validation import (
     PLAN_MAX_LABELS,
     check_int,
     check_prob,
-    rng_from,
+    seed_stream,
 )
 
 if TYPE_CHECKING:
@@ -457,7 +457,7 @@ def posterior_draws(
     counts = _as_counts(data)
     priors = PrevalencePriors() if priors is None else priors
     size = check_int(size, name="size", minimum=1, maximum=10**7)
-    rng = rng_from(random_seed)
+    rng = seed_stream(random_seed, "draws")
     pi, se, sp, w, ess = _pool_with_ess(counts, priors, rng)
     index = rng.choice(w.size, size=size, p=w)
     frame = pd.DataFrame({"pi": pi[index], "se": se[index], "sp": sp[index]})
@@ -738,7 +738,9 @@ def plan_labels(
             "evaluate fewer label counts (a smaller max_labels, or m_grid)"
         )
 
-    sim = _simulator(counts, priors=priors, prob=prob, draws=draws, rng=rng_from(random_seed))
+    sim = _simulator(
+        counts, priors=priors, prob=prob, draws=draws, rng=seed_stream(random_seed, "plan")
+    )
     ess = sim.ess
 
     c = counts
