@@ -281,12 +281,12 @@ def write_manifest(
     """
     _check_kind(kind)
     root = Path(folder)
-    names = _listing(root) if files is None else sorted({Path(f).as_posix() for f in files})
-    records = {name: _file_record(root / name) for name in names if name not in _MARKERS}
+    names, folders = _entries(root) if files is None else ({Path(f).as_posix() for f in files}, [])
+    records = {name: _file_record(root / name) for name in sorted(names) if name not in _MARKERS}
     manifest = Manifest(
         kind=kind,
         files=records,
-        folders=tuple(_folders(root)) if files is None else (),
+        folders=tuple(folders),
         created=datetime.now(UTC).isoformat(timespec="seconds"),
     )
     text = json.dumps(manifest.to_dict(), indent=2) + "\n"
@@ -304,26 +304,17 @@ def _digest(stream: io.BufferedReader) -> FileRecord:
     return FileRecord(size=stream.tell(), sha256=digest.hexdigest())
 
 
-def _listing(root: Path) -> list[str]:
-    """Every non-folder entry under ``root`` (symlinks not followed), as relative paths."""
-    names = []
-    for current, folders, files in os.walk(root):
-        base = Path(current)
-        # a symlink to a folder is listed by os.walk among the folders; it is an entry here
-        names += [(base / f).relative_to(root).as_posix() for f in folders if _is_link(base / f)]
-        names += [(base / f).relative_to(root).as_posix() for f in files]
-    return sorted(names)
-
-
-def _folders(root: Path) -> list[str]:
-    """Every folder under ``root`` (not ``root``; symlinks not followed), as relative paths."""
-    names = []
-    for current, folders, _ in os.walk(root):
-        base = Path(current)
-        names += [
-            (base / f).relative_to(root).as_posix() for f in folders if not _is_link(base / f)
-        ]
-    return sorted(names)
+def _entries(root: Path) -> tuple[list[str], list[str]]:
+    """Return what is under ``root`` (links not followed): files and links, then folders."""
+    files: list[str] = []
+    folders: list[str] = []
+    for current, subfolders, names in os.walk(root):
+        base = Path(current).relative_to(root)
+        for name in subfolders:  # os.walk lists a link to a folder among the folders
+            link = _is_link(Path(current) / name)
+            (files if link else folders).append((base / name).as_posix())
+        files += [(base / name).as_posix() for name in names]
+    return sorted(files), sorted(folders)
 
 
 def _is_link(path: Path) -> bool:
@@ -495,7 +486,7 @@ def _check_creatable(target: Path, shown: str) -> None:
 
 def _check_replaceable(target: Path, kind: OutputKind, shown: str) -> None:
     try:
-        present = _listing(target)
+        present, folders = _entries(target)
     except OSError as exc:
         raise OutputError(f"{shown} it cannot be read ({_reason(exc)})") from None
     if not present:
@@ -523,7 +514,7 @@ def _check_replaceable(target: Path, kind: OutputKind, shown: str) -> None:
             f"{shown} it holds files bayesjudge did not write ({_some(added)}); move them "
             "away or choose a new folder"
         )
-    made = [name for name in _folders(target) if name not in manifest.owned_folders()]
+    made = [name for name in folders if name not in manifest.owned_folders()]
     if made:
         raise OutputError(
             f"{shown} it holds folders bayesjudge did not create ({_some(made)}); move them "
@@ -687,9 +678,10 @@ def claim_output_folder(
     study): :func:`check_output_folder` refuses a destination before any work, missing
     parent folders are created, and the folder's lock (:func:`lock_output_folder`) is held
     for the whole block, so a second run into the same folder is refused at once rather than
-    after its computation. :func:`output_folder` (or a study's writes) inside the block take
-    the same lock again. Parent folders this call created are removed at the end if they are
-    still empty.
+    after its computation. Under the lock, what an interrupted earlier run left is recovered
+    or removed (:func:`recover_output_folder`) and the destination checked again.
+    :func:`output_folder` (or a study's writes) inside the block take the same lock again.
+    Parent folders this call created are removed at the end if they are still empty.
 
     Parameters
     ----------
@@ -726,6 +718,7 @@ def claim_output_folder(
     made = _make_parents(target)
     try:
         with lock_output_folder(target):
+            _recover(target)
             check_output_folder(target, inputs=inputs, kind=kind)  # as it is now, under the lock
             yield target
     finally:
@@ -742,9 +735,9 @@ def output_folder(
 ) -> Iterator[Path]:
     r"""Write an output folder crash-safely: yield a staging folder that replaces ``path``.
 
-    The steps: create missing parents; take the lock (:func:`lock_output_folder`); recover or
-    remove what an interrupted earlier run left (:func:`recover_output_folder`); check the
-    destination again (:func:`check_output_folder`); create the staging folder
+    The steps: check the destination, create missing parents, take the lock, recover or
+    remove what an interrupted earlier run left and check again (:func:`claim_output_folder`);
+    create the staging folder
     ``.<name>.bayesjudge-staging-<random>`` beside it and yield it; when the block ends
     without an exception, fsync every file, write the manifest last, and switch:
 
@@ -792,28 +785,18 @@ def output_folder(
     ...     sorted(read_manifest(Path(tmp) / "report").files)
     ['summary.md']
     """
-    _check_kind(kind)
-    target = _absolute(path)
-    check_output_folder(target, inputs=inputs, kind=kind)
-    made = _make_parents(target)
-    try:
-        with lock_output_folder(target):
-            _recover(target)
-            check_output_folder(target, inputs=inputs, kind=kind)
-            staging = _make_staging(target)
-            try:
-                yield staging
-                _seal(staging, kind=kind)
-                _switch(staging, target)
-            except BaseException as exc:
-                with suppress(OSError):  # never hide the error that got us here
-                    _remove_written(staging)
-                if isinstance(exc, OSError):
-                    raise _write_failed(target, staging, exc) from exc
-                raise
-    except BaseException:
-        _remove_empty(made)
-        raise
+    with claim_output_folder(path, inputs=inputs, kind=kind) as target:
+        staging = _make_staging(target)
+        try:
+            yield staging
+            _seal(staging, kind=kind)
+            _switch(staging, target)
+        except BaseException as exc:
+            with suppress(OSError):  # never hide the error that got us here
+                _remove_written(staging)
+            if isinstance(exc, OSError):
+                raise _write_failed(target, staging, exc) from exc
+            raise
 
 
 def _write_failed(target: Path, staging: Path, exc: OSError) -> OutputError:
@@ -868,7 +851,7 @@ def _make_staging(target: Path) -> Path:
 
 def _seal(staging: Path, *, kind: OutputKind) -> None:
     """Make the staging folder durable and complete: fsync its files, then the manifest."""
-    for name in _listing(staging):
+    for name in _entries(staging)[0]:
         if name not in _MARKERS:
             _fsync_path(staging / name)
     write_manifest(staging, kind=kind)
@@ -943,19 +926,13 @@ def _libc() -> ctypes.CDLL | None:
 
 def _exchange(first: Path, second: Path) -> bool:
     """Swap two folders atomically; False where the system cannot (then nothing changed)."""
-    libc = _libc()
-    if not sys.platform.startswith("linux") or libc is None:
+    libc = _libc() if sys.platform.startswith("linux") else None
+    renameat2 = getattr(libc, "renameat2", None)  # glibc >= 2.28
+    if renameat2 is None:
         return False
-    if not hasattr(libc, "renameat2"):  # glibc < 2.28
-        return False
-    renameat2 = libc.renameat2
-    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p]
-    renameat2.argtypes += [ctypes.c_uint]
-    renameat2.restype = ctypes.c_int
-    status = renameat2(
-        _AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE
-    )
-    if status == 0:
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p] * 2 + [ctypes.c_uint]
+    paths = [os.fsencode(first), os.fsencode(second)]
+    if renameat2(_AT_FDCWD, paths[0], _AT_FDCWD, paths[1], _RENAME_EXCHANGE) == 0:
         return True
     code = ctypes.get_errno()
     if code in {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP}:
@@ -978,7 +955,7 @@ def recover_output_folder(path: str | os.PathLike[str]) -> None:
     is deleted, provided it carries bayesjudge's marker (a manifest, or the staging marker),
     and then only the files bayesjudge wrote; the journal file earlier versions wrote
     (``.<name>.bayesjudge-journal``) is removed. Anything without the marker is left alone.
-    :func:`output_folder` does this itself before it writes.
+    :func:`claim_output_folder` and :func:`output_folder` do this themselves.
 
     Parameters
     ----------
