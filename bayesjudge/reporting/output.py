@@ -640,7 +640,7 @@ def lock_output_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
     from filelock import FileLock, Timeout
 
     target = _absolute(path)
-    file = _sibling(target, "lock")
+    file = _sibling(Path(os.path.realpath(target.parent)) / target.name, "lock")
     # one instance per lock file and process, its holds counted per thread; a forked child
     # gets a new instance (filelock refuses to use an inherited one)
     lock = FileLock(file, blocking=False, is_singleton=True, fallback_to_soft=False)

@@ -581,6 +581,35 @@ def test_a_claim_of_a_folder_another_process_writes_is_refused(parent: Path) -> 
         kill(first)
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_is_refused_like_another_run(parent: Path) -> None:
+    target = parent / "report"
+    with lock_output_folder(target):
+        pid = os.fork()
+        if pid == 0:  # the child inherits the parent's hold, and must not use it
+            try:
+                with lock_output_folder(target):
+                    os._exit(1)
+            except OutputError as exc:
+                os._exit(0 if "another bayesjudge run is writing it" in str(exc) else 2)
+            except BaseException:
+                os._exit(3)
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert os.listdir(parent) == []
+
+
+def test_the_lock_is_the_same_through_a_linked_parent(parent: Path) -> None:
+    (parent / "real").mkdir()
+    (parent / "link").symlink_to(parent / "real")
+    with claim_output_folder(parent / "link" / "report"):
+        with output_folder(parent / "real" / "report") as staging:  # this thread holds it
+            write_report(staging, "v1")
+        assert sorted(os.listdir(parent / "real")) == [".report.bayesjudge-lock", "report"]
+    assert_complete(parent / "real" / "report", "v1")
+    assert os.listdir(parent / "real") == ["report"]
+
+
 # --------------------------------------------------------------------------- write errors
 def test_a_full_disk_names_the_destination_and_leaves_it(
     parent: Path, monkeypatch: pytest.MonkeyPatch
@@ -750,6 +779,27 @@ def test_recovery_never_deletes_what_lacks_the_marker(parent: Path) -> None:
         write_report(staging, "v2")
     assert sorted(os.listdir(parent)) == sorted([lookalike.name, legacy.name, "report"])
     assert {name: snapshot(parent / name) for name in before} == before
+
+
+def test_recovery_puts_back_only_a_complete_report(parent: Path) -> None:
+    target = parent / "report"
+    with output_folder(target) as staging:
+        write_report(staging, "v1")
+    changed = parent / ".report.bayesjudge-old-0123abcd"  # a report with a file edited since
+    target.rename(changed)
+    (changed / "a.txt").write_text("v1, edited")
+    foreign = parent / ".report.bayesjudge-old-4567abcd"  # the name, but no manifest
+    foreign.mkdir()
+    (foreign / "a.txt").write_text("mine")
+    before = {name: snapshot(parent / name) for name in (changed.name, foreign.name)}
+    recover_output_folder(target)
+    assert not target.exists()  # neither is a report the writer moved aside
+    assert (foreign / "a.txt").read_text() == "mine"
+    assert (changed / "a.txt").read_text() == "v1, edited"  # the edited file is kept
+    assert snapshot(parent / foreign.name) == before[foreign.name]
+    with output_folder(target) as staging:
+        write_report(staging, "v2")
+    assert_complete(target, "v2")
 
 
 # --------------------------------------------------------------------------- forged and planted
