@@ -14,8 +14,9 @@ Every command that writes uses this module:
   the report in a hidden sibling folder, writes the manifest last and then switches the
   staging folder into place. On Linux the switch is one ``renameat2(RENAME_EXCHANGE)`` system
   call, so the destination holds the complete old or the complete new report at every instant.
-  Elsewhere (or on a file system that refuses the exchange) two renames recorded in a journal
-  are used; a crash between them is undone by the next run (or :func:`recover_output_folder`).
+  Elsewhere (or on a file system that refuses the exchange) the old report is renamed aside
+  and the new one renamed into place; a crash between the two renames is undone by the next
+  run (or :func:`recover_output_folder`), which renames the old report back.
 - :func:`write_text_atomically`, :func:`write_bytes_atomically` and
   :func:`write_file_atomically` replace one file through a temporary sibling that is fsynced
   and renamed over the target.
@@ -37,8 +38,8 @@ and only while their content still matches the recorded digest; a folder is remo
 the manifest records it and it is empty. Folders and files are created with the process's
 umask applied (``0o777 & ~umask`` and ``0o666 & ~umask``).
 
-The lock, the journal and the switch use POSIX calls (``fcntl.flock``, ``os.rename``,
-``fsync`` of folders): Linux and macOS.
+The lock is :class:`filelock.FileLock` (``fcntl.flock``); the switch uses ``os.rename`` and
+``fsync`` of folders: Linux and macOS.
 """
 
 from __future__ import annotations
@@ -114,9 +115,6 @@ _MANIFEST_FORMATS: Final = frozenset({1, 2})
 # a folder carrying it was written by bayesjudge.
 _STAGING_MARKER: Final = ".bayesjudge-staging"
 _MARKERS: Final = frozenset({MANIFEST_NAME, _STAGING_MARKER})
-# Test-only hook: "<step>:<fd>" makes the writer write "<step>\n" to file descriptor <fd> when
-# it reaches <step>, then block until it is killed (see tests/reporting/test_output.py).
-_PAUSE_ENV: Final = "BAYESJUDGE_TEST_OUTPUT_PAUSE"
 
 _AT_FDCWD: Final = -100
 _RENAME_EXCHANGE: Final = 2
@@ -283,12 +281,12 @@ def write_manifest(
     """
     _check_kind(kind)
     root = Path(folder)
-    names = _listing(root) if files is None else sorted({Path(f).as_posix() for f in files})
-    records = {name: _file_record(root / name) for name in names if name not in _MARKERS}
+    names, folders = _entries(root) if files is None else ({Path(f).as_posix() for f in files}, [])
+    records = {name: _file_record(root / name) for name in sorted(names) if name not in _MARKERS}
     manifest = Manifest(
         kind=kind,
         files=records,
-        folders=tuple(_folders(root)) if files is None else (),
+        folders=tuple(folders),
         created=datetime.now(UTC).isoformat(timespec="seconds"),
     )
     text = json.dumps(manifest.to_dict(), indent=2) + "\n"
@@ -306,26 +304,17 @@ def _digest(stream: io.BufferedReader) -> FileRecord:
     return FileRecord(size=stream.tell(), sha256=digest.hexdigest())
 
 
-def _listing(root: Path) -> list[str]:
-    """Every non-folder entry under ``root`` (symlinks not followed), as relative paths."""
-    names = []
-    for current, folders, files in os.walk(root):
-        base = Path(current)
-        # a symlink to a folder is listed by os.walk among the folders; it is an entry here
-        names += [(base / f).relative_to(root).as_posix() for f in folders if _is_link(base / f)]
-        names += [(base / f).relative_to(root).as_posix() for f in files]
-    return sorted(names)
-
-
-def _folders(root: Path) -> list[str]:
-    """Every folder under ``root`` (not ``root``; symlinks not followed), as relative paths."""
-    names = []
-    for current, folders, _ in os.walk(root):
-        base = Path(current)
-        names += [
-            (base / f).relative_to(root).as_posix() for f in folders if not _is_link(base / f)
-        ]
-    return sorted(names)
+def _entries(root: Path) -> tuple[list[str], list[str]]:
+    """Return what is under ``root`` (links not followed): files and links, then folders."""
+    files: list[str] = []
+    folders: list[str] = []
+    for current, subfolders, names in os.walk(root):
+        base = Path(current).relative_to(root)
+        for name in subfolders:  # os.walk lists a link to a folder among the folders
+            link = _is_link(Path(current) / name)
+            (files if link else folders).append((base / name).as_posix())
+        files += [(base / name).as_posix() for name in names]
+    return sorted(files), sorted(folders)
 
 
 def _is_link(path: Path) -> bool:
@@ -497,7 +486,7 @@ def _check_creatable(target: Path, shown: str) -> None:
 
 def _check_replaceable(target: Path, kind: OutputKind, shown: str) -> None:
     try:
-        present = _listing(target)
+        present, folders = _entries(target)
     except OSError as exc:
         raise OutputError(f"{shown} it cannot be read ({_reason(exc)})") from None
     if not present:
@@ -525,7 +514,7 @@ def _check_replaceable(target: Path, kind: OutputKind, shown: str) -> None:
             f"{shown} it holds files bayesjudge did not write ({_some(added)}); move them "
             "away or choose a new folder"
         )
-    made = [name for name in _folders(target) if name not in manifest.owned_folders()]
+    made = [name for name in folders if name not in manifest.owned_folders()]
     if made:
         raise OutputError(
             f"{shown} it holds folders bayesjudge did not create ({_some(made)}); move them "
@@ -615,21 +604,15 @@ def _leftovers(target: Path) -> list[Path]:
 
 
 # --------------------------------------------------------------------------- the lock
-# The output folders whose lock this process holds: (folder, pid, thread) -> depth. A thread
-# that holds a folder's lock may take it again (a command claims its --out before the fit and
-# then writes the report); another thread, or a forked child, is refused like another run.
-_HELD: dict[tuple[Path, int, int], int] = {}
-_HELD_GUARD = threading.Lock()
-
-
 @contextmanager
 def lock_output_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Hold the exclusive writer's lock of an output folder, or refuse at once.
 
-    The lock is ``fcntl.flock`` on the hidden file ``.<name>.bayesjudge-lock`` beside the
-    folder; the kernel releases it when its holder ends, however it ends, so a crash leaves no
-    stale lock. The lock file is removed on release. The thread holding the lock may take it
-    again (the inner release keeps it); any other thread or process is refused.
+    The lock is a :class:`filelock.FileLock` (``fcntl.flock``) on the hidden file
+    ``.<name>.bayesjudge-lock`` beside the folder; the kernel releases it when its holder
+    ends, however it ends, so a crash leaves no stale lock. The lock file is opened without
+    following a symbolic link, and removed on release. The thread holding the lock may take it
+    again (the inner release keeps it); any other thread, process or forked child is refused.
 
     Parameters
     ----------
@@ -644,7 +627,8 @@ def lock_output_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
     Raises
     ------
     OutputError
-        When another process (or another thread of this one) holds the lock.
+        When another process (or another thread of this one) holds the lock, or the lock file
+        cannot be created.
 
     Examples
     --------
@@ -653,60 +637,32 @@ def lock_output_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
     ...     folder.name
     'r'
     """
+    from filelock import FileLock, Timeout
+
     target = _absolute(path)
-    key = (Path(os.path.realpath(target.parent)) / target.name, os.getpid(), threading.get_ident())
-    with _HELD_GUARD:
-        again = key in _HELD
-        if again:
-            _HELD[key] += 1
-    if again:
-        try:
-            yield target
-        finally:
-            with _HELD_GUARD:
-                _HELD[key] -= 1
-        return
-    descriptor, lock = _take_lock(target)
-    with _HELD_GUARD:
-        _HELD[key] = 1
+    file = _sibling(Path(os.path.realpath(target.parent)) / target.name, "lock")
+    # one instance per lock file and process, its holds counted per thread; a forked child
+    # gets a new instance (filelock refuses to use an inherited one)
+    lock = FileLock(file, blocking=False, is_singleton=True, fallback_to_soft=False)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise OutputError(
+            f"cannot write output folder {target}: another bayesjudge run is writing it "
+            f"(it holds {file}); wait for it to end or choose another folder"
+        ) from None
+    except OSError as exc:  # a planted link (ELOOP), a read-only folder, ...
+        raise OutputError(
+            f"cannot write output folder {target}: cannot create its lock file {file} "
+            f"({_reason(exc)})"
+        ) from None
     try:
         yield target
     finally:
-        with _HELD_GUARD:
-            del _HELD[key]
-        with suppress(OSError):
-            os.unlink(lock)
-        os.close(descriptor)
-
-
-def _take_lock(target: Path) -> tuple[int, Path]:
-    import fcntl
-
-    lock = _sibling(target, "lock")
-    while True:
-        try:
-            descriptor = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
-        except OSError as exc:
-            raise OutputError(
-                f"cannot write output folder {target}: cannot create its lock file {lock} "
-                f"({_reason(exc)})"
-            ) from None
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(descriptor)
-            raise OutputError(
-                f"cannot write output folder {target}: another bayesjudge run is writing it "
-                f"(it holds {lock}); wait for it to end or choose another folder"
-            ) from None
-        held = os.fstat(descriptor)
-        try:
-            current = os.stat(lock)
-        except FileNotFoundError:
-            current = None
-        if current is not None and (held.st_dev, held.st_ino) == (current.st_dev, current.st_ino):
-            return descriptor, lock
-        os.close(descriptor)  # the holder before us removed this lock file: take the new one
+        if lock.lock_counter == 1:  # the outermost hold: remove the file while still holding it
+            with suppress(OSError):
+                os.unlink(file)
+        lock.release()
 
 
 @contextmanager
@@ -722,9 +678,10 @@ def claim_output_folder(
     study): :func:`check_output_folder` refuses a destination before any work, missing
     parent folders are created, and the folder's lock (:func:`lock_output_folder`) is held
     for the whole block, so a second run into the same folder is refused at once rather than
-    after its computation. :func:`output_folder` (or a study's writes) inside the block take
-    the same lock again. Parent folders this call created are removed at the end if they are
-    still empty.
+    after its computation. Under the lock, what an interrupted earlier run left is recovered
+    or removed (:func:`recover_output_folder`) and the destination checked again.
+    :func:`output_folder` (or a study's writes) inside the block take the same lock again.
+    Parent folders this call created are removed at the end if they are still empty.
 
     Parameters
     ----------
@@ -761,6 +718,7 @@ def claim_output_folder(
     made = _make_parents(target)
     try:
         with lock_output_folder(target):
+            _recover(target)
             check_output_folder(target, inputs=inputs, kind=kind)  # as it is now, under the lock
             yield target
     finally:
@@ -777,20 +735,19 @@ def output_folder(
 ) -> Iterator[Path]:
     r"""Write an output folder crash-safely: yield a staging folder that replaces ``path``.
 
-    The steps: create missing parents; take the lock (:func:`lock_output_folder`); recover or
-    remove what an interrupted earlier run left (:func:`recover_output_folder`); check the
-    destination again (:func:`check_output_folder`); create the staging folder
+    The steps: check the destination, create missing parents, take the lock, recover or
+    remove what an interrupted earlier run left and check again (:func:`claim_output_folder`);
+    create the staging folder
     ``.<name>.bayesjudge-staging-<random>`` beside it and yield it; when the block ends
     without an exception, fsync every file, write the manifest last, and switch:
 
     - no destination yet: one ``rename``;
     - Linux: ``renameat2(RENAME_EXCHANGE)`` swaps staging and destination in one step, so a
       reader sees the complete old or the complete new report at every instant;
-    - otherwise (another OS, or a file system answering EINVAL/ENOSYS): a journal
-      ``.<name>.bayesjudge-journal`` is written and fsynced, the destination is renamed to
-      ``.<name>.bayesjudge-old-<random>``, the staging folder renamed into place, and the
-      journal removed. A crash between the two renames leaves no destination until the next
-      run (or :func:`recover_output_folder`) renames the old folder back.
+    - otherwise (another OS, or a file system answering EINVAL/ENOSYS): the destination is
+      renamed to ``.<name>.bayesjudge-old-<random>`` and the staging folder renamed into
+      place. A crash between the two renames leaves no destination until the next run (or
+      :func:`recover_output_folder`) renames the old report back.
 
     Then the previous report is deleted: only the files its manifest lists, and the folder
     only when nothing else is left in it.
@@ -828,31 +785,18 @@ def output_folder(
     ...     sorted(read_manifest(Path(tmp) / "report").files)
     ['summary.md']
     """
-    _check_kind(kind)
-    target = _absolute(path)
-    check_output_folder(target, inputs=inputs, kind=kind)
-    made = _make_parents(target)
-    try:
-        with lock_output_folder(target):
-            _pause("locked")
-            _recover(target)
-            check_output_folder(target, inputs=inputs, kind=kind)
-            staging = _make_staging(target)
-            _pause("staged")
-            try:
-                yield staging
-                _seal(staging, kind=kind)
-                _pause("complete")
-                _switch(staging, target)
-            except BaseException as exc:
-                with suppress(OSError):  # never hide the error that got us here
-                    _remove_written(staging)
-                if isinstance(exc, OSError):
-                    raise _write_failed(target, staging, exc) from exc
-                raise
-    except BaseException:
-        _remove_empty(made)
-        raise
+    with claim_output_folder(path, inputs=inputs, kind=kind) as target:
+        staging = _make_staging(target)
+        try:
+            yield staging
+            _seal(staging, kind=kind)
+            _switch(staging, target)
+        except BaseException as exc:
+            with suppress(OSError):  # never hide the error that got us here
+                _remove_written(staging)
+            if isinstance(exc, OSError):
+                raise _write_failed(target, staging, exc) from exc
+            raise
 
 
 def _write_failed(target: Path, staging: Path, exc: OSError) -> OutputError:
@@ -907,7 +851,7 @@ def _make_staging(target: Path) -> Path:
 
 def _seal(staging: Path, *, kind: OutputKind) -> None:
     """Make the staging folder durable and complete: fsync its files, then the manifest."""
-    for name in _listing(staging):
+    for name in _entries(staging)[0]:
         if name not in _MARKERS:
             _fsync_path(staging / name)
     write_manifest(staging, kind=kind)
@@ -917,36 +861,25 @@ def _seal(staging: Path, *, kind: OutputKind) -> None:
 
 
 def _switch(staging: Path, target: Path) -> None:
+    """Put the sealed staging folder in place of ``target``; delete the previous report."""
     parent = target.parent
     if not os.path.lexists(target):
         _rename(staging, target)
         _fsync_path(parent)
         return
     if _exchange(staging, target):
-        _pause("exchanged")
         _fsync_path(parent)
         _discard(staging)  # it now holds the previous report
         return
+    # Between these renames there is no destination; its name marks the old report as the
+    # one to put back (see _recover), so no journal is needed.
     old = _new_sibling(target, "old")
-    journal = _sibling(target, "journal")
-    record = {"tool": _TOOL, "target": target.name, "old": old.name, "new": staging.name}
-    _write_journal(journal, json.dumps(record))
-    _pause("journaled")
-    try:
-        _rename(target, old)
-    except BaseException:
-        os.unlink(journal)
-        raise
-    _pause("moved-aside")
+    _rename(target, old)
     try:
         _rename(staging, target)
     except BaseException:
         os.rename(old, target)
-        os.unlink(journal)
         raise
-    _pause("switched")
-    _fsync_path(parent)
-    os.unlink(journal)
     _fsync_path(parent)
     _discard(old)
 
@@ -983,20 +916,6 @@ def _rename(source: Path, destination: Path) -> None:
         ) from None
 
 
-def _write_journal(journal: Path, text: str) -> None:
-    # No temporary file: a journal torn by a crash is invalid JSON, and the destination is
-    # moved only after the complete journal is fsynced, so recovery simply drops it.
-    if os.path.lexists(journal):
-        os.unlink(journal)
-    descriptor = os.open(journal, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
-    try:
-        os.write(descriptor, text.encode())
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-    _fsync_path(journal.parent)
-
-
 @cache
 def _libc() -> ctypes.CDLL | None:
     try:
@@ -1007,19 +926,13 @@ def _libc() -> ctypes.CDLL | None:
 
 def _exchange(first: Path, second: Path) -> bool:
     """Swap two folders atomically; False where the system cannot (then nothing changed)."""
-    libc = _libc()
-    if _exchange_disabled() or not sys.platform.startswith("linux") or libc is None:
+    libc = _libc() if sys.platform.startswith("linux") else None
+    renameat2 = getattr(libc, "renameat2", None)  # glibc >= 2.28
+    if renameat2 is None:
         return False
-    if not hasattr(libc, "renameat2"):  # glibc < 2.28
-        return False
-    renameat2 = libc.renameat2
-    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p]
-    renameat2.argtypes += [ctypes.c_uint]
-    renameat2.restype = ctypes.c_int
-    status = renameat2(
-        _AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE
-    )
-    if status == 0:
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p] * 2 + [ctypes.c_uint]
+    paths = [os.fsencode(first), os.fsencode(second)]
+    if renameat2(_AT_FDCWD, paths[0], _AT_FDCWD, paths[1], _RENAME_EXCHANGE) == 0:
         return True
     code = ctypes.get_errno()
     if code in {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP}:
@@ -1030,21 +943,19 @@ def _exchange(first: Path, second: Path) -> bool:
     )
 
 
-def _exchange_disabled() -> bool:
-    """Test seam: the journal scheme is exercised by patching this to return True."""
-    return False
-
-
 # --------------------------------------------------------------------------- recovery
 def recover_output_folder(path: str | os.PathLike[str]) -> None:
     """Undo or clean up what an interrupted write of ``path`` left behind.
 
-    Under the folder's lock: if a journal shows the destination was moved aside and not
-    replaced, the old folder is renamed back; then every hidden staging or old sibling
-    (``.<name>.bayesjudge-staging-*``, ``.<name>.bayesjudge-old-*``) is deleted, provided it
-    carries bayesjudge's marker (a manifest, or the staging marker), and then only the files
-    bayesjudge wrote. Anything without the marker is left alone. :func:`output_folder` does
-    this itself before it writes.
+    Under the folder's lock: if the destination is missing and a hidden old sibling
+    (``.<name>.bayesjudge-old-*``) holds a complete bayesjudge report (a valid manifest,
+    every file matching it, nothing added), the writer was stopped between its two renames:
+    that report is renamed back (the latest, should there be several). Then every hidden
+    staging or old sibling (``.<name>.bayesjudge-staging-*``, ``.<name>.bayesjudge-old-*``)
+    is deleted, provided it carries bayesjudge's marker (a manifest, or the staging marker),
+    and then only the files bayesjudge wrote; the journal file earlier versions wrote
+    (``.<name>.bayesjudge-journal``) is removed. Anything without the marker is left alone.
+    :func:`claim_output_folder` and :func:`output_folder` do this themselves.
 
     Parameters
     ----------
@@ -1070,22 +981,33 @@ def recover_output_folder(path: str | os.PathLike[str]) -> None:
 
 
 def _recover(target: Path) -> None:
-    journal = _sibling(target, "journal")
-    if os.path.lexists(journal):
-        try:
-            record = json.loads(journal.read_text(encoding="utf-8"))
-            old = target.parent / str(record["old"])
-            valid = record.get("tool") == _TOOL and old in _leftovers(target)
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):
-            valid = False
-        if valid and not os.path.lexists(target) and old.is_dir() and not _is_link(old):
-            os.rename(old, target)
+    leftovers = _leftovers(target)
+    if not os.path.lexists(target):
+        previous = _previous_report(leftovers)
+        if previous is not None:
+            os.rename(previous, target)
             _fsync_path(target.parent)
-        os.unlink(journal)
-        _fsync_path(target.parent)
-    for leftover in _leftovers(target):
+            leftovers.remove(previous)
+    with suppress(FileNotFoundError, IsADirectoryError):  # written by earlier versions
+        os.unlink(_sibling(target, "journal"))
+    for leftover in leftovers:
         if leftover.is_dir() and not _is_link(leftover):
             _remove_written(leftover)
+
+
+def _previous_report(leftovers: list[Path]) -> Path | None:
+    """Return the old report a writer moved aside and did not replace (the latest complete)."""
+    found: list[tuple[str, str, Path]] = []
+    for folder in leftovers:
+        manifest = read_manifest(folder)
+        if "bayesjudge-old-" not in folder.name or manifest is None or _is_link(folder):
+            continue
+        try:
+            _check_replaceable(folder, "report", "")
+        except OutputError:
+            continue
+        found.append((manifest.created, folder.name, folder))
+    return max(found)[2] if found else None
 
 
 def _remove_written(folder: Path) -> bool:
@@ -1134,15 +1056,11 @@ def _exists_at(folder: int, name: str) -> bool:
 
 def _empty_folder(root: int) -> None:
     """Remove everything below the folder open at ``root`` (links removed, never followed)."""
-    first = True
     for path, folders, files, current in os.fwalk(dir_fd=root, topdown=False):
         for name in files:
             if name not in _MARKERS or path != ".":  # the markers go last
                 with suppress(OSError):
                     os.unlink(name, dir_fd=current)
-                    if first:
-                        first = False
-                        _pause("removing")
         for name in folders:  # fwalk lists a link to a folder among the folders
             with suppress(OSError):
                 if stat.S_ISLNK(os.lstat(name, dir_fd=current).st_mode):
@@ -1153,7 +1071,6 @@ def _empty_folder(root: int) -> None:
 
 def _remove_recorded(root: int, manifest: Manifest) -> None:
     """Remove the files and folders ``manifest`` records, inside the folder open at ``root``."""
-    first = True
     for name, record in sorted(manifest.files.items()):
         if name in _MARKERS:
             continue
@@ -1161,9 +1078,6 @@ def _remove_recorded(root: int, manifest: Manifest) -> None:
         with suppress(OSError), _open_below(root, parents) as parent:
             if _matches(parent, last, record):
                 os.unlink(last, dir_fd=parent)
-                if first:
-                    first = False
-                    _pause("removing")
     for name in sorted(manifest.owned_folders(), key=lambda n: n.count("/"), reverse=True):
         *parents, last = name.split("/")
         with suppress(OSError), _open_below(root, parents) as parent:
@@ -1249,7 +1163,6 @@ def write_file_atomically(path: str | os.PathLike[str], writer: Callable[[Path],
         raise OutputError(f"cannot write file {target}: {_reason(exc)}") from None
     try:
         writer(temporary)
-        _pause("file-written")
         _fsync_path(temporary)
         os.replace(temporary, target)
     except BaseException as exc:
@@ -1337,19 +1250,6 @@ def _fsync_path(path: Path) -> None:
         os.fsync(descriptor)
     finally:
         os.close(descriptor)
-
-
-def _pause(step: str) -> None:
-    """Test-only: signal reaching ``step`` and block, when the environment asks for it."""
-    wanted = os.environ.get(_PAUSE_ENV)
-    if not wanted:
-        return
-    name, _, descriptor = wanted.partition(":")
-    if name != step:
-        return
-    os.write(int(descriptor), f"{step}\n".encode())
-    while True:
-        threading.Event().wait()
 
 
 # --------------------------------------------------------------------------- escaping

@@ -1,9 +1,9 @@
 """Tests for bayesjudge.reporting.output: safe, crash-proof output folders and files.
 
-Crash tests run the writer in a subprocess that stops at a named step (the test-only
-``BAYESJUDGE_TEST_OUTPUT_PAUSE`` hook writes the step's name to a pipe and blocks); the test
-reads the pipe, SIGKILLs the writer, and checks what is left. No test sleeps on a guess: every
-wait reads a pipe or polls with a generous deadline.
+Crash tests run the writer in a subprocess that stops at a named step (the subprocess wraps
+one of the writer's functions so that reaching the step writes its name to a pipe and
+blocks); the test reads the pipe, SIGKILLs the writer, and checks what is left. No test
+sleeps on a guess: every wait reads a pipe or polls with a generous deadline.
 """
 
 from __future__ import annotations
@@ -51,16 +51,57 @@ DEADLINE = 60.0  # seconds: an upper bound for a subprocess to reach a step, nev
 WRITER = textwrap.dedent(
     """
     import os, sys, threading
+    from pathlib import Path
     from bayesjudge.reporting import output
 
-    target, version, scheme, body_fd = sys.argv[1:5]
-    if scheme == "journal":
-        output._exchange_disabled = lambda: True
+    target, version, scheme, step, fd = sys.argv[1:6]
+
+    def pause():
+        os.write(int(fd), f"{step}\\n".encode())
+        threading.Event().wait()
+
+    def wrap(name, *, before=False, when=lambda *args: True):
+        original = getattr(output, name)
+
+        def wrapper(*args, **kwargs):
+            if before and when(*args):
+                pause()
+            result = original(*args, **kwargs)
+            if not before and when(*args) and result is not False:
+                pause()
+            return result
+
+        setattr(output, name, wrapper)
+
+    def aside(source, destination):
+        return "bayesjudge-old-" in destination.name
+
+    def discard(previous, *, original=output._discard, unlink=os.unlink):
+        def unlink_then_pause(*args, **kwargs):
+            unlink(*args, **kwargs)
+            pause()
+
+        os.unlink = unlink_then_pause  # the first file of the previous report removed
+        original(previous)
+
+    if scheme == "renames":
+        output._exchange = lambda first, second: False
+    if step == "locked":
+        wrap("_recover", before=True)
+    elif step in {"staged", "complete", "exchanged"}:
+        wrap({"staged": "_make_staging", "complete": "_seal", "exchanged": "_exchange"}[step])
+    elif step == "moving-aside":
+        wrap("_rename", before=True, when=aside)
+    elif step == "moved-aside":
+        wrap("_rename", when=aside)
+    elif step == "switched":
+        wrap("_rename", when=lambda source, destination: destination == Path(target))
+    elif step == "removing":
+        output._discard = discard
     with output.output_folder(target) as staging:
         (staging / "a.txt").write_text(version)
-        if body_fd != "-":
-            os.write(int(body_fd), b"body\\n")
-            threading.Event().wait()
+        if step == "body":
+            pause()
         (staging / "sub").mkdir()
         (staging / "sub" / "b.txt").write_text(version + "-b")
     """
@@ -126,16 +167,8 @@ def start_writer(
 ) -> subprocess.Popen[bytes]:
     """Start a writer of ``target`` that stops at ``step``; return once it is there."""
     read_end, write_end = os.pipe()
-    env = dict(os.environ)
-    env.pop(output._PAUSE_ENV, None)
-    body_fd = "-"
-    if step == "body":
-        body_fd = str(write_end)
-    else:
-        env[output._PAUSE_ENV] = f"{step}:{write_end}"
     process = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(target), version, scheme, body_fd],
-        env=env,
+        [sys.executable, "-c", WRITER, str(target), version, scheme, step, str(write_end)],
         pass_fds=(write_end,),
         stderr=subprocess.PIPE,
         cwd=target.parent,
@@ -180,10 +213,10 @@ def parent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-@pytest.fixture(params=["exchange", "journal"])
+@pytest.fixture(params=["exchange", "renames"])
 def scheme(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    if request.param == "journal":
-        monkeypatch.setattr(output, "_exchange_disabled", lambda: True)
+    if request.param == "renames":  # the switch where the exchange is not available
+        monkeypatch.setattr(output, "_exchange", lambda first, second: False)
     return str(request.param)
 
 
@@ -357,7 +390,7 @@ def test_writes_a_new_folder_with_its_manifest(parent: Path) -> None:
     assert manifest["tool"] == "bayesjudge"
     assert manifest["version"] == output.__version__
     assert manifest["created"].endswith("+00:00")
-    assert os.listdir(target.parent) == ["report"]  # no lock, staging or journal left
+    assert os.listdir(target.parent) == ["report"]  # no lock or staging folder left
 
 
 def test_replaces_a_folder_it_wrote(parent: Path, scheme: str) -> None:
@@ -548,6 +581,35 @@ def test_a_claim_of_a_folder_another_process_writes_is_refused(parent: Path) -> 
         kill(first)
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_is_refused_like_another_run(parent: Path) -> None:
+    target = parent / "report"
+    with lock_output_folder(target):
+        pid = os.fork()
+        if pid == 0:  # the child inherits the parent's hold, and must not use it
+            try:
+                with lock_output_folder(target):
+                    os._exit(1)
+            except OutputError as exc:
+                os._exit(0 if "another bayesjudge run is writing it" in str(exc) else 2)
+            except BaseException:
+                os._exit(3)
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert os.listdir(parent) == []
+
+
+def test_the_lock_is_the_same_through_a_linked_parent(parent: Path) -> None:
+    (parent / "real").mkdir()
+    (parent / "link").symlink_to(parent / "real")
+    with claim_output_folder(parent / "link" / "report"):
+        with output_folder(parent / "real" / "report") as staging:  # this thread holds it
+            write_report(staging, "v1")
+        assert sorted(os.listdir(parent / "real")) == [".report.bayesjudge-lock", "report"]
+    assert_complete(parent / "real" / "report", "v1")
+    assert os.listdir(parent / "real") == ["report"]
+
+
 # --------------------------------------------------------------------------- write errors
 def test_a_full_disk_names_the_destination_and_leaves_it(
     parent: Path, monkeypatch: pytest.MonkeyPatch
@@ -658,11 +720,11 @@ CRASHES = [
     ("exchange", "complete", "v1"),
     ("exchange", "exchanged", "v2"),
     ("exchange", "removing", "v2"),
-    ("journal", "complete", "v1"),
-    ("journal", "journaled", "v1"),
-    ("journal", "moved-aside", None),  # nothing until the next run renames v1 back
-    ("journal", "switched", "v2"),
-    ("journal", "removing", "v2"),
+    ("renames", "complete", "v1"),
+    ("renames", "moving-aside", "v1"),
+    ("renames", "moved-aside", None),  # nothing until the next run renames v1 back
+    ("renames", "switched", "v2"),
+    ("renames", "removing", "v2"),
 ]
 
 
@@ -717,6 +779,27 @@ def test_recovery_never_deletes_what_lacks_the_marker(parent: Path) -> None:
         write_report(staging, "v2")
     assert sorted(os.listdir(parent)) == sorted([lookalike.name, legacy.name, "report"])
     assert {name: snapshot(parent / name) for name in before} == before
+
+
+def test_recovery_puts_back_only_a_complete_report(parent: Path) -> None:
+    target = parent / "report"
+    with output_folder(target) as staging:
+        write_report(staging, "v1")
+    changed = parent / ".report.bayesjudge-old-0123abcd"  # a report with a file edited since
+    target.rename(changed)
+    (changed / "a.txt").write_text("v1, edited")
+    foreign = parent / ".report.bayesjudge-old-4567abcd"  # the name, but no manifest
+    foreign.mkdir()
+    (foreign / "a.txt").write_text("mine")
+    before = {name: snapshot(parent / name) for name in (changed.name, foreign.name)}
+    recover_output_folder(target)
+    assert not target.exists()  # neither is a report the writer moved aside
+    assert (foreign / "a.txt").read_text() == "mine"
+    assert (changed / "a.txt").read_text() == "v1, edited"  # the edited file is kept
+    assert snapshot(parent / foreign.name) == before[foreign.name]
+    with output_folder(target) as staging:
+        write_report(staging, "v2")
+    assert_complete(target, "v2")
 
 
 # --------------------------------------------------------------------------- forged and planted
@@ -836,7 +919,7 @@ def test_planted_leftovers_are_cleaned_only_within_themselves(
     (staged / "deep").mkdir()
     (staged / "deep" / "file-link").symlink_to(beside)
     (staged / "deep" / "x.txt").write_text("x")
-    # a journal pointing the recovery at the user's folder
+    # a journal (as earlier versions wrote) pointing the recovery at the user's folder
     (parent / ".report.bayesjudge-journal").write_text(
         json.dumps({"tool": "bayesjudge", "target": "report", "old": "../victims/keepme"})
     )
@@ -918,17 +1001,26 @@ FILE_WRITER = textwrap.dedent(
     import os, sys, threading
     from bayesjudge.reporting import output
 
-    target, fd = sys.argv[1:3]
+    target, step, fd = sys.argv[1:4]
+
+    def pause():
+        os.write(int(fd), f"{step}\\n".encode())
+        threading.Event().wait()
 
     def writer(path):
         with open(path, "wb") as stream:
             stream.write(b"new" * 1000)
             stream.flush()
-            if os.environ.get("MID_WRITE"):
-                os.write(int(fd), b"mid-write\\n")
-                threading.Event().wait()
+            if step == "mid-write":
+                pause()
             stream.write(b"end")
 
+    def fsync_path(path, *, original=output._fsync_path):
+        if step == "file-written" and ".bayesjudge-tmp-" in path.name:
+            pause()  # written, not yet flushed and renamed
+        original(path)
+
+    output._fsync_path = fsync_path
     output.write_file_atomically(target, writer)
     """
 )
@@ -939,14 +1031,8 @@ def test_a_killed_file_writer_leaves_the_old_file(parent: Path, step: str) -> No
     target = parent / "posterior.nc"
     target.write_bytes(b"old" * 1000)
     read_end, write_end = os.pipe()
-    env = {k: v for k, v in os.environ.items() if k != output._PAUSE_ENV}
-    if step == "mid-write":
-        env["MID_WRITE"] = "1"
-    else:
-        env[output._PAUSE_ENV] = f"{step}:{write_end}"
     process = subprocess.Popen(
-        [sys.executable, "-c", FILE_WRITER, str(target), str(write_end)],
-        env=env,
+        [sys.executable, "-c", FILE_WRITER, str(target), step, str(write_end)],
         pass_fds=(write_end,),
         stderr=subprocess.PIPE,
     )
