@@ -16,9 +16,7 @@ from typing import Any
 
 from bayesjudge.cli.common import (
     UserError,
-    add_fit_options,
     add_input_options,
-    add_seed_option,
     echo,
     emit_json,
     input_options,
@@ -26,6 +24,13 @@ from bayesjudge.cli.common import (
     print_answer,
     probability,
     report_failures,
+)
+from bayesjudge.cli.options import (
+    ModelDefault,
+    SamplerOptions,
+    add_sampler_options,
+    add_seed_option,
+    parse_priors,
 )
 from bayesjudge.reporting.output import escape_terminal
 
@@ -133,10 +138,8 @@ def _cmd_channel(args: argparse.Namespace) -> int:
         mixture = parse_mixture(args.mixture)
     except argparse.ArgumentTypeError as exc:
         raise UserError(str(exc)) from exc
-    try:
-        priors = ChannelPriors().updated(args.prior)
-    except ValueError as exc:
-        raise UserError(f"--prior: {exc}") from None
+    sampler = SamplerOptions.from_args(args, quiet=args.json)
+    priors = parse_priors(ChannelPriors, sampler.priors)
     options = input_options(args, source="outcomes")
     data = PairedOutcomes.from_frame(
         options.source,  # type: ignore[arg-type]
@@ -153,12 +156,7 @@ def _cmd_channel(args: argparse.Namespace) -> int:
         threshold=args.threshold,
         by_slice=args.by_slice,
         mixture=mixture,
-        draws=args.draws,
-        tune=args.tune,
-        chains=args.chains,
-        target_accept=args.target_accept or 0.95,
-        random_seed=args.random_seed,
-        progressbar=False if args.no_progress or args.json else None,
+        **sampler.fit_kwargs(),
     )
     if args.out is not None:
         from bayesjudge.channels.report import write_channel_report
@@ -222,7 +220,12 @@ def register(commands: Any) -> None:
         default=0.0,
         help="gate a step on when its predicted gain exceeds this cost (default 0)",
     )
-    add_fit_options(sub, draws=1000, priors="rate (beta; default jeffreys)")
+    add_sampler_options(
+        sub,
+        target_accept=ModelDefault("bayesjudge.channels.fit"),
+        priors="rate (beta; default jeffreys)",
+        draws=ModelDefault("bayesjudge.channels.fit", "DRAWS"),
+    )
     add_input_options(sub, logs=False, labels=False, threshold=False, epochs=False)
     sub.add_argument("--json", action="store_true", help="print one JSON object")
     sub.add_argument(

@@ -20,9 +20,7 @@ from typing import Any
 from bayesjudge.cli.common import (
     EXIT_OK,
     UserError,
-    add_fit_options,
     add_input_options,
-    add_seed_option,
     bounded_int,
     echo,
     emit_json,
@@ -33,6 +31,13 @@ from bayesjudge.cli.common import (
     print_answer,
     probability,
     report_failures,
+)
+from bayesjudge.cli.options import (
+    ModelDefault,
+    SamplerOptions,
+    add_sampler_options,
+    add_seed_option,
+    parse_priors,
 )
 
 __all__ = ["register"]
@@ -103,9 +108,9 @@ def register(commands: Any) -> None:
         default=0.5,
         help="share of loop items used to estimate PPV (default 0.5)",
     )
-    add_fit_options(
+    add_sampler_options(
         sub,
-        target_accept="0.9",
+        target_accept=ModelDefault("bayesjudge.gates.fit"),
         priors="pi (beta; jeffreys), omega (beta; uniform), mu (beta; uniform), "
         "log_kappa (normal; normal:1,1.5)",
     )
@@ -156,10 +161,8 @@ def run_gate(args: argparse.Namespace) -> int:
         raise UserError(f"--k: at most {MAX_CAPS} caps at once; got {len(caps)}")
     if args.rulings is None and args.loop is None:
         raise UserError("gate needs RULINGS, --loop LOGS, or both")
-    try:
-        priors = GatePriors().updated(args.prior)
-    except ValueError as exc:
-        raise UserError(f"--prior: {exc}") from None
+    sampler = SamplerOptions.from_args(args)
+    priors = parse_priors(GatePriors, sampler.priors)
     rulings, log = _load(args)
     if rulings is None:
         assert log is not None
@@ -181,14 +184,9 @@ def run_gate(args: argparse.Namespace) -> int:
         prob=args.prob,
         priors=priors,
         calibration=args.calibration,
-        draws=args.draws,
-        tune=args.tune,
-        chains=args.chains,
-        target_accept=args.target_accept or 0.9,
-        random_seed=args.random_seed,
-        progressbar=False if args.no_progress else None,
         loop=log,
         calibration_fraction=args.cal_fraction,
+        **sampler.fit_kwargs(),
     )
     if args.out is not None:
         from bayesjudge.gates.report import write_gate_report

@@ -20,9 +20,7 @@ from typing import Any
 
 from bayesjudge.cli.common import (
     UserError,
-    add_fit_options,
     add_input_options,
-    add_seed_option,
     echo,
     emit_json,
     estimates_table,
@@ -32,6 +30,13 @@ from bayesjudge.cli.common import (
     print_answer,
     probability,
     report_failures,
+)
+from bayesjudge.cli.options import (
+    ModelDefault,
+    SamplerOptions,
+    add_sampler_options,
+    add_seed_option,
+    parse_priors,
 )
 from bayesjudge.reporting.output import escape_terminal
 
@@ -90,7 +95,7 @@ def register(commands: Any) -> None:
         help="by_class (default): the gold items may have been chosen by class; random: they "
         "are a random sample of all items (their labels then inform pi)",
     )
-    add_fit_options(sub, target_accept="0.9", priors=_PRIORS)
+    add_sampler_options(sub, target_accept=ModelDefault("bayesjudge.panels.fit"), priors=_PRIORS)
     add_input_options(sub, logs=False, threshold=False, epochs=False)
     sub.set_defaults(handler=run_panel, outputs={"out": "report"})
 
@@ -124,10 +129,8 @@ def run_panel(args: argparse.Namespace) -> int:
     from bayesjudge.panels.analysis import analyze_panel
     from bayesjudge.priors import PanelPriors
 
-    try:
-        priors = PanelPriors().updated(args.prior)
-    except ValueError as exc:
-        raise UserError(f"--prior: {exc}") from None
+    sampler = SamplerOptions.from_args(args)
+    priors = parse_priors(PanelPriors, sampler.priors)
     # report --example names the example rather than the path of its file
     source = getattr(args, "source_label", None) or args.data or "bundled example panel"
     data = _load(args)
@@ -137,12 +140,7 @@ def run_panel(args: argparse.Namespace) -> int:
         priors=priors,
         dependence=args.dependence,
         calibration=args.calibration,
-        draws=args.draws,
-        tune=args.tune,
-        chains=args.chains,
-        target_accept=args.target_accept or 0.9,
-        random_seed=args.random_seed,
-        progressbar=False if args.no_progress else None,
+        **sampler.fit_kwargs(),
     )
     if args.out is not None:
         from bayesjudge.panels.report import write_panel_report

@@ -10,6 +10,7 @@ Each command parses its arguments, calls one function of the family
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
 from bayesjudge.cli.by import (
@@ -24,9 +25,7 @@ from bayesjudge.cli.by import (
 from bayesjudge.cli.common import (
     EXIT_OK,
     UserError,
-    add_fit_options,
     add_input_options,
-    add_seed_option,
     bounded_int,
     echo,
     emit_json,
@@ -39,6 +38,13 @@ from bayesjudge.cli.common import (
     probability,
     report_failures,
     unit,
+)
+from bayesjudge.cli.options import (
+    ModelDefault,
+    SamplerOptions,
+    add_sampler_options,
+    add_seed_option,
+    parse_priors,
 )
 
 __all__ = ["register"]
@@ -201,13 +207,15 @@ def _print_input(data: Any) -> None:
             echo(line)
 
 
-def _priors(specs: list[str]) -> Any:
+def _priors(specs: Sequence[str]) -> Any:
     from bayesjudge.priors import PrevalencePriors
 
-    try:
-        return PrevalencePriors().updated(specs)
-    except ValueError as exc:
-        raise UserError(f"--prior: {exc}") from None
+    return parse_priors(PrevalencePriors, specs)
+
+
+def _stratified(value: dict[bool, float]) -> str:
+    """Describe the default target acceptance: unstratified, then stratified."""
+    return f"{value[False]:g}; {value[True]:g} stratified"
 
 
 def _source(args: argparse.Namespace) -> str:
@@ -294,21 +302,16 @@ def _analyze(args: argparse.Namespace, *, plan: bool = False) -> Any:
 def _analyze_data(args: argparse.Namespace, data: Any, *, plan: bool = False) -> Any:
     from bayesjudge.prevalence.analysis import analyze_prevalence
 
-    priors = _priors(args.prior)
+    sampler = SamplerOptions.from_args(args)
     return analyze_prevalence(
         data,
         method=getattr(args, "method", "nuts"),
-        priors=priors,
+        priors=_priors(sampler.priors),
         stratified=args.stratified,
         prob=args.prob,
-        draws=args.draws,
-        tune=args.tune,
-        chains=args.chains,
-        target_accept=args.target_accept,
-        random_seed=args.random_seed,
         n_boot=args.n_boot,
-        progressbar=False if args.no_progress else None,
         plan=plan,
+        **sampler.fit_kwargs(),
     )
 
 
@@ -647,7 +650,11 @@ def register(commands: Any) -> None:
             "J > 0), check its diagnostics and compare it with the frequentist baselines.",
         )
         _add_data_options(sub, optional=optional_data, counts=name == "estimate")
-        add_fit_options(sub, target_accept="0.95; 0.99 stratified", priors=_PRIORS)
+        add_sampler_options(
+            sub,
+            target_accept=ModelDefault("bayesjudge.prevalence.fit", describe=_stratified),
+            priors=_PRIORS,
+        )
         sub.add_argument(
             "--n-boot", type=_n_boot, default=2000, help="bootstrap resamples (default 2000)"
         )

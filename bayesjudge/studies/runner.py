@@ -709,7 +709,7 @@ def _gate_replicate(
                 draws=settings.draws,
                 tune=settings.tune,
                 chains=settings.chains,
-                target_accept=settings.target_accept or 0.9,
+                target_accept=settings.target_accept,  # None: the gate model's own
                 random_seed=sampler_seed,
                 progressbar=False,
                 calibration="random",

@@ -15,9 +15,7 @@ from typing import Any
 from bayesjudge.cli.common import (
     EXIT_OK,
     UserError,
-    add_fit_options,
     add_input_options,
-    add_seed_option,
     echo,
     emit_json,
     estimates_table,
@@ -27,6 +25,13 @@ from bayesjudge.cli.common import (
     print_answer,
     probability,
     report_failures,
+)
+from bayesjudge.cli.options import (
+    ModelDefault,
+    SamplerOptions,
+    add_sampler_options,
+    add_seed_option,
+    parse_priors,
 )
 from bayesjudge.reporting.output import escape_terminal
 
@@ -107,15 +112,6 @@ def _load(args: argparse.Namespace) -> Any:
         labels=options.labels,
         label_columns=options.label_columns,
     )
-
-
-def _priors(specs: list[str]) -> Any:
-    from bayesjudge.priors import SystemsPriors
-
-    try:
-        return SystemsPriors().updated(specs)
-    except ValueError as exc:
-        raise UserError(f"--prior: {exc}") from None
 
 
 def _percent(value: float) -> str:
@@ -225,9 +221,11 @@ def _renamed(estimate: Any, label: str) -> Any:
 
 
 def _cmd_rank(args: argparse.Namespace) -> int:
+    from bayesjudge.priors import SystemsPriors
     from bayesjudge.systems.analysis import analyze_systems
 
-    priors = _priors(args.prior)
+    sampler = SamplerOptions.from_args(args)
+    priors = parse_priors(SystemsPriors, sampler.priors)
     data = _load(args)
     analysis = analyze_systems(
         data,
@@ -236,12 +234,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         calibration=args.calibration,
         priors=priors,
         prob=args.prob,
-        draws=args.draws,
-        tune=args.tune,
-        chains=args.chains,
-        target_accept=args.target_accept,
-        random_seed=args.random_seed,
-        progressbar=False if args.no_progress else None,
+        **sampler.fit_kwargs(),
     )
     if args.out is not None:
         from bayesjudge.systems.report import write_rank_report
@@ -294,7 +287,7 @@ def register(commands: Any) -> None:
         default=None,
         help="Inspect logs: what a partial grade (P) counts as",
     )
-    add_fit_options(sub, target_accept="0.95", priors=_PRIORS)
+    add_sampler_options(sub, target_accept=ModelDefault("bayesjudge.systems.fit"), priors=_PRIORS)
     sub.add_argument(
         "--judge",
         choices=["auto", "shared", "system"],
