@@ -22,15 +22,14 @@ from bayesjudge.cli.common import (
     input_options,
     named_paths,
     print_answer,
-    probability,
     report_failures,
 )
 from bayesjudge.cli.options import (
     ModelDefault,
     SamplerOptions,
+    add_prob_and_seed,
+    add_report_options,
     add_sampler_options,
-    add_seed_option,
-    parse_priors,
 )
 from bayesjudge.reporting.output import escape_terminal
 
@@ -139,7 +138,7 @@ def _cmd_channel(args: argparse.Namespace) -> int:
     except argparse.ArgumentTypeError as exc:
         raise UserError(str(exc)) from exc
     sampler = SamplerOptions.from_args(args, quiet=args.json)
-    priors = parse_priors(ChannelPriors, sampler.priors)
+    priors = sampler.priors_of(ChannelPriors)
     options = input_options(args, source="outcomes")
     data = PairedOutcomes.from_frame(
         options.source,  # type: ignore[arg-type]
@@ -201,8 +200,7 @@ def register(commands: Any) -> None:
         help="paired outcomes table: a file or - (stdin); columns item, e0, e1[, ...][, slice], "
         "mapped with --map (e.g. --map e0=draft_ok)",
     )
-    sub.add_argument("--prob", type=probability, default=0.95, help="interval mass (0.95)")
-    add_seed_option(sub)
+    add_prob_and_seed(sub)
     sub.add_argument(
         "--by-slice", action="store_true", help="fit the slice hierarchy (needs a slice column)"
     )
@@ -222,17 +220,9 @@ def register(commands: Any) -> None:
     )
     add_sampler_options(
         sub,
-        target_accept=ModelDefault("bayesjudge.channels.fit"),
+        target_accept="bayesjudge.channels.fit",
         priors="rate (beta; default jeffreys)",
         draws=ModelDefault("bayesjudge.channels.fit", "DRAWS"),
     )
     add_input_options(sub, logs=False, labels=False, threshold=False, epochs=False)
-    sub.add_argument("--json", action="store_true", help="print one JSON object")
-    sub.add_argument(
-        "--out",
-        metavar="DIR",
-        default=None,
-        help="also write a report folder (a new or empty folder, or a report bayesjudge wrote "
-        "there and nobody changed)",
-    )
-    sub.set_defaults(handler=_cmd_channel, outputs={"out": "report"})
+    add_report_options(sub, _cmd_channel)

@@ -1,9 +1,10 @@
-"""The sampler options of every fitting command, declared once and carried as one object.
+"""The options every command shares, declared once; the sampler's carried as one object.
 
 :func:`add_sampler_options` adds ``--draws``, ``--tune``, ``--chains``, ``--target-accept``,
-``--prior`` and ``--no-progress`` to a command (``--random-seed`` comes from
-:func:`add_seed_option`, which the commands that only bootstrap have too);
-:meth:`SamplerOptions.from_args` collects them from the parsed command line, and
+``--prior`` and ``--no-progress`` to a command that fits a model; ``--prob`` and
+``--random-seed`` come from :func:`add_prob_and_seed` (the commands that only bootstrap have
+them too), ``--json`` and ``--out`` from :func:`add_json_option` and :func:`add_report_options`.
+:meth:`SamplerOptions.from_args` collects the sampler's from the parsed command line, and
 :meth:`SamplerOptions.fit_kwargs` hands them to a family's analysis function in one piece.
 
 Each default is written once: ``draws``, ``tune`` and ``chains`` in :class:`SamplerOptions`,
@@ -27,16 +28,22 @@ if TYPE_CHECKING:
     from bayesjudge.priors import Priors
 
 __all__ = [
+    "REPORT_FOLDER",
     "SAMPLER_SETTINGS",
     "ModelDefault",
     "SamplerOptions",
+    "add_json_option",
+    "add_prior_option",
+    "add_prob_and_seed",
+    "add_report_options",
     "add_sampler_options",
-    "add_seed_option",
     "parse_priors",
 ]
 
 #: The options a user may pass on to another command (``report --example``): the sampler's.
 SAMPLER_SETTINGS = ("draws", "tune", "chains", "target_accept")
+#: What a report folder given to ``--out`` may be.
+REPORT_FOLDER = "a new or empty folder, or a report bayesjudge wrote there and nobody changed"
 
 
 def _number(value: Any) -> str:
@@ -102,9 +109,8 @@ class SamplerOptions:
     --------
     >>> import argparse
     >>> parser = argparse.ArgumentParser()
-    >>> add_seed_option(parser)
-    >>> add_sampler_options(parser, target_accept=ModelDefault("bayesjudge.systems.fit"),
-    ...                     priors="pi (beta)")
+    >>> add_prob_and_seed(parser)
+    >>> add_sampler_options(parser, target_accept="bayesjudge.systems.fit", priors="pi (beta)")
     >>> options = SamplerOptions.from_args(parser.parse_args(["--draws", "500"]))
     >>> options.fit_kwargs()  # doctest: +NORMALIZE_WHITESPACE
     {'draws': 500, 'tune': 1000, 'chains': 4, 'target_accept': None,
@@ -141,6 +147,13 @@ class SamplerOptions:
         """Return the settings as the keyword arguments of a family's analysis function."""
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "priors"}
 
+    def priors_of[P: Priors](self, kind: type[P]) -> P:
+        """Return ``kind``'s default priors with this command line's ``--prior`` replacements.
+
+        See :func:`parse_priors`.
+        """
+        return parse_priors(kind, self.priors)
+
 
 def parse_priors[P: Priors](kind: type[P], specs: Sequence[str]) -> P:
     """Return the family's default priors with ``--prior NAME=SPEC`` replacements.
@@ -163,8 +176,11 @@ def parse_priors[P: Priors](kind: type[P], specs: Sequence[str]) -> P:
         raise UserError(f"--prior: {exc}") from None
 
 
-def add_seed_option(parser: argparse.ArgumentParser) -> None:
-    """Add ``--random-seed`` (default: the documented default seed)."""
+def add_prob_and_seed(parser: argparse.ArgumentParser) -> None:
+    """Add ``--prob`` (the mass of every interval) and ``--random-seed``."""
+    parser.add_argument(
+        "--prob", type=probability, default=0.95, help="interval mass (default %(default)s)"
+    )
     parser.add_argument(
         "--random-seed",
         type=seed,
@@ -174,13 +190,48 @@ def add_seed_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_prior_option(parser: argparse.ArgumentParser, priors: str) -> None:
+    """Add ``--prior NAME=SPEC`` (repeatable); ``priors`` names the model's priors for the help."""
+    parser.add_argument(
+        "--prior",
+        action="append",
+        default=[],
+        metavar="NAME=SPEC",
+        help=f"replace a prior, e.g. pi=beta:1,1 (repeatable; SPEC is beta:A,B, normal:MU,SIGMA, "
+        f"jeffreys or uniform). Priors: {priors}",
+    )
+
+
+def add_json_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--json``: print one JSON object instead of text."""
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def add_report_options(
+    parser: argparse.ArgumentParser, handler: Callable[[argparse.Namespace], int]
+) -> None:
+    """Add ``--json`` and ``--out DIR`` (also write a report), and set the command's handler.
+
+    ``--out`` is declared a report folder, checked and locked before the handler runs
+    (:func:`~bayesjudge.cli.common.claimed_outputs`).
+    """
+    add_json_option(parser)
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        default=None,
+        help=f"also write a report folder ({REPORT_FOLDER})",
+    )
+    parser.set_defaults(handler=handler, outputs={"out": "report"})
+
+
 _DEFAULTS = SamplerOptions()
 
 
 def add_sampler_options(
     parser: argparse.ArgumentParser,
     *,
-    target_accept: ModelDefault,
+    target_accept: str | ModelDefault,
     priors: str,
     draws: int | ModelDefault | None = None,
 ) -> None:
@@ -190,8 +241,9 @@ def add_sampler_options(
     ----------
     parser : ArgumentParser
         The subcommand's parser.
-    target_accept : ModelDefault
-        Where the model's target acceptance is kept (its fit module's ``TARGET_ACCEPT``).
+    target_accept : str or ModelDefault
+        Where the model's target acceptance is kept: the name of the fit module whose
+        ``TARGET_ACCEPT`` it is, or a :class:`ModelDefault`.
     priors : str
         The names of the model's priors and their defaults, for the help of ``--prior``.
     draws : int or ModelDefault, optional
@@ -199,43 +251,27 @@ def add_sampler_options(
         :class:`SamplerOptions`'s.
     """
     draws = _DEFAULTS.draws if draws is None else draws
-    parser.add_argument(
-        "--draws",
-        type=bounded_int(1, MAX_DRAWS),
-        default=draws,
-        metavar="N",
-        help="posterior draws per chain (default %(default)s)",
-    )
-    parser.add_argument(
-        "--tune",
-        type=bounded_int(0, MAX_DRAWS),
-        default=_DEFAULTS.tune,
-        metavar="N",
-        help=f"tuning steps per chain (default {_DEFAULTS.tune})",
-    )
-    parser.add_argument(
-        "--chains",
-        type=bounded_int(1, MAX_CHAINS),
-        default=_DEFAULTS.chains,
-        metavar="N",
-        help=f"chains (default {_DEFAULTS.chains})",
-    )
+    for flag, low, high, default, what in (
+        ("--draws", 1, MAX_DRAWS, draws, "posterior draws per chain"),
+        ("--tune", 0, MAX_DRAWS, _DEFAULTS.tune, "tuning steps per chain"),
+        ("--chains", 1, MAX_CHAINS, _DEFAULTS.chains, "chains"),
+    ):
+        parser.add_argument(
+            flag,
+            type=bounded_int(low, high),
+            default=default,
+            metavar="N",
+            help=f"{what} (default %(default)s)",
+        )
     parser.add_argument(
         "--target-accept",
         type=probability,
-        default=target_accept,
+        default=ModelDefault(target_accept) if isinstance(target_accept, str) else target_accept,
         metavar="P",
         help="NUTS target acceptance in (0, 1) (default %(default)s); a fit that fails its "
         "diagnostics is retried once with a higher one",
     )
-    parser.add_argument(
-        "--prior",
-        action="append",
-        default=[],
-        metavar="NAME=SPEC",
-        help=f"replace a prior, e.g. pi=beta:1,1 (repeatable; SPEC is beta:A,B, normal:MU,SIGMA, "
-        f"jeffreys or uniform). Priors: {priors}",
-    )
+    add_prior_option(parser, priors)
     parser.add_argument(
         "--no-progress",
         action="store_true",

@@ -33,11 +33,10 @@ from bayesjudge.cli.common import (
     report_failures,
 )
 from bayesjudge.cli.options import (
-    ModelDefault,
     SamplerOptions,
+    add_prob_and_seed,
+    add_report_options,
     add_sampler_options,
-    add_seed_option,
-    parse_priors,
 )
 
 __all__ = ["register"]
@@ -74,16 +73,8 @@ def register(commands: Any) -> None:
         metavar="K",
         help="caps K to report (default 1 2 5; any whole number, at most 1000 of them)",
     )
-    sub.add_argument("--prob", type=probability, default=0.95, help="interval mass")
-    add_seed_option(sub)
-    sub.add_argument("--json", action="store_true", help="print one JSON object")
-    sub.add_argument(
-        "--out",
-        metavar="DIR",
-        default=None,
-        help="also write a report folder (a new or empty folder, or a report bayesjudge wrote "
-        "there and nobody changed)",
-    )
+    add_prob_and_seed(sub)
+    add_report_options(sub, run_gate)
     sub.add_argument(
         "--loop", metavar="LOGS", default=None, help="loop logs to analyse (a table file)"
     )
@@ -110,12 +101,11 @@ def register(commands: Any) -> None:
     )
     add_sampler_options(
         sub,
-        target_accept=ModelDefault("bayesjudge.gates.fit"),
+        target_accept="bayesjudge.gates.fit",
         priors="pi (beta; jeffreys), omega (beta; uniform), mu (beta; uniform), "
         "log_kappa (normal; normal:1,1.5)",
     )
     add_input_options(sub, threshold=False, epochs=False)
-    sub.set_defaults(handler=run_gate, outputs={"out": "report"})
 
 
 def _load(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -162,7 +152,7 @@ def run_gate(args: argparse.Namespace) -> int:
     if args.rulings is None and args.loop is None:
         raise UserError("gate needs RULINGS, --loop LOGS, or both")
     sampler = SamplerOptions.from_args(args)
-    priors = parse_priors(GatePriors, sampler.priors)
+    priors = sampler.priors_of(GatePriors)
     rulings, log = _load(args)
     if rulings is None:
         assert log is not None

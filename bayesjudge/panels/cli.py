@@ -28,15 +28,13 @@ from bayesjudge.cli.common import (
     input_options,
     named_paths,
     print_answer,
-    probability,
     report_failures,
 )
 from bayesjudge.cli.options import (
-    ModelDefault,
     SamplerOptions,
+    add_prob_and_seed,
+    add_report_options,
     add_sampler_options,
-    add_seed_option,
-    parse_priors,
 )
 from bayesjudge.reporting.output import escape_terminal
 
@@ -71,16 +69,8 @@ def register(commands: Any) -> None:
         default=None,
         help="the verdict columns of a wide table (default: every column but item and label)",
     )
-    sub.add_argument("--prob", type=probability, default=0.95, help="interval mass")
-    add_seed_option(sub)
-    sub.add_argument("--json", action="store_true", help="print one JSON object")
-    sub.add_argument(
-        "--out",
-        metavar="DIR",
-        default=None,
-        help="also write a report folder (a new or empty folder, or a report bayesjudge wrote "
-        "there and nobody changed)",
-    )
+    add_prob_and_seed(sub)
+    add_report_options(sub, run_panel)
     sub.add_argument(
         "--dependence",
         choices=["random_effect", "none"],
@@ -95,9 +85,8 @@ def register(commands: Any) -> None:
         help="by_class (default): the gold items may have been chosen by class; random: they "
         "are a random sample of all items (their labels then inform pi)",
     )
-    add_sampler_options(sub, target_accept=ModelDefault("bayesjudge.panels.fit"), priors=_PRIORS)
+    add_sampler_options(sub, target_accept="bayesjudge.panels.fit", priors=_PRIORS)
     add_input_options(sub, logs=False, threshold=False, epochs=False)
-    sub.set_defaults(handler=run_panel, outputs={"out": "report"})
 
 
 def _load(args: argparse.Namespace) -> Any:
@@ -130,7 +119,7 @@ def run_panel(args: argparse.Namespace) -> int:
     from bayesjudge.priors import PanelPriors
 
     sampler = SamplerOptions.from_args(args)
-    priors = parse_priors(PanelPriors, sampler.priors)
+    priors = sampler.priors_of(PanelPriors)
     # report --example names the example rather than the path of its file
     source = getattr(args, "source_label", None) or args.data or "bundled example panel"
     data = _load(args)

@@ -40,16 +40,18 @@ from bayesjudge.cli.common import (
     unit,
 )
 from bayesjudge.cli.options import (
+    REPORT_FOLDER,
     ModelDefault,
     SamplerOptions,
+    add_json_option,
+    add_prior_option,
+    add_prob_and_seed,
+    add_report_options,
     add_sampler_options,
-    add_seed_option,
     parse_priors,
 )
 
 __all__ = ["register"]
-
-_OUT_HELP = "a new or empty folder, or a report bayesjudge wrote there and nobody changed"
 
 _PRIORS = "pi, se, sp (each beta; default jeffreys)"
 _DATA_HELP = (
@@ -581,10 +583,7 @@ def _add_data_options(parser: argparse.ArgumentParser, *, optional: bool, counts
     else:
         many = "; a folder or glob of files is reduced to counts" if counts else ""
         parser.add_argument("data", metavar="DATA", help=_DATA_HELP + many)
-    parser.add_argument(
-        "--prob", type=probability, default=0.95, help="interval mass (default 0.95)"
-    )
-    add_seed_option(parser)
+    add_prob_and_seed(parser)
     add_input_options(parser, scheduler=counts)
 
 
@@ -606,7 +605,7 @@ def register(commands: Any) -> None:
     baselines.add_argument(
         "--n-boot", type=_n_boot, default=2000, help="bootstrap resamples (default 2000)"
     )
-    baselines.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json_option(baselines)
     add_by_option(baselines)
     baselines.set_defaults(handler=_cmd_baselines)
 
@@ -636,7 +635,7 @@ def register(commands: Any) -> None:
         required=True,
         help="pilot items per class",
     )
-    allocate.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json_option(allocate)
     allocate.set_defaults(handler=_cmd_allocate)
 
     for name, optional_data, helptext in (
@@ -672,17 +671,13 @@ def register(commands: Any) -> None:
                 help="nuts: sample the PyMC model (default); exact: the posterior by numerical "
                 "integration, without PyMC (fast; unstratified model only)",
             )
-            sub.add_argument("--json", action="store_true", help="print one JSON object")
-            sub.add_argument(
-                "--out", metavar="DIR", default=None, help=f"also write a report ({_OUT_HELP})"
-            )
-            sub.set_defaults(handler=_cmd_estimate, outputs={"out": "report"})
+            add_report_options(sub, _cmd_estimate)
         else:
             sub.add_argument(
                 "--out",
                 metavar="DIR",
                 default="bayesjudge-report",
-                help=f"report folder (default bayesjudge-report; {_OUT_HELP})",
+                help=f"report folder (default bayesjudge-report; {REPORT_FOLDER})",
             )
             sub.add_argument(
                 "--example",
@@ -801,13 +796,7 @@ def _register_plan(commands: Any) -> None:
         metavar="N",
         help="exact refits per number of labels (default 16)",
     )
-    sub.add_argument(
-        "--prior",
-        action="append",
-        default=[],
-        metavar="NAME=SPEC",
-        help=f"replace a prior, e.g. pi=beta:1,1 (repeatable). Priors: {_PRIORS}",
-    )
-    sub.add_argument("--json", action="store_true", help="print one JSON object")
+    add_prior_option(sub, _PRIORS)
+    add_json_option(sub)
     add_by_option(sub)
     sub.set_defaults(handler=_cmd_plan)

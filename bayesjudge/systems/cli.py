@@ -23,15 +23,13 @@ from bayesjudge.cli.common import (
     input_options,
     named_paths,
     print_answer,
-    probability,
     report_failures,
 )
 from bayesjudge.cli.options import (
-    ModelDefault,
     SamplerOptions,
+    add_prob_and_seed,
+    add_report_options,
     add_sampler_options,
-    add_seed_option,
-    parse_priors,
 )
 from bayesjudge.reporting.output import escape_terminal
 
@@ -47,7 +45,6 @@ _DATA_HELP = (
     "(Inspect, promptfoo, lm-eval, OpenAI evals; e.g. one per system) with --labels; the "
     "bundled example when omitted"
 )
-_OUT_HELP = "a new or empty folder, or a report bayesjudge wrote there and nobody changed"
 
 
 def _source(args: argparse.Namespace) -> str:
@@ -225,7 +222,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     from bayesjudge.systems.analysis import analyze_systems
 
     sampler = SamplerOptions.from_args(args)
-    priors = parse_priors(SystemsPriors, sampler.priors)
+    priors = sampler.priors_of(SystemsPriors)
     data = _load(args)
     analysis = analyze_systems(
         data,
@@ -270,8 +267,7 @@ def register(commands: Any) -> None:
         "Rogan-Gladen, PPI++).",
     )
     sub.add_argument("data", nargs="*", metavar="DATA", help=_DATA_HELP)
-    sub.add_argument("--prob", type=probability, default=0.95, help="interval mass (default 0.95)")
-    add_seed_option(sub)
+    add_prob_and_seed(sub)
     add_input_options(sub, logs=False, threshold=False, epochs=True)
     logs = sub.add_argument_group("reading eval logs")
     logs.add_argument(
@@ -287,7 +283,7 @@ def register(commands: Any) -> None:
         default=None,
         help="Inspect logs: what a partial grade (P) counts as",
     )
-    add_sampler_options(sub, target_accept=ModelDefault("bayesjudge.systems.fit"), priors=_PRIORS)
+    add_sampler_options(sub, target_accept="bayesjudge.systems.fit", priors=_PRIORS)
     sub.add_argument(
         "--judge",
         choices=["auto", "shared", "system"],
@@ -310,8 +306,4 @@ def register(commands: Any) -> None:
         help="by_class (default): the gold-labelled answers may have been chosen by class, so "
         "they inform the judge only; random: they are a random sample and inform the rates too",
     )
-    sub.add_argument("--json", action="store_true", help="print one JSON object")
-    sub.add_argument(
-        "--out", metavar="DIR", default=None, help=f"also write a report ({_OUT_HELP})"
-    )
-    sub.set_defaults(handler=_cmd_rank, outputs={"out": "report"})
+    add_report_options(sub, _cmd_rank)
