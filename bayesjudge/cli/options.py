@@ -10,13 +10,16 @@ them too), ``--json`` and ``--out`` from :func:`add_json_option` and :func:`add_
 Each default is written once: ``draws``, ``tune`` and ``chains`` in :class:`SamplerOptions`,
 the seed in :data:`bayesjudge.validation.DEFAULT_SEED`, and a model's target acceptance in its
 family's fit module (``TARGET_ACCEPT``), which the help reads through :class:`ModelDefault`
-only when it is shown, so that building the parser imports no model.
+only when it is shown, without importing the fit module.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
+import importlib.util
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
@@ -80,7 +83,24 @@ class ModelDefault:
     describe: Callable[[Any], str] = field(default=_number, compare=False)
 
     def value(self) -> Any:
-        """Return the constant (importing its module)."""
+        """Return the constant.
+
+        A literal constant (``TARGET_ACCEPT = 0.9``) of a module not yet imported is read from
+        the module's source, so that ``--help`` does not import a fit module and the libraries
+        it imports (seconds); anything else is read from the imported module.
+        """
+        spec = None if self.module in sys.modules else importlib.util.find_spec(self.module)
+        if spec is not None and spec.origin is not None and spec.origin.endswith(".py"):
+            with open(spec.origin, encoding="utf-8") as source:
+                tree = ast.parse(source.read())
+            for node in tree.body:
+                if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == self.name for t in node.targets
+                ):
+                    try:
+                        return ast.literal_eval(node.value)
+                    except ValueError:
+                        break
         return getattr(importlib.import_module(self.module), self.name)
 
     def __str__(self) -> str:

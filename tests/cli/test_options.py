@@ -100,15 +100,26 @@ def test_a_bad_prior_on_the_command_line_exits_2(capsys: pytest.CaptureFixture[s
     assert "Traceback" not in err
 
 
-def test_building_the_parser_imports_no_fit_module() -> None:
-    # the help reads a model's TARGET_ACCEPT only when it is shown: parsing stays fast
+def test_the_help_reads_each_default_without_importing_its_fit_module() -> None:
+    # the help reads a model's TARGET_ACCEPT (and channels' DRAWS) from the fit module's source
+    # when it is shown, the same value the module holds, and parsing imports no model
     script = (
-        "import json, sys\n"
+        "import contextlib, importlib, io, json, sys\n"
         "from bayesjudge.cli.app import build_parser\n"
-        "build_parser().parse_args(['gate', 'x.csv'])\n"
-        "print(json.dumps(sorted(m for m in sys.modules if m.endswith('.fit'))))\n"
+        "from bayesjudge.cli.options import ModelDefault\n"
+        "parser = build_parser()\n"
+        "parser.parse_args(['gate', 'x.csv'])\n"
+        "for command in ('estimate', 'gate', 'channel', 'panel', 'rank'):\n"
+        "    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "        parser.parse_args([command, '--help'])\n"
+        "fits = sorted(m for m in sys.modules if m.endswith('.fit'))\n"
+        f"defaults = [ModelDefault(m) for m in {sorted(set(FITTING.values()))!r}]\n"
+        "defaults.append(ModelDefault('bayesjudge.channels.fit', 'DRAWS'))\n"
+        "read = [d.value() for d in defaults]\n"
+        "held = [getattr(importlib.import_module(d.module), d.name) for d in defaults]\n"
+        "print(json.dumps({'fits': fits, 'same': repr(read) == repr(held)}))\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == {"fits": [], "same": True}
