@@ -59,9 +59,8 @@ class ModelDefault:
 
     It stands as the option's default on the command line: the help shows it (``str``), and
     :meth:`SamplerOptions.from_args` reads a target acceptance as None, "the model's own",
-    which the family's fit function resolves from the same constant (so a command that fits
-    nothing never imports the fit module), and any other option as the constant's
-    :meth:`value`.
+    which the family's fit function resolves from the same constant, and any other option as
+    the constant's :meth:`value`.
 
     Attributes
     ----------
@@ -93,14 +92,16 @@ class ModelDefault:
         if spec is not None and spec.origin is not None and spec.origin.endswith(".py"):
             with open(spec.origin, encoding="utf-8") as source:
                 tree = ast.parse(source.read())
-            for node in tree.body:
-                if isinstance(node, ast.Assign) and any(
-                    isinstance(t, ast.Name) and t.id == self.name for t in node.targets
-                ):
-                    try:
-                        return ast.literal_eval(node.value)
-                    except ValueError:
-                        break
+            assigned = [
+                node.value
+                for node in tree.body
+                if isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == self.name for t in node.targets)
+            ]
+            try:
+                return ast.literal_eval(assigned[-1])  # the module's last word on the name
+            except (IndexError, ValueError):
+                pass
         return getattr(importlib.import_module(self.module), self.name)
 
     def __str__(self) -> str:
