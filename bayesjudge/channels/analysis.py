@@ -15,7 +15,7 @@ import numpy as np
 import xarray as xr
 
 from bayesjudge.channels.data import PairedOutcomes
-from bayesjudge.channels.fit import fit_slices
+from bayesjudge.channels.fit import DRAWS, fit_slices
 from bayesjudge.channels.posterior import (
     MarkovCheck,
     SliceSummary,
@@ -176,10 +176,10 @@ def analyze_channel(
     mixture: Mapping[str, float] | None = None,
     level: float = 0.05,
     priors: ChannelPriors | None = None,
-    draws: int = 1000,
+    draws: int = DRAWS,
     tune: int = 1000,
     chains: int = 4,
-    target_accept: float = 0.95,
+    target_accept: float | None = None,
     random_seed: int | np.random.Generator | None = None,
     progressbar: bool | None = False,
 ) -> ChannelAnalysis:
@@ -205,8 +205,11 @@ def analyze_channel(
         Level of the Markov check's verdict.
     priors : ChannelPriors, optional
         Prior of every rate (Jeffreys by default).
-    draws, tune, chains, target_accept : int
+    draws, tune, chains : int
         Sampler settings of the slice hierarchy (``draws * chains`` exact draws elsewhere).
+    target_accept : float, optional
+        NUTS target acceptance of the slice hierarchy (default
+        :data:`bayesjudge.channels.fit.TARGET_ACCEPT`).
     random_seed : int, Generator or None
         Seed of everything random (None: the default seed).
     progressbar : bool, optional

@@ -16,16 +16,20 @@ from typing import Any
 
 from bayesjudge.cli.common import (
     UserError,
-    add_fit_options,
     add_input_options,
-    add_seed_option,
     echo,
     emit_json,
     input_options,
     named_paths,
     print_answer,
-    probability,
     report_failures,
+)
+from bayesjudge.cli.options import (
+    ModelDefault,
+    SamplerOptions,
+    add_prob_and_seed,
+    add_report_options,
+    add_sampler_options,
 )
 from bayesjudge.reporting.output import escape_terminal
 
@@ -133,10 +137,8 @@ def _cmd_channel(args: argparse.Namespace) -> int:
         mixture = parse_mixture(args.mixture)
     except argparse.ArgumentTypeError as exc:
         raise UserError(str(exc)) from exc
-    try:
-        priors = ChannelPriors().updated(args.prior)
-    except ValueError as exc:
-        raise UserError(f"--prior: {exc}") from None
+    sampler = SamplerOptions.from_args(args, quiet=args.json)
+    priors = sampler.priors_of(ChannelPriors)
     options = input_options(args, source="outcomes")
     data = PairedOutcomes.from_frame(
         options.source,  # type: ignore[arg-type]
@@ -153,12 +155,7 @@ def _cmd_channel(args: argparse.Namespace) -> int:
         threshold=args.threshold,
         by_slice=args.by_slice,
         mixture=mixture,
-        draws=args.draws,
-        tune=args.tune,
-        chains=args.chains,
-        target_accept=args.target_accept or 0.95,
-        random_seed=args.random_seed,
-        progressbar=False if args.no_progress or args.json else None,
+        **sampler.fit_kwargs(),
     )
     if args.out is not None:
         from bayesjudge.channels.report import write_channel_report
@@ -203,8 +200,7 @@ def register(commands: Any) -> None:
         help="paired outcomes table: a file or - (stdin); columns item, e0, e1[, ...][, slice], "
         "mapped with --map (e.g. --map e0=draft_ok)",
     )
-    sub.add_argument("--prob", type=probability, default=0.95, help="interval mass (0.95)")
-    add_seed_option(sub)
+    add_prob_and_seed(sub)
     sub.add_argument(
         "--by-slice", action="store_true", help="fit the slice hierarchy (needs a slice column)"
     )
@@ -222,14 +218,11 @@ def register(commands: Any) -> None:
         default=0.0,
         help="gate a step on when its predicted gain exceeds this cost (default 0)",
     )
-    add_fit_options(sub, draws=1000, priors="rate (beta; default jeffreys)")
-    add_input_options(sub, logs=False, labels=False, threshold=False, epochs=False)
-    sub.add_argument("--json", action="store_true", help="print one JSON object")
-    sub.add_argument(
-        "--out",
-        metavar="DIR",
-        default=None,
-        help="also write a report folder (a new or empty folder, or a report bayesjudge wrote "
-        "there and nobody changed)",
+    add_sampler_options(
+        sub,
+        target_accept="bayesjudge.channels.fit",
+        priors="rate (beta; default jeffreys)",
+        draws=ModelDefault("bayesjudge.channels.fit", "DRAWS"),
     )
-    sub.set_defaults(handler=_cmd_channel, outputs={"out": "report"})
+    add_input_options(sub, logs=False, labels=False, threshold=False, epochs=False)
+    add_report_options(sub, _cmd_channel)

@@ -32,7 +32,13 @@ from bayesjudge.priors import ChannelPriors
 if TYPE_CHECKING:
     from bayesjudge.channels.data import PairedOutcomes
 
-__all__ = ["fit_markov", "fit_slices", "fit_stack", "fit_steps"]
+__all__ = ["DRAWS", "TARGET_ACCEPT", "fit_markov", "fit_slices", "fit_stack", "fit_steps"]
+
+#: Default draws per chain of every channel fit (and ``draws * chains`` exact draws in
+#: :func:`bayesjudge.channels.analysis.analyze_channel`).
+DRAWS = 1000
+#: Default NUTS target acceptance of every channel fit (its analysis and command use it too).
+TARGET_ACCEPT = 0.95
 
 #: Variables checked in a slice-hierarchy fit (the reported ones and their hyper-parameters).
 SLICE_VARIABLES = ("mu_c", "mu_gamma", "sigma_c", "sigma_gamma", "c", "gamma", "p0")
@@ -44,6 +50,13 @@ def _priors(priors: ChannelPriors | None) -> ChannelPriors:
     if not isinstance(priors, ChannelPriors):
         raise TypeError(f"priors must be a ChannelPriors; got {type(priors).__name__}")
     return priors
+
+
+def _settings(draws: int, tune: int, chains: int, target_accept: float | None) -> NutsSettings:
+    """Return the sampler settings of a channel fit (``target_accept`` None: the default)."""
+    if target_accept is None:
+        target_accept = TARGET_ACCEPT
+    return NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
 
 
 def _groups(
@@ -72,10 +85,10 @@ def fit_steps(
     data: PairedOutcomes | np.ndarray,
     *,
     priors: ChannelPriors | None = None,
-    draws: int = 1000,
+    draws: int = DRAWS,
     tune: int = 1000,
     chains: int = 4,
-    target_accept: float = 0.8,
+    target_accept: float | None = None,
     random_seed: int | np.random.Generator | None = None,
     progressbar: bool | None = False,
     prob: float = 0.95,
@@ -125,7 +138,7 @@ def fit_steps(
 
     return fit_model(
         run,
-        settings=NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept),
+        settings=_settings(draws, tune, chains, target_accept),
         complete=complete,
         random_seed=random_seed,
         progressbar=progressbar,
@@ -163,10 +176,10 @@ def fit_slices(
     step: int = 0,
     weights: Mapping[str, float] | None = None,
     priors: ChannelPriors | None = None,
-    draws: int = 1000,
+    draws: int = DRAWS,
     tune: int = 1000,
     chains: int = 4,
-    target_accept: float = 0.95,
+    target_accept: float | None = None,
     random_seed: int | np.random.Generator | None = None,
     progressbar: bool | None = False,
     prob: float = 0.95,
@@ -241,7 +254,7 @@ def fit_slices(
 
     return fit_model(
         run,
-        settings=NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept),
+        settings=_settings(draws, tune, chains, target_accept),
         complete=complete,
         random_seed=random_seed,
         progressbar=progressbar,
@@ -256,10 +269,10 @@ def fit_stack(
     data: PairedOutcomes | np.ndarray,
     *,
     priors: ChannelPriors | None = None,
-    draws: int = 1000,
+    draws: int = DRAWS,
     tune: int = 1000,
     chains: int = 4,
-    target_accept: float = 0.9,
+    target_accept: float | None = None,
     random_seed: int | np.random.Generator | None = None,
     progressbar: bool | None = False,
     prob: float = 0.95,
@@ -290,7 +303,7 @@ def fit_stack(
 
     return fit_model(
         run,
-        settings=NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept),
+        settings=_settings(draws, tune, chains, target_accept),
         complete=complete,
         random_seed=random_seed,
         progressbar=progressbar,
@@ -303,10 +316,10 @@ def fit_markov(
     data: PairedOutcomes | np.ndarray,
     *,
     priors: ChannelPriors | None = None,
-    draws: int = 1000,
+    draws: int = DRAWS,
     tune: int = 1000,
     chains: int = 4,
-    target_accept: float = 0.8,
+    target_accept: float | None = None,
     random_seed: int | np.random.Generator | None = None,
     progressbar: bool | None = False,
     prob: float = 0.95,
@@ -361,7 +374,7 @@ def fit_markov(
 
     return fit_model(
         run,
-        settings=NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept),
+        settings=_settings(draws, tune, chains, target_accept),
         complete=complete,
         random_seed=random_seed,
         progressbar=progressbar,

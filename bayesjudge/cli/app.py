@@ -79,6 +79,7 @@ def _example_report(args: argparse.Namespace) -> int:
     set (the family's own defaults hold otherwise); the output folder was already claimed for
     the ``report`` command.
     """
+    from bayesjudge.cli.options import SAMPLER_SETTINGS
     from bayesjudge.examples import example_file
 
     command, *extra = _EXAMPLE_COMMANDS[args.example]
@@ -87,7 +88,7 @@ def _example_report(args: argparse.Namespace) -> int:
     if args.random_seed is not None:
         argv += ["--random-seed", str(args.random_seed)]
     defaults = build_parser().parse_args(["report"])
-    for option in ("draws", "tune", "chains", "target_accept"):
+    for option in SAMPLER_SETTINGS:
         value = getattr(args, option, None)
         # only what the user set: the family's own defaults hold otherwise
         if value is not None and value != getattr(defaults, option):

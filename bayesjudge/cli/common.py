@@ -1,12 +1,12 @@
 """Command-line plumbing shared by every family's commands: argument types, options, output.
 
 A family's command module (e.g. :mod:`bayesjudge.prevalence.cli`) registers its subcommand
-with :func:`add_fit_options` and friends, calls one analysis function, and prints what it
-returns with :func:`emit_json` or the table helpers here. A command that writes declares its
-output options (``set_defaults(outputs={"out": "report"})``); :func:`claimed_outputs` checks
-them before any work. Exit codes: 0 success, 2 bad input
-(one message naming the argument, column or row, never a traceback), 3 a posterior that failed
-its diagnostics, 130 interrupted.
+with :func:`add_input_options` and the sampler options of :mod:`bayesjudge.cli.options`, calls
+one analysis function, and prints what it returns with :func:`emit_json` or the table helpers
+here. A command that writes declares its output options (``set_defaults(outputs={"out":
+"report"})``); :func:`claimed_outputs` checks them before any work. Exit codes: 0 success, 2
+bad input (one message naming the argument, column or row, never a traceback), 3 a posterior
+that failed its diagnostics, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn, TextIO
 
 from bayesjudge._interrupt import EXIT_INTERRUPTED
 from bayesjudge.reporting.output import escape_terminal
-from bayesjudge.validation import DEFAULT_SEED, MAX_CHAINS, MAX_DRAWS
 
 if TYPE_CHECKING:
     from bayesjudge.io.logs import EvalLog
@@ -39,9 +38,7 @@ __all__ = [
     "OutputOption",
     "Parser",
     "UserError",
-    "add_fit_options",
     "add_input_options",
-    "add_seed_option",
     "claimed_outputs",
     "clean",
     "echo",
@@ -127,84 +124,6 @@ def bounded_int(minimum: int, maximum: int) -> Callable[[str], int]:
 def seed(text: str) -> int:
     """Argument type: a non-negative integer seed."""
     return int(_parsed(text, int, lambda v: 0 <= v < 2**63, "a non-negative integer"))
-
-
-# --------------------------------------------------------------------------- shared options
-def add_seed_option(parser: argparse.ArgumentParser) -> None:
-    """Add ``--random-seed`` (default: the documented default seed)."""
-    parser.add_argument(
-        "--random-seed",
-        type=seed,
-        default=DEFAULT_SEED,
-        metavar="N",
-        help=f"seed of every random draw (default {DEFAULT_SEED}: results are reproducible)",
-    )
-
-
-def add_fit_options(
-    parser: argparse.ArgumentParser,
-    *,
-    draws: int = 2000,
-    tune: int = 1000,
-    chains: int = 4,
-    target_accept: str = "0.95",
-    priors: str,
-) -> None:
-    """Add the sampler options every fitting command has, and ``--prior``.
-
-    Parameters
-    ----------
-    parser : ArgumentParser
-        The subcommand's parser.
-    draws, tune, chains : int
-        The defaults shown in the help.
-    target_accept : str
-        The default target acceptance as shown in the help (None -> the model's default).
-    priors : str
-        The names of the model's priors and their defaults, for the help of ``--prior``.
-    """
-    parser.add_argument(
-        "--draws",
-        type=bounded_int(1, MAX_DRAWS),
-        default=draws,
-        metavar="N",
-        help=f"posterior draws per chain (default {draws})",
-    )
-    parser.add_argument(
-        "--tune",
-        type=bounded_int(0, MAX_DRAWS),
-        default=tune,
-        metavar="N",
-        help=f"tuning steps per chain (default {tune})",
-    )
-    parser.add_argument(
-        "--chains",
-        type=bounded_int(1, MAX_CHAINS),
-        default=chains,
-        metavar="N",
-        help=f"chains (default {chains})",
-    )
-    parser.add_argument(
-        "--target-accept",
-        type=probability,
-        default=None,
-        metavar="P",
-        help=f"NUTS target acceptance in (0, 1) (default {target_accept}); a fit that fails "
-        "its diagnostics is retried once with a higher one",
-    )
-    parser.add_argument(
-        "--prior",
-        action="append",
-        default=[],
-        metavar="NAME=SPEC",
-        help=f"replace a prior, e.g. pi=beta:1,1 (repeatable; SPEC is beta:A,B, normal:MU,SIGMA, "
-        f"jeffreys or uniform). Priors: {priors}",
-    )
-    parser.add_argument(
-        "--no-progress",
-        action="store_true",
-        help="hide the progress bar (on a terminal) or the progress lines (otherwise)",
-    )
 
 
 # --------------------------------------------------------------------------- input options

@@ -247,7 +247,7 @@ def analyze_gate(
     draws: int = 2000,
     tune: int = 1000,
     chains: int = 4,
-    target_accept: float = 0.9,
+    target_accept: float | None = None,
     random_seed: int | None = None,
     progressbar: bool | None = None,
     loop: LoopLog | None = None,

@@ -20,9 +20,7 @@ from typing import Any
 from bayesjudge.cli.common import (
     EXIT_OK,
     UserError,
-    add_fit_options,
     add_input_options,
-    add_seed_option,
     bounded_int,
     echo,
     emit_json,
@@ -33,6 +31,12 @@ from bayesjudge.cli.common import (
     print_answer,
     probability,
     report_failures,
+)
+from bayesjudge.cli.options import (
+    SamplerOptions,
+    add_prob_and_seed,
+    add_report_options,
+    add_sampler_options,
 )
 
 __all__ = ["register"]
@@ -69,16 +73,8 @@ def register(commands: Any) -> None:
         metavar="K",
         help="caps K to report (default 1 2 5; any whole number, at most 1000 of them)",
     )
-    sub.add_argument("--prob", type=probability, default=0.95, help="interval mass")
-    add_seed_option(sub)
-    sub.add_argument("--json", action="store_true", help="print one JSON object")
-    sub.add_argument(
-        "--out",
-        metavar="DIR",
-        default=None,
-        help="also write a report folder (a new or empty folder, or a report bayesjudge wrote "
-        "there and nobody changed)",
-    )
+    add_prob_and_seed(sub)
+    add_report_options(sub, run_gate)
     sub.add_argument(
         "--loop", metavar="LOGS", default=None, help="loop logs to analyse (a table file)"
     )
@@ -103,14 +99,13 @@ def register(commands: Any) -> None:
         default=0.5,
         help="share of loop items used to estimate PPV (default 0.5)",
     )
-    add_fit_options(
+    add_sampler_options(
         sub,
-        target_accept="0.9",
+        target_accept="bayesjudge.gates.fit",
         priors="pi (beta; jeffreys), omega (beta; uniform), mu (beta; uniform), "
         "log_kappa (normal; normal:1,1.5)",
     )
     add_input_options(sub, threshold=False, epochs=False)
-    sub.set_defaults(handler=run_gate, outputs={"out": "report"})
 
 
 def _load(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -156,10 +151,8 @@ def run_gate(args: argparse.Namespace) -> int:
         raise UserError(f"--k: at most {MAX_CAPS} caps at once; got {len(caps)}")
     if args.rulings is None and args.loop is None:
         raise UserError("gate needs RULINGS, --loop LOGS, or both")
-    try:
-        priors = GatePriors().updated(args.prior)
-    except ValueError as exc:
-        raise UserError(f"--prior: {exc}") from None
+    sampler = SamplerOptions.from_args(args)
+    priors = sampler.priors_of(GatePriors)
     rulings, log = _load(args)
     if rulings is None:
         assert log is not None
@@ -181,14 +174,9 @@ def run_gate(args: argparse.Namespace) -> int:
         prob=args.prob,
         priors=priors,
         calibration=args.calibration,
-        draws=args.draws,
-        tune=args.tune,
-        chains=args.chains,
-        target_accept=args.target_accept or 0.9,
-        random_seed=args.random_seed,
-        progressbar=False if args.no_progress else None,
         loop=log,
         calibration_fraction=args.cal_fraction,
+        **sampler.fit_kwargs(),
     )
     if args.out is not None:
         from bayesjudge.gates.report import write_gate_report

@@ -41,6 +41,7 @@ __all__ = [
     "CALIBRATION",
     "GROUPS",
     "REPORTED",
+    "TARGET_ACCEPT",
     "cap_curve_draws",
     "fit_gate",
     "gate_calibration_check",
@@ -52,6 +53,8 @@ Calibration = Literal["by_class", "random"]
 CALIBRATION: tuple[str, ...] = get_args(Calibration)
 #: Quantities reported by the gate family (their Monte Carlo error is checked).
 REPORTED = ("pi", "j_inf", "se", "sp", "j", "judged_rate")
+#: Default NUTS target acceptance of the gate hierarchy (its analysis and command use it too).
+TARGET_ACCEPT = 0.9
 _MIN_BUCKET = 32
 
 
@@ -236,7 +239,7 @@ def fit_gate(
     draws: int = 2000,
     tune: int = 1000,
     chains: int = 4,
-    target_accept: float = 0.9,
+    target_accept: float | None = None,
     random_seed: int | np.random.Generator | None = None,
     progressbar: bool | None = None,
     sampler: Sampler = "auto",
@@ -268,8 +271,8 @@ def fit_gate(
     draws, tune, chains : int
         Draws per chain (default 2000: the class parameters near their boundaries have heavy
         tails), tuning steps per chain (1000) and chains (4).
-    target_accept : float, default 0.9
-        NUTS target acceptance.
+    target_accept : float, optional
+        NUTS target acceptance (default :data:`TARGET_ACCEPT`).
     random_seed : int, Generator or None
         Seed of the sampler and of the derived draws (None: the default seed).
     progressbar : bool, optional
@@ -324,6 +327,8 @@ def fit_gate(
     check_choice(calibration, name="calibration", allowed=CALIBRATION)
     cap_values = check_caps(caps)
     priors = GatePriors() if priors is None else priors
+    if target_accept is None:
+        target_accept = TARGET_ACCEPT
     settings = NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
     cells = gate_cells(rulings.label, rulings.r, rulings.k)
     n_violation, n_compliant = cells.n_labelled

@@ -257,7 +257,7 @@ def analyze_panel(
     draws: int = 2000,
     tune: int = 1000,
     chains: int = 4,
-    target_accept: float = 0.9,
+    target_accept: float | None = None,
     random_seed: int | np.random.Generator | None = None,
     progressbar: bool | None = None,
     sampler: Sampler = "auto",

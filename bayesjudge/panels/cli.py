@@ -20,9 +20,7 @@ from typing import Any
 
 from bayesjudge.cli.common import (
     UserError,
-    add_fit_options,
     add_input_options,
-    add_seed_option,
     echo,
     emit_json,
     estimates_table,
@@ -30,8 +28,13 @@ from bayesjudge.cli.common import (
     input_options,
     named_paths,
     print_answer,
-    probability,
     report_failures,
+)
+from bayesjudge.cli.options import (
+    SamplerOptions,
+    add_prob_and_seed,
+    add_report_options,
+    add_sampler_options,
 )
 from bayesjudge.reporting.output import escape_terminal
 
@@ -66,16 +69,8 @@ def register(commands: Any) -> None:
         default=None,
         help="the verdict columns of a wide table (default: every column but item and label)",
     )
-    sub.add_argument("--prob", type=probability, default=0.95, help="interval mass")
-    add_seed_option(sub)
-    sub.add_argument("--json", action="store_true", help="print one JSON object")
-    sub.add_argument(
-        "--out",
-        metavar="DIR",
-        default=None,
-        help="also write a report folder (a new or empty folder, or a report bayesjudge wrote "
-        "there and nobody changed)",
-    )
+    add_prob_and_seed(sub)
+    add_report_options(sub, run_panel)
     sub.add_argument(
         "--dependence",
         choices=["random_effect", "none"],
@@ -90,9 +85,8 @@ def register(commands: Any) -> None:
         help="by_class (default): the gold items may have been chosen by class; random: they "
         "are a random sample of all items (their labels then inform pi)",
     )
-    add_fit_options(sub, target_accept="0.9", priors=_PRIORS)
+    add_sampler_options(sub, target_accept="bayesjudge.panels.fit", priors=_PRIORS)
     add_input_options(sub, logs=False, threshold=False, epochs=False)
-    sub.set_defaults(handler=run_panel, outputs={"out": "report"})
 
 
 def _load(args: argparse.Namespace) -> Any:
@@ -124,10 +118,8 @@ def run_panel(args: argparse.Namespace) -> int:
     from bayesjudge.panels.analysis import analyze_panel
     from bayesjudge.priors import PanelPriors
 
-    try:
-        priors = PanelPriors().updated(args.prior)
-    except ValueError as exc:
-        raise UserError(f"--prior: {exc}") from None
+    sampler = SamplerOptions.from_args(args)
+    priors = sampler.priors_of(PanelPriors)
     # report --example names the example rather than the path of its file
     source = getattr(args, "source_label", None) or args.data or "bundled example panel"
     data = _load(args)
@@ -137,12 +129,7 @@ def run_panel(args: argparse.Namespace) -> int:
         priors=priors,
         dependence=args.dependence,
         calibration=args.calibration,
-        draws=args.draws,
-        tune=args.tune,
-        chains=args.chains,
-        target_accept=args.target_accept or 0.9,
-        random_seed=args.random_seed,
-        progressbar=False if args.no_progress else None,
+        **sampler.fit_kwargs(),
     )
     if args.out is not None:
         from bayesjudge.panels.report import write_panel_report

@@ -54,6 +54,7 @@ __all__ = [
     "GROUPS",
     "MAX_JUDGES",
     "REPORTED",
+    "TARGET_ACCEPT",
     "check_identified",
     "distinct_judges",
     "fit_panel",
@@ -71,6 +72,8 @@ DEPENDENCE: tuple[str, ...] = get_args(Dependence)
 REPORTED = ("pi", "se", "sp", "j", "effective_judges")
 #: Groups of the posterior predictive counts, in the order of their label codes 0, 1, -1.
 GROUPS = ("fail", "pass", "unlabelled")
+#: Default NUTS target acceptance of the panel model (its analysis and command use it too).
+TARGET_ACCEPT = 0.9
 _CODES = (0, 1, UNLABELLED)
 _MIN_BUCKET = 32
 #: The most judges the panel model is fitted to. Its start (:mod:`bayesjudge.panels.start`) has
@@ -300,7 +303,7 @@ def fit_panel(
     draws: int = 2000,
     tune: int = 1000,
     chains: int = 4,
-    target_accept: float = 0.9,
+    target_accept: float | None = None,
     random_seed: int | np.random.Generator | None = None,
     progressbar: bool | None = None,
     sampler: Sampler = "auto",
@@ -334,8 +337,8 @@ def fit_panel(
         PASS-verdict rate says otherwise.
     draws, tune, chains : int
         Draws per chain (2000), tuning steps per chain (1000) and chains (4).
-    target_accept : float, default 0.9
-        NUTS target acceptance.
+    target_accept : float, optional
+        NUTS target acceptance (default :data:`TARGET_ACCEPT`).
     random_seed : int, Generator or None
         Seed of the sampler and of the predictive draws (None: the default seed).
     progressbar : bool, optional
@@ -395,6 +398,8 @@ def fit_panel(
     priors = PanelPriors() if priors is None else priors
     if not isinstance(priors, PanelPriors):
         raise TypeError(f"priors must be a PanelPriors; got {type(priors).__name__}")
+    if target_accept is None:
+        target_accept = TARGET_ACCEPT
     settings = NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
     duplicates = data.duplicate_judges()
     data = distinct_judges(data, merge=merge_duplicates)

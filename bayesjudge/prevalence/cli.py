@@ -10,6 +10,7 @@ Each command parses its arguments, calls one function of the family
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
 from bayesjudge.cli.by import (
@@ -24,9 +25,7 @@ from bayesjudge.cli.by import (
 from bayesjudge.cli.common import (
     EXIT_OK,
     UserError,
-    add_fit_options,
     add_input_options,
-    add_seed_option,
     bounded_int,
     echo,
     emit_json,
@@ -40,10 +39,19 @@ from bayesjudge.cli.common import (
     report_failures,
     unit,
 )
+from bayesjudge.cli.options import (
+    REPORT_FOLDER,
+    ModelDefault,
+    SamplerOptions,
+    add_json_option,
+    add_prior_option,
+    add_prob_and_seed,
+    add_report_options,
+    add_sampler_options,
+    parse_priors,
+)
 
 __all__ = ["register"]
-
-_OUT_HELP = "a new or empty folder, or a report bayesjudge wrote there and nobody changed"
 
 _PRIORS = "pi, se, sp (each beta; default jeffreys)"
 _DATA_HELP = (
@@ -201,13 +209,15 @@ def _print_input(data: Any) -> None:
             echo(line)
 
 
-def _priors(specs: list[str]) -> Any:
+def _priors(specs: Sequence[str]) -> Any:
     from bayesjudge.priors import PrevalencePriors
 
-    try:
-        return PrevalencePriors().updated(specs)
-    except ValueError as exc:
-        raise UserError(f"--prior: {exc}") from None
+    return parse_priors(PrevalencePriors, specs)
+
+
+def _stratified(value: dict[bool, float]) -> str:
+    """Describe the default target acceptance: unstratified, then stratified."""
+    return f"{value[False]:g}; {value[True]:g} stratified"
 
 
 def _source(args: argparse.Namespace) -> str:
@@ -294,21 +304,16 @@ def _analyze(args: argparse.Namespace, *, plan: bool = False) -> Any:
 def _analyze_data(args: argparse.Namespace, data: Any, *, plan: bool = False) -> Any:
     from bayesjudge.prevalence.analysis import analyze_prevalence
 
-    priors = _priors(args.prior)
+    sampler = SamplerOptions.from_args(args)
     return analyze_prevalence(
         data,
         method=getattr(args, "method", "nuts"),
-        priors=priors,
+        priors=_priors(sampler.priors),
         stratified=args.stratified,
         prob=args.prob,
-        draws=args.draws,
-        tune=args.tune,
-        chains=args.chains,
-        target_accept=args.target_accept,
-        random_seed=args.random_seed,
         n_boot=args.n_boot,
-        progressbar=False if args.no_progress else None,
         plan=plan,
+        **sampler.fit_kwargs(),
     )
 
 
@@ -578,10 +583,7 @@ def _add_data_options(parser: argparse.ArgumentParser, *, optional: bool, counts
     else:
         many = "; a folder or glob of files is reduced to counts" if counts else ""
         parser.add_argument("data", metavar="DATA", help=_DATA_HELP + many)
-    parser.add_argument(
-        "--prob", type=probability, default=0.95, help="interval mass (default 0.95)"
-    )
-    add_seed_option(parser)
+    add_prob_and_seed(parser)
     add_input_options(parser, scheduler=counts)
 
 
@@ -603,7 +605,7 @@ def register(commands: Any) -> None:
     baselines.add_argument(
         "--n-boot", type=_n_boot, default=2000, help="bootstrap resamples (default 2000)"
     )
-    baselines.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json_option(baselines)
     add_by_option(baselines)
     baselines.set_defaults(handler=_cmd_baselines)
 
@@ -633,7 +635,7 @@ def register(commands: Any) -> None:
         required=True,
         help="pilot items per class",
     )
-    allocate.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json_option(allocate)
     allocate.set_defaults(handler=_cmd_allocate)
 
     for name, optional_data, helptext in (
@@ -647,7 +649,11 @@ def register(commands: Any) -> None:
             "J > 0), check its diagnostics and compare it with the frequentist baselines.",
         )
         _add_data_options(sub, optional=optional_data, counts=name == "estimate")
-        add_fit_options(sub, target_accept="0.95; 0.99 stratified", priors=_PRIORS)
+        add_sampler_options(
+            sub,
+            target_accept=ModelDefault("bayesjudge.prevalence.fit", describe=_stratified),
+            priors=_PRIORS,
+        )
         sub.add_argument(
             "--n-boot", type=_n_boot, default=2000, help="bootstrap resamples (default 2000)"
         )
@@ -665,17 +671,13 @@ def register(commands: Any) -> None:
                 help="nuts: sample the PyMC model (default); exact: the posterior by numerical "
                 "integration, without PyMC (fast; unstratified model only)",
             )
-            sub.add_argument("--json", action="store_true", help="print one JSON object")
-            sub.add_argument(
-                "--out", metavar="DIR", default=None, help=f"also write a report ({_OUT_HELP})"
-            )
-            sub.set_defaults(handler=_cmd_estimate, outputs={"out": "report"})
+            add_report_options(sub, _cmd_estimate)
         else:
             sub.add_argument(
                 "--out",
                 metavar="DIR",
                 default="bayesjudge-report",
-                help=f"report folder (default bayesjudge-report; {_OUT_HELP})",
+                help=f"report folder (default bayesjudge-report; {REPORT_FOLDER})",
             )
             sub.add_argument(
                 "--example",
@@ -794,13 +796,7 @@ def _register_plan(commands: Any) -> None:
         metavar="N",
         help="exact refits per number of labels (default 16)",
     )
-    sub.add_argument(
-        "--prior",
-        action="append",
-        default=[],
-        metavar="NAME=SPEC",
-        help=f"replace a prior, e.g. pi=beta:1,1 (repeatable). Priors: {_PRIORS}",
-    )
-    sub.add_argument("--json", action="store_true", help="print one JSON object")
+    add_prior_option(sub, _PRIORS)
+    add_json_option(sub)
     add_by_option(sub)
     sub.set_defaults(handler=_cmd_plan)

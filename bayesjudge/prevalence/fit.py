@@ -349,7 +349,7 @@ def prevalence_draws(
     draws: int = 2000,
     tune: int = 1000,
     chains: int = 4,
-    target_accept: float = 0.95,
+    target_accept: float | None = None,
     random_seed: int | np.random.Generator | None = None,
     cores: int | None = None,
 ) -> NutsDraws:
@@ -377,6 +377,8 @@ def prevalence_draws(
         ``draws[name]`` of shape ``(chains, draws)`` and the divergences per chain.
     """
     priors = _check_priors(priors)
+    if target_accept is None:
+        target_accept = TARGET_ACCEPT[False]
     settings = NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
     arrays = {k: np.asarray(v, dtype=np.int64) for k, v in counts.as_dict().items()}
     run = _run((), arrays, priors, restrict_j)

@@ -23,6 +23,7 @@ from bayesjudge.cli.common import (
     emit_json,
     named_paths,
 )
+from bayesjudge.cli.options import add_json_option
 
 __all__ = ["register"]
 
@@ -149,5 +150,5 @@ def register(commands: Any) -> None:
         "the same names are replaced, nothing else in DIR is touched)",
     )
     sub.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    sub.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json_option(sub)
     sub.set_defaults(handler=_cmd_study, outputs={"out": "study", "figures": "files"})

@@ -601,8 +601,6 @@ def _exact_row(counts: Any, prob: float) -> dict[str, float]:
     return _row(post.mean, interval.low, interval.high, post.sd)
 
 
-#: NUTS target acceptance of the pooled prevalence model: fit_prevalence's default.
-_PREVALENCE_TARGET_ACCEPT = 0.95
 _PREVALENCE_VARS = ("pi", "se", "sp")
 
 
@@ -625,7 +623,7 @@ def _nuts_prevalence(
         draws=settings.draws,
         tune=settings.tune,
         chains=settings.chains,
-        target_accept=settings.target_accept or _PREVALENCE_TARGET_ACCEPT,
+        target_accept=settings.target_accept,  # None: the model's own
         random_seed=sampler_seed,
         cores=1,
     )
@@ -709,7 +707,7 @@ def _gate_replicate(
                 draws=settings.draws,
                 tune=settings.tune,
                 chains=settings.chains,
-                target_accept=settings.target_accept or 0.9,
+                target_accept=settings.target_accept,  # None: the gate model's own
                 random_seed=sampler_seed,
                 progressbar=False,
                 calibration="random",

@@ -15,9 +15,7 @@ from typing import Any
 from bayesjudge.cli.common import (
     EXIT_OK,
     UserError,
-    add_fit_options,
     add_input_options,
-    add_seed_option,
     echo,
     emit_json,
     estimates_table,
@@ -25,8 +23,13 @@ from bayesjudge.cli.common import (
     input_options,
     named_paths,
     print_answer,
-    probability,
     report_failures,
+)
+from bayesjudge.cli.options import (
+    SamplerOptions,
+    add_prob_and_seed,
+    add_report_options,
+    add_sampler_options,
 )
 from bayesjudge.reporting.output import escape_terminal
 
@@ -42,7 +45,6 @@ _DATA_HELP = (
     "(Inspect, promptfoo, lm-eval, OpenAI evals; e.g. one per system) with --labels; the "
     "bundled example when omitted"
 )
-_OUT_HELP = "a new or empty folder, or a report bayesjudge wrote there and nobody changed"
 
 
 def _source(args: argparse.Namespace) -> str:
@@ -107,15 +109,6 @@ def _load(args: argparse.Namespace) -> Any:
         labels=options.labels,
         label_columns=options.label_columns,
     )
-
-
-def _priors(specs: list[str]) -> Any:
-    from bayesjudge.priors import SystemsPriors
-
-    try:
-        return SystemsPriors().updated(specs)
-    except ValueError as exc:
-        raise UserError(f"--prior: {exc}") from None
 
 
 def _percent(value: float) -> str:
@@ -227,9 +220,11 @@ def _renamed(estimate: Any, label: str) -> Any:
 
 
 def _cmd_rank(args: argparse.Namespace) -> int:
+    from bayesjudge.priors import SystemsPriors
     from bayesjudge.systems.analysis import analyze_systems
 
-    priors = _priors(args.prior)
+    sampler = SamplerOptions.from_args(args)
+    priors = sampler.priors_of(SystemsPriors)
     data = _load(args)
     analysis = analyze_systems(
         data,
@@ -238,12 +233,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         calibration=args.calibration,
         priors=priors,
         prob=args.prob,
-        draws=args.draws,
-        tune=args.tune,
-        chains=args.chains,
-        target_accept=args.target_accept,
-        random_seed=args.random_seed,
-        progressbar=False if args.no_progress else None,
+        **sampler.fit_kwargs(),
     )
     if args.out is not None:
         from bayesjudge.systems.report import write_rank_report
@@ -279,8 +269,7 @@ def register(commands: Any) -> None:
         "Rogan-Gladen, PPI++).",
     )
     sub.add_argument("data", nargs="*", metavar="DATA", help=_DATA_HELP)
-    sub.add_argument("--prob", type=probability, default=0.95, help="interval mass (default 0.95)")
-    add_seed_option(sub)
+    add_prob_and_seed(sub)
     add_input_options(sub, logs=False, threshold=False, epochs=True)
     logs = sub.add_argument_group("reading eval logs")
     logs.add_argument(
@@ -296,7 +285,7 @@ def register(commands: Any) -> None:
         default=None,
         help="Inspect logs: what a partial grade (P) counts as",
     )
-    add_fit_options(sub, target_accept="0.95", priors=_PRIORS)
+    add_sampler_options(sub, target_accept="bayesjudge.systems.fit", priors=_PRIORS)
     sub.add_argument(
         "--judge",
         choices=["auto", "shared", "system"],
@@ -321,8 +310,4 @@ def register(commands: Any) -> None:
         help="by_class (default): the gold-labelled answers may have been chosen by class, so "
         "they inform the judge only; random: they are a random sample and inform the rates too",
     )
-    sub.add_argument("--json", action="store_true", help="print one JSON object")
-    sub.add_argument(
-        "--out", metavar="DIR", default=None, help=f"also write a report ({_OUT_HELP})"
-    )
-    sub.set_defaults(handler=_cmd_rank, outputs={"out": "report"})
+    add_report_options(sub, _cmd_rank)

@@ -1,0 +1,300 @@
+"""The options every command shares, declared once; the sampler's carried as one object.
+
+:func:`add_sampler_options` adds ``--draws``, ``--tune``, ``--chains``, ``--target-accept``,
+``--prior`` and ``--no-progress`` to a command that fits a model; ``--prob`` and
+``--random-seed`` come from :func:`add_prob_and_seed` (the commands that only bootstrap have
+them too), ``--json`` and ``--out`` from :func:`add_json_option` and :func:`add_report_options`.
+:meth:`SamplerOptions.from_args` collects the sampler's from the parsed command line, and
+:meth:`SamplerOptions.fit_kwargs` hands them to a family's analysis function in one piece.
+
+Each default is written once: ``draws``, ``tune`` and ``chains`` in :class:`SamplerOptions`,
+the seed in :data:`bayesjudge.validation.DEFAULT_SEED`, and a model's target acceptance in its
+family's fit module (``TARGET_ACCEPT``), which the help reads through :class:`ModelDefault`
+only when it is shown, without importing the fit module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib
+import importlib.util
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
+
+from bayesjudge.cli.common import UserError, bounded_int, probability, seed
+from bayesjudge.validation import DEFAULT_SEED, MAX_CHAINS, MAX_DRAWS
+
+if TYPE_CHECKING:
+    from bayesjudge.priors import Priors
+
+__all__ = [
+    "REPORT_FOLDER",
+    "SAMPLER_SETTINGS",
+    "ModelDefault",
+    "SamplerOptions",
+    "add_json_option",
+    "add_prior_option",
+    "add_prob_and_seed",
+    "add_report_options",
+    "add_sampler_options",
+    "parse_priors",
+]
+
+#: The options a user may pass on to another command (``report --example``): the sampler's.
+SAMPLER_SETTINGS = ("draws", "tune", "chains", "target_accept")
+#: What a report folder given to ``--out`` may be.
+REPORT_FOLDER = "a new or empty folder, or a report bayesjudge wrote there and nobody changed"
+
+
+def _number(value: Any) -> str:
+    return f"{value:g}"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelDefault:
+    """The default of an option that a model's fit module holds, read only when it is shown.
+
+    It stands as the option's default on the command line: the help shows it (``str``), and
+    :meth:`SamplerOptions.from_args` reads a target acceptance as None, "the model's own",
+    which the family's fit function resolves from the same constant, and any other option as
+    the constant's :meth:`value`.
+
+    Attributes
+    ----------
+    module : str
+        The module that holds the constant (a family's fit module).
+    name : str
+        The constant's name.
+    describe : callable
+        Turns the constant into the text of the help (``format(value, "g")`` by default).
+
+    Examples
+    --------
+    >>> str(ModelDefault("bayesjudge.validation", "MAX_CHAINS"))
+    '64'
+    """
+
+    module: str
+    name: str = "TARGET_ACCEPT"
+    describe: Callable[[Any], str] = field(default=_number, compare=False)
+
+    def value(self) -> Any:
+        """Return the constant.
+
+        A literal constant (``TARGET_ACCEPT = 0.9``) of a module not yet imported is read from
+        the module's source, so that ``--help`` does not import a fit module and the libraries
+        it imports (seconds); anything else is read from the imported module.
+        """
+        spec = None if self.module in sys.modules else importlib.util.find_spec(self.module)
+        if spec is not None and spec.origin is not None and spec.origin.endswith(".py"):
+            with open(spec.origin, encoding="utf-8") as source:
+                tree = ast.parse(source.read())
+            assigned = [
+                node.value
+                for node in tree.body
+                if isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == self.name for t in node.targets)
+            ]
+            try:
+                return ast.literal_eval(assigned[-1])  # the module's last word on the name
+            except (IndexError, ValueError):
+                pass
+        return getattr(importlib.import_module(self.module), self.name)
+
+    def __str__(self) -> str:
+        return self.describe(self.value())
+
+
+@dataclass(frozen=True, slots=True)
+class SamplerOptions:
+    """The sampler settings of one command line, as one object.
+
+    Attributes
+    ----------
+    draws, tune, chains : int
+        Posterior draws and tuning steps per chain, and chains; the field defaults are the
+        command line's defaults.
+    target_accept : float or None
+        NUTS target acceptance; None for the model's own (its fit module's ``TARGET_ACCEPT``).
+    random_seed : int
+        Seed of every random draw.
+    progressbar : bool or None
+        False to hide the progress display; None for the default (shown on a terminal).
+    priors : tuple of str
+        The ``--prior NAME=SPEC`` strings, in order (see :func:`parse_priors`).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_prob_and_seed(parser)
+    >>> add_sampler_options(parser, target_accept="bayesjudge.systems.fit", priors="pi (beta)")
+    >>> options = SamplerOptions.from_args(parser.parse_args(["--draws", "500"]))
+    >>> options.fit_kwargs()  # doctest: +NORMALIZE_WHITESPACE
+    {'draws': 500, 'tune': 1000, 'chains': 4, 'target_accept': None,
+     'random_seed': 20261123, 'progressbar': None}
+    """
+
+    draws: int = 2000
+    tune: int = 1000
+    chains: int = 4
+    target_accept: float | None = None
+    random_seed: int = DEFAULT_SEED
+    progressbar: bool | None = None
+    priors: tuple[str, ...] = ()
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, *, quiet: bool = False) -> SamplerOptions:
+        """Collect the options of a parsed command line (see :func:`add_sampler_options`).
+
+        ``quiet`` hides the progress display as ``--no-progress`` does (a command whose
+        output is JSON).
+        """
+        target_accept, draws = args.target_accept, args.draws
+        return cls(
+            draws=int(draws.value()) if isinstance(draws, ModelDefault) else draws,
+            tune=args.tune,
+            chains=args.chains,
+            target_accept=None if isinstance(target_accept, ModelDefault) else target_accept,
+            random_seed=args.random_seed,
+            progressbar=False if quiet or args.no_progress else None,
+            priors=tuple(args.prior),
+        )
+
+    def fit_kwargs(self) -> dict[str, Any]:
+        """Return the settings as the keyword arguments of a family's analysis function."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "priors"}
+
+    def priors_of[P: Priors](self, kind: type[P]) -> P:
+        """Return ``kind``'s default priors with this command line's ``--prior`` replacements.
+
+        See :func:`parse_priors`.
+        """
+        return parse_priors(kind, self.priors)
+
+
+def parse_priors[P: Priors](kind: type[P], specs: Sequence[str]) -> P:
+    """Return the family's default priors with ``--prior NAME=SPEC`` replacements.
+
+    Raises
+    ------
+    UserError
+        Naming ``--prior``, on a spec the priors refuse (an unknown name, a bad spec, a name
+        given twice).
+
+    Examples
+    --------
+    >>> from bayesjudge.priors import PrevalencePriors
+    >>> parse_priors(PrevalencePriors, ["pi=beta:1,1"]).pi
+    Beta(alpha=1.0, beta=1.0)
+    """
+    try:
+        return kind().updated(list(specs))
+    except ValueError as exc:
+        raise UserError(f"--prior: {exc}") from None
+
+
+def add_prob_and_seed(parser: argparse.ArgumentParser) -> None:
+    """Add ``--prob`` (the mass of every interval) and ``--random-seed``."""
+    parser.add_argument(
+        "--prob", type=probability, default=0.95, help="interval mass (default %(default)s)"
+    )
+    parser.add_argument(
+        "--random-seed",
+        type=seed,
+        default=DEFAULT_SEED,
+        metavar="N",
+        help=f"seed of every random draw (default {DEFAULT_SEED}: results are reproducible)",
+    )
+
+
+def add_prior_option(parser: argparse.ArgumentParser, priors: str) -> None:
+    """Add ``--prior NAME=SPEC`` (repeatable); ``priors`` names the model's priors for the help."""
+    parser.add_argument(
+        "--prior",
+        action="append",
+        default=[],
+        metavar="NAME=SPEC",
+        help=f"replace a prior, e.g. pi=beta:1,1 (repeatable; SPEC is beta:A,B, normal:MU,SIGMA, "
+        f"jeffreys or uniform). Priors: {priors}",
+    )
+
+
+def add_json_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--json``: print one JSON object instead of text."""
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def add_report_options(
+    parser: argparse.ArgumentParser, handler: Callable[[argparse.Namespace], int]
+) -> None:
+    """Add ``--json`` and ``--out DIR`` (also write a report), and set the command's handler.
+
+    ``--out`` is declared a report folder, checked and locked before the handler runs
+    (:func:`~bayesjudge.cli.common.claimed_outputs`).
+    """
+    add_json_option(parser)
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        default=None,
+        help=f"also write a report folder ({REPORT_FOLDER})",
+    )
+    parser.set_defaults(handler=handler, outputs={"out": "report"})
+
+
+_DEFAULTS = SamplerOptions()
+
+
+def add_sampler_options(
+    parser: argparse.ArgumentParser,
+    *,
+    target_accept: str | ModelDefault,
+    priors: str,
+    draws: int | ModelDefault | None = None,
+) -> None:
+    """Add the sampler options every fitting command has, and ``--prior``.
+
+    Parameters
+    ----------
+    parser : ArgumentParser
+        The subcommand's parser.
+    target_accept : str or ModelDefault
+        Where the model's target acceptance is kept: the name of the fit module whose
+        ``TARGET_ACCEPT`` it is, or a :class:`ModelDefault`.
+    priors : str
+        The names of the model's priors and their defaults, for the help of ``--prior``.
+    draws : int or ModelDefault, optional
+        The command's default draws per chain, where it differs from
+        :class:`SamplerOptions`'s.
+    """
+    draws = _DEFAULTS.draws if draws is None else draws
+    for flag, low, high, default, what in (
+        ("--draws", 1, MAX_DRAWS, draws, "posterior draws per chain"),
+        ("--tune", 0, MAX_DRAWS, _DEFAULTS.tune, "tuning steps per chain"),
+        ("--chains", 1, MAX_CHAINS, _DEFAULTS.chains, "chains"),
+    ):
+        parser.add_argument(
+            flag,
+            type=bounded_int(low, high),
+            default=default,
+            metavar="N",
+            help=f"{what} (default %(default)s)",
+        )
+    parser.add_argument(
+        "--target-accept",
+        type=probability,
+        default=ModelDefault(target_accept) if isinstance(target_accept, str) else target_accept,
+        metavar="P",
+        help="NUTS target acceptance in (0, 1) (default %(default)s); a fit that fails its "
+        "diagnostics is retried once with a higher one",
+    )
+    add_prior_option(parser, priors)
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="hide the progress bar (on a terminal) or the progress lines (otherwise)",
+    )
