@@ -31,6 +31,7 @@ from bayesjudge.cli.options import (
     add_report_options,
     add_sampler_options,
 )
+from bayesjudge.inference import defaults
 from bayesjudge.reporting.output import escape_terminal
 
 __all__ = ["parse_mixture", "register"]
@@ -220,9 +221,9 @@ def register(commands: Any) -> None:
     )
     add_sampler_options(
         sub,
-        target_accept="bayesjudge.channels.fit",
+        target_accept=defaults.CHANNEL_TARGET_ACCEPT,
         priors="rate (beta; default jeffreys)",
-        draws=ModelDefault("bayesjudge.channels.fit", "DRAWS"),
+        draws=ModelDefault(defaults.CHANNEL_DRAWS),
     )
     add_input_options(sub, logs=False, labels=False, threshold=False, epochs=False)
     add_report_options(sub, _cmd_channel)

@@ -26,6 +26,7 @@ import xarray as xr
 from bayesjudge.channels.counts import markov_counts, slice_counts, stack_counts
 from bayesjudge.channels.posterior import outcome_array
 from bayesjudge.errors import DataError
+from bayesjudge.inference import defaults
 from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
 from bayesjudge.priors import ChannelPriors
 
@@ -36,9 +37,9 @@ __all__ = ["DRAWS", "TARGET_ACCEPT", "fit_markov", "fit_slices", "fit_stack", "f
 
 #: Default draws per chain of every channel fit (and ``draws * chains`` exact draws in
 #: :func:`bayesjudge.channels.analysis.analyze_channel`).
-DRAWS = 1000
+DRAWS = defaults.CHANNEL_DRAWS
 #: Default NUTS target acceptance of every channel fit (its analysis and command use it too).
-TARGET_ACCEPT = 0.95
+TARGET_ACCEPT = defaults.CHANNEL_TARGET_ACCEPT
 
 #: Variables checked in a slice-hierarchy fit (the reported ones and their hyper-parameters).
 SLICE_VARIABLES = ("mu_c", "mu_gamma", "sigma_c", "sigma_gamma", "c", "gamma", "p0")

@@ -8,18 +8,14 @@ them too), ``--json`` and ``--out`` from :func:`add_json_option` and :func:`add_
 :meth:`SamplerOptions.fit_kwargs` hands them to a family's analysis function in one piece.
 
 Each default is written once: ``draws``, ``tune`` and ``chains`` in :class:`SamplerOptions`,
-the seed in :data:`bayesjudge.validation.DEFAULT_SEED`, and a model's target acceptance in its
-family's fit module (``TARGET_ACCEPT``), which the help reads through :class:`ModelDefault`
-only when it is shown, without importing the fit module.
+the seed in :data:`bayesjudge.validation.DEFAULT_SEED`, and a model's target acceptance (and
+channels' draws) in :mod:`bayesjudge.inference.defaults`, which imports nothing, so the help
+shows them without importing a model; the family's fit module holds the same constant.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
-import importlib
-import importlib.util
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
@@ -55,57 +51,32 @@ def _number(value: Any) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ModelDefault:
-    """The default of an option that a model's fit module holds, read only when it is shown.
+    """A model's own default of an option (:mod:`bayesjudge.inference.defaults`), as parsed.
 
     It stands as the option's default on the command line: the help shows it (``str``), and
-    :meth:`SamplerOptions.from_args` reads a target acceptance as None, "the model's own",
-    which the family's fit function resolves from the same constant, and any other option as
-    the constant's :meth:`value`.
+    :meth:`SamplerOptions.from_args` reads a target acceptance left at it as None, "the model's
+    own", which the family's fit function resolves from the same constant, and any other option
+    as its :attr:`value`.
 
     Attributes
     ----------
-    module : str
-        The module that holds the constant (a family's fit module).
-    name : str
-        The constant's name.
+    value : object
+        The default.
     describe : callable
-        Turns the constant into the text of the help (``format(value, "g")`` by default).
+        Turns the value into the text of the help (``format(value, "g")`` by default).
 
     Examples
     --------
-    >>> str(ModelDefault("bayesjudge.validation", "MAX_CHAINS"))
-    '64'
+    >>> from bayesjudge.inference import defaults
+    >>> str(ModelDefault(defaults.GATE_TARGET_ACCEPT))
+    '0.9'
     """
 
-    module: str
-    name: str = "TARGET_ACCEPT"
+    value: Any
     describe: Callable[[Any], str] = field(default=_number, compare=False)
 
-    def value(self) -> Any:
-        """Return the constant.
-
-        A literal constant (``TARGET_ACCEPT = 0.9``) of a module not yet imported is read from
-        the module's source, so that ``--help`` does not import a fit module and the libraries
-        it imports (seconds); anything else is read from the imported module.
-        """
-        spec = None if self.module in sys.modules else importlib.util.find_spec(self.module)
-        if spec is not None and spec.origin is not None and spec.origin.endswith(".py"):
-            with open(spec.origin, encoding="utf-8") as source:
-                tree = ast.parse(source.read())
-            assigned = [
-                node.value
-                for node in tree.body
-                if isinstance(node, ast.Assign)
-                and any(isinstance(t, ast.Name) and t.id == self.name for t in node.targets)
-            ]
-            try:
-                return ast.literal_eval(assigned[-1])  # the module's last word on the name
-            except (IndexError, ValueError):
-                pass
-        return getattr(importlib.import_module(self.module), self.name)
-
     def __str__(self) -> str:
-        return self.describe(self.value())
+        return self.describe(self.value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +102,7 @@ class SamplerOptions:
     >>> import argparse
     >>> parser = argparse.ArgumentParser()
     >>> add_prob_and_seed(parser)
-    >>> add_sampler_options(parser, target_accept="bayesjudge.systems.fit", priors="pi (beta)")
+    >>> add_sampler_options(parser, target_accept=0.95, priors="pi (beta)")
     >>> options = SamplerOptions.from_args(parser.parse_args(["--draws", "500"]))
     >>> options.fit_kwargs()  # doctest: +NORMALIZE_WHITESPACE
     {'draws': 500, 'tune': 1000, 'chains': 4, 'target_accept': None,
@@ -155,7 +126,7 @@ class SamplerOptions:
         """
         target_accept, draws = args.target_accept, args.draws
         return cls(
-            draws=int(draws.value()) if isinstance(draws, ModelDefault) else draws,
+            draws=int(draws.value) if isinstance(draws, ModelDefault) else draws,
             tune=args.tune,
             chains=args.chains,
             target_accept=None if isinstance(target_accept, ModelDefault) else target_accept,
@@ -252,7 +223,7 @@ _DEFAULTS = SamplerOptions()
 def add_sampler_options(
     parser: argparse.ArgumentParser,
     *,
-    target_accept: str | ModelDefault,
+    target_accept: float | ModelDefault,
     priors: str,
     draws: int | ModelDefault | None = None,
 ) -> None:
@@ -262,9 +233,9 @@ def add_sampler_options(
     ----------
     parser : ArgumentParser
         The subcommand's parser.
-    target_accept : str or ModelDefault
-        Where the model's target acceptance is kept: the name of the fit module whose
-        ``TARGET_ACCEPT`` it is, or a :class:`ModelDefault`.
+    target_accept : float or ModelDefault
+        The model's default target acceptance (:mod:`bayesjudge.inference.defaults`), or a
+        :class:`ModelDefault` that describes it.
     priors : str
         The names of the model's priors and their defaults, for the help of ``--prior``.
     draws : int or ModelDefault, optional
@@ -287,7 +258,11 @@ def add_sampler_options(
     parser.add_argument(
         "--target-accept",
         type=probability,
-        default=ModelDefault(target_accept) if isinstance(target_accept, str) else target_accept,
+        default=(
+            target_accept
+            if isinstance(target_accept, ModelDefault)
+            else ModelDefault(target_accept)
+        ),
         metavar="P",
         help="NUTS target acceptance in (0, 1) (default %(default)s); a fit that fails its "
         "diagnostics is retried once with a higher one",

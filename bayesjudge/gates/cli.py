@@ -38,6 +38,7 @@ from bayesjudge.cli.options import (
     add_report_options,
     add_sampler_options,
 )
+from bayesjudge.inference import defaults
 
 __all__ = ["register"]
 
@@ -101,7 +102,7 @@ def register(commands: Any) -> None:
     )
     add_sampler_options(
         sub,
-        target_accept="bayesjudge.gates.fit",
+        target_accept=defaults.GATE_TARGET_ACCEPT,
         priors="pi (beta; jeffreys), omega (beta; uniform), mu (beta; uniform), "
         "log_kappa (normal; normal:1,1.5)",
     )

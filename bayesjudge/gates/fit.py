@@ -32,6 +32,7 @@ from bayesjudge.gates.cells import GateCells, gate_cells, pad_cells
 from bayesjudge.gates.curves import beta_tail_moment
 from bayesjudge.gates.data import Rulings
 from bayesjudge.gates.start import gate_start
+from bayesjudge.inference import defaults
 from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.priors import GatePriors
@@ -54,7 +55,7 @@ CALIBRATION: tuple[str, ...] = get_args(Calibration)
 #: Quantities reported by the gate family (their Monte Carlo error is checked).
 REPORTED = ("pi", "j_inf", "se", "sp", "j", "judged_rate")
 #: Default NUTS target acceptance of the gate hierarchy (its analysis and command use it too).
-TARGET_ACCEPT = 0.9
+TARGET_ACCEPT = defaults.GATE_TARGET_ACCEPT
 _MIN_BUCKET = 32
 
 

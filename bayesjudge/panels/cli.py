@@ -36,6 +36,7 @@ from bayesjudge.cli.options import (
     add_report_options,
     add_sampler_options,
 )
+from bayesjudge.inference import defaults
 from bayesjudge.reporting.output import escape_terminal
 
 __all__ = ["register"]
@@ -85,7 +86,7 @@ def register(commands: Any) -> None:
         help="by_class (default): the gold items may have been chosen by class; random: they "
         "are a random sample of all items (their labels then inform pi)",
     )
-    add_sampler_options(sub, target_accept="bayesjudge.panels.fit", priors=_PRIORS)
+    add_sampler_options(sub, target_accept=defaults.PANEL_TARGET_ACCEPT, priors=_PRIORS)
     add_input_options(sub, logs=False, threshold=False, epochs=False)
 
 

@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 
 from bayesjudge.errors import DataError
 from bayesjudge.estimators.design import LEVEL, RandomCalibrationCheck, random_calibration_test
+from bayesjudge.inference import defaults
 from bayesjudge.inference.affine import (
     AFFINE_FACTOR,
     AFFINE_SHIFT,
@@ -73,7 +74,7 @@ REPORTED = ("pi", "se", "sp", "j", "effective_judges")
 #: Groups of the posterior predictive counts, in the order of their label codes 0, 1, -1.
 GROUPS = ("fail", "pass", "unlabelled")
 #: Default NUTS target acceptance of the panel model (its analysis and command use it too).
-TARGET_ACCEPT = 0.9
+TARGET_ACCEPT = defaults.PANEL_TARGET_ACCEPT
 _CODES = (0, 1, UNLABELLED)
 _MIN_BUCKET = 32
 #: The most judges the panel model is fitted to. Its start (:mod:`bayesjudge.panels.start`) has

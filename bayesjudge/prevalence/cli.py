@@ -50,6 +50,7 @@ from bayesjudge.cli.options import (
     add_sampler_options,
     parse_priors,
 )
+from bayesjudge.inference import defaults
 
 __all__ = ["register"]
 
@@ -651,7 +652,7 @@ def register(commands: Any) -> None:
         _add_data_options(sub, optional=optional_data, counts=name == "estimate")
         add_sampler_options(
             sub,
-            target_accept=ModelDefault("bayesjudge.prevalence.fit", describe=_stratified),
+            target_accept=ModelDefault(defaults.PREVALENCE_TARGET_ACCEPT, describe=_stratified),
             priors=_PRIORS,
         )
         sub.add_argument(

@@ -23,6 +23,7 @@ import numpy as np
 import xarray as xr
 
 from bayesjudge.errors import DataError
+from bayesjudge.inference import defaults
 from bayesjudge.inference.cache import model_cache
 from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
 from bayesjudge.inference.predictive import predictive_counts
@@ -68,7 +69,7 @@ REPORTED = (
 #: 2,000 draws): 500 strata hold about 250 MB; 10^5 would ask for tens of GB.
 MAX_STRATA = 500
 #: Default NUTS target acceptance: 0.95, and 0.99 in the funnel of the stratified hierarchy.
-TARGET_ACCEPT = {False: 0.95, True: 0.99}
+TARGET_ACCEPT = defaults.PREVALENCE_TARGET_ACCEPT
 
 
 def _prepare(

@@ -31,6 +31,7 @@ from bayesjudge.cli.options import (
     add_report_options,
     add_sampler_options,
 )
+from bayesjudge.inference import defaults
 from bayesjudge.reporting.output import escape_terminal
 
 __all__ = ["register"]
@@ -285,7 +286,7 @@ def register(commands: Any) -> None:
         default=None,
         help="Inspect logs: what a partial grade (P) counts as",
     )
-    add_sampler_options(sub, target_accept="bayesjudge.systems.fit", priors=_PRIORS)
+    add_sampler_options(sub, target_accept=defaults.SYSTEMS_TARGET_ACCEPT, priors=_PRIORS)
     sub.add_argument(
         "--judge",
         choices=["auto", "shared", "system"],

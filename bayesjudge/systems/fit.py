@@ -35,6 +35,7 @@ import numpy as np
 import xarray as xr
 
 from bayesjudge.errors import DataError
+from bayesjudge.inference import defaults
 from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
 from bayesjudge.inference.predictive import predictive_counts
 from bayesjudge.inference.sampling import Sampler
@@ -66,7 +67,7 @@ POOLING_CHOICES: tuple[str, ...] = get_args(PoolingChoice)
 #: What the gold-labelled answers are assumed to be (see :mod:`bayesjudge.models.systems`).
 CALIBRATIONS: tuple[str, ...] = get_args(Calibration)
 #: Default NUTS target acceptance (the pooled judge has a funnel; the shared one is easy).
-TARGET_ACCEPT = 0.95
+TARGET_ACCEPT = defaults.SYSTEMS_TARGET_ACCEPT
 #: Posterior variables whose Monte Carlo error is checked (the quantities reported).
 REPORTED = ("pi", "se", "sp", "diff")
 #: The most systems fitted and ranked together. The comparisons grow as the square of the

@@ -51,7 +51,7 @@ def test_the_help_shows_the_fit_modules_target_accept(
 def test_unset_target_accept_reaches_the_analysis_as_none() -> None:
     for command, module in FITTING.items():
         args = build_parser().parse_args([command, "x.csv"])
-        assert args.target_accept == ModelDefault(module)
+        assert args.target_accept == ModelDefault(importlib.import_module(module).TARGET_ACCEPT)
         assert SamplerOptions.from_args(args).target_accept is None  # the model's own
     args = build_parser().parse_args(["gate", "x.csv", "--target-accept", "0.97"])
     assert SamplerOptions.from_args(args).target_accept == 0.97
@@ -101,25 +101,33 @@ def test_a_bad_prior_on_the_command_line_exits_2(capsys: pytest.CaptureFixture[s
 
 
 def test_the_help_reads_each_default_without_importing_its_fit_module() -> None:
-    # the help reads a model's TARGET_ACCEPT (and channels' DRAWS) from the fit module's source
-    # when it is shown, the same value the module holds, and parsing imports no model
+    # the help shows each model's default from bayesjudge.inference.defaults, which imports
+    # nothing; the fit modules hold the same values, and parsing imports no model
     script = (
         "import contextlib, importlib, io, json, sys\n"
         "from bayesjudge.cli.app import build_parser\n"
-        "from bayesjudge.cli.options import ModelDefault\n"
         "parser = build_parser()\n"
         "parser.parse_args(['gate', 'x.csv'])\n"
-        "for command in ('estimate', 'gate', 'channel', 'panel', 'rank'):\n"
+        "shown = {}\n"
+        f"for command in {sorted(FITTING)!r}:\n"
+        "    shown[command] = str(parser.parse_args([command, 'x.csv']).target_accept)\n"
         "    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
         "        parser.parse_args([command, '--help'])\n"
+        "shown['channel draws'] = str(parser.parse_args(['channel', 'x.csv']).draws)\n"
         "fits = sorted(m for m in sys.modules if m.endswith('.fit'))\n"
-        f"defaults = [ModelDefault(m) for m in {sorted(set(FITTING.values()))!r}]\n"
-        "defaults.append(ModelDefault('bayesjudge.channels.fit', 'DRAWS'))\n"
-        "read = [d.value() for d in defaults]\n"
-        "held = [getattr(importlib.import_module(d.module), d.name) for d in defaults]\n"
-        "print(json.dumps({'fits': fits, 'same': repr(read) == repr(held)}))\n"
+        "print(json.dumps({'fits': fits, 'shown': shown}))\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == {"fits": [], "same": True}
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["fits"] == []
+    for command, module in FITTING.items():
+        held = importlib.import_module(module).TARGET_ACCEPT
+        expected = (
+            f"{held[False]:g}; {held[True]:g} stratified" if isinstance(held, dict) else f"{held:g}"
+        )
+        assert out["shown"][command] == expected
+    from bayesjudge.channels.fit import DRAWS
+
+    assert out["shown"]["channel draws"] == str(DRAWS)
