@@ -10,15 +10,17 @@ at each cap. The one-screen summary is :func:`~bayesjudge.gates.analysis.gate_su
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import xarray as xr
 
 from bayesjudge.gates.analysis import NAMES, GateAnalysis, gate_summary, retry_story
 from bayesjudge.gates.fit import cap_curve_draws
-from bayesjudge.reporting.figures import histogram_bins, rank_figure, trace_figure
+from bayesjudge.reporting.figures import interval_figure, rank_figure, trace_figure
 from bayesjudge.reporting.html import png
-from bayesjudge.reporting.pipeline import ReportContent, Section
+from bayesjudge.reporting.pipeline import Code, ReportContent, Section
 
 __all__ = ["curve_frame", "gate_summary", "report_content", "retry_story"]
 
@@ -46,7 +48,6 @@ def _figures(
 ) -> dict[str, str]:
     import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
-    from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
 
     figures: dict[str, str] = {}
@@ -104,33 +105,20 @@ def _figures(
 
     draws = post["pi"].to_numpy().reshape(-1)
     low, high = np.quantile(draws, [(1 - prob) / 2, (1 + prob) / 2])
-    model_row = pd.DataFrame(
-        [{"cap": "all", "method": "gate model", "estimate": draws.mean(), "low": low, "high": high}]
-    )
-    rows = pd.concat([model_row, estimates.dropna(subset=["low", "high"])], ignore_index=True)
-    fig = Figure(figsize=(8.0, 3.4 + 0.25 * len(rows)))
-    top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[2.0, 0.3 + 0.3 * len(rows)])
-    top.hist(draws, bins=histogram_bins(draws), density=True, color="#4c72b0", alpha=0.6, lw=0)
-    top.set_ylabel("posterior density")
-    top.set_title(f"True success rate pi: posterior and baseline {mass} intervals", fontsize=11)
-    for ax in (top, bottom):
-        ax.axvline(float(draws.mean()), color="#4c72b0", lw=1.2)
-    for position, (_, row) in enumerate(rows.iterrows()):
-        colour = "#4c72b0" if row["method"] == "gate model" else "#dd8452"
-        bottom.plot([row["low"], row["high"]], [position, position], color=colour, lw=2.5)
-        if pd.notna(row["estimate"]):
-            bottom.plot(row["estimate"], position, "o", color=colour)
-    labels = [f"{m} (K={k})" for m, k in zip(rows["method"], rows["cap"], strict=True)]
-    bottom.set_yticks(range(len(rows)), labels, fontsize=7)
-    bottom.invert_yaxis()
-    bottom.set_xlabel("true success rate pi")
-    handles = [
-        Line2D([], [], color="#4c72b0", lw=2.5, marker="o", label="gate model (Bayesian)"),
-        Line2D([], [], color="#dd8452", lw=2.5, marker="o", label="baseline at cap K"),
-        Line2D([], [], color="#4c72b0", lw=1.2, label="posterior mean"),
+    rows: list[tuple[str, Any, Any, Any, bool]] = [
+        ("gate model (K=all)", draws.mean(), low, high, True)
     ]
-    top.legend(handles=handles, fontsize=8, loc="upper left", framealpha=0.9)
-    fig.tight_layout()
+    rows += [
+        (f"{r.method} (K={r.cap})", r.estimate, r.low, r.high, False)
+        for r in estimates.dropna(subset=["low", "high"]).itertuples()
+    ]
+    fig = interval_figure(
+        draws,
+        rows,
+        title=f"True success rate pi: posterior and baseline {mass} intervals",
+        model_name="gate model (Bayesian)",
+        other_name="baseline at cap K",
+    )
     figures["Posterior of pi beside the baselines"] = png(fig)
 
     scalars = post.to_dataset()[["pi", "j_inf"]]
@@ -214,12 +202,13 @@ def report_content(analysis: GateAnalysis, *, source: str = "rulings") -> Report
     return ReportContent(
         title=f"bayesjudge gate report: {source}",
         summary=analysis.summary(),
-        about=(
+        about=[
             f"{rulings.items.size} items ({int(rulings.labelled.sum())} gold-labelled, "
             f"{calibration.get(analysis.calibration, analysis.calibration)}), "
-            f"{int(rulings.r.sum())} rulings; model gate with priors "
-            f"{analysis.priors.describe()}."
-        ),
+            f"{int(rulings.r.sum())} rulings; model gate with priors ",
+            Code(analysis.priors.describe()),
+            ".",
+        ],
         sections=sections,
         figures=_figures(posterior, curve, estimates, prob=prob),
         posterior=posterior,

@@ -18,12 +18,15 @@ in the HTML, and with mathtext's ``$`` escaped in figures.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from bayesjudge._version import __version__
 from bayesjudge.panels.analysis import DEFINITIONS, PanelAnalysis, panel_summary, warnings_of
+from bayesjudge.reporting.figures import interval_figure
 from bayesjudge.reporting.html import png
-from bayesjudge.reporting.pipeline import ReportContent, Section
+from bayesjudge.reporting.pipeline import Code, ReportContent, Section
 
 __all__ = ["DEFINITIONS", "panel_summary", "report_content", "warnings_of"]
 
@@ -140,34 +143,26 @@ def _figures(analysis: PanelAnalysis) -> dict[str, str]:
 
     # pi against every baseline
     draws = post["pi"].to_numpy().reshape(-1)
-    rows = [("panel model", analysis.pi.mean, analysis.pi.eti.low, analysis.pi.eti.high)]
+    pi = analysis.pi
+    rows: list[tuple[str, Any, Any, Any, bool]] = [
+        ("panel model", pi.mean, pi.eti.low, pi.eti.high, True)
+    ]
     for e in analysis.estimates:
         iv = e.estimate.interval
         if e.estimate.estimate is None:
             continue
         owner = _figure_text(e.judge if e.judge is not None else e.rule)
-        rows.append(
-            (
-                f"{owner}: {e.estimate.method}",
-                e.estimate.estimate,
-                iv.low if iv else np.nan,
-                iv.high if iv else np.nan,
-            )
-        )
-    fig = Figure(figsize=(7.5, 3.0 + 0.25 * len(rows)))
-    top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[2.0, 0.3 + 0.3 * len(rows)])
-    top.hist(draws, bins=60, density=True, color="#4c72b0", alpha=0.75)
-    top.set_ylabel("posterior density")
-    top.set_title(f"True success rate pi: posterior and baseline {mass} intervals")
-    for position, (_, estimate, low, high) in enumerate(rows):
-        colour = "#4c72b0" if position == 0 else "#dd8452"
-        if np.isfinite(low) and np.isfinite(high):
-            bottom.plot([low, high], [position, position], color=colour, lw=2.5)
-        bottom.plot(estimate, position, "o", color=colour)
-    bottom.set_yticks(range(len(rows)), [r[0] for r in rows], fontsize=7)
-    bottom.invert_yaxis()
-    bottom.set_xlabel("pi")
-    fig.tight_layout()
+        low, high = (iv.low, iv.high) if iv else (np.nan, np.nan)
+        rows.append((f"{owner}: {e.estimate.method}", e.estimate.estimate, low, high, False))
+    fig = interval_figure(
+        draws,
+        rows,
+        title=f"True success rate pi: posterior and baseline {mass} intervals",
+        naive=analysis.naive.estimate,
+        naive_name="majority vote of the judges (naive)",
+        model_name="panel model (Bayesian)",
+        other_name="baseline",
+    )
     figures["Posterior of pi beside every baseline"] = png(fig)
     return figures
 
@@ -189,11 +184,17 @@ def report_content(analysis: PanelAnalysis, *, source: str = "panel") -> ReportC
     return ReportContent(
         title=f"bayesjudge panel report: {source}",
         summary=analysis.summary(),
-        about=(
-            f"bayesjudge {__version__}, model panel (dependence {analysis.dependence}), "
-            f"judges {', '.join(analysis.judges)}, priors {analysis.priors.describe()}, "
-            f"calibration {analysis.calibration}, seed {analysis.seed}."
-        ),
+        about=[
+            f"bayesjudge {__version__}, model ",
+            Code("panel"),
+            " (dependence ",
+            Code(analysis.dependence),
+            f"), judges {', '.join(analysis.judges)}, priors ",
+            Code(analysis.priors.describe()),
+            ", calibration ",
+            Code(analysis.calibration),
+            f", seed {analysis.seed}.",
+        ],
         sections=[
             Section(f"Posterior summaries ({mass} equal-tailed intervals)", table=summaries),
             Section(f"Baselines ({mass} intervals)", table=estimates),

@@ -25,7 +25,12 @@ from bayesjudge.prevalence.analysis import (
     plain_reading,
     report_summary,
 )
-from bayesjudge.reporting.figures import histogram_bins, rank_figure, trace_figure
+from bayesjudge.reporting.figures import (
+    histogram_bins,
+    interval_figure,
+    rank_figure,
+    trace_figure,
+)
 from bayesjudge.reporting.html import html_page, markdown_table, png
 from bayesjudge.reporting.output import escape_markdown, escape_markdown_prose
 from bayesjudge.reporting.pipeline import ReportContent, Section, write_files
@@ -71,41 +76,6 @@ def _display_frame(analysis: PrevalenceAnalysis, comparison: pd.DataFrame) -> pd
 # --------------------------------------------------------------------------- figures
 #: Axis labels of the posterior variables in the figures.
 LABELS = {"pi": "true success rate pi", "se": "sensitivity Se", "sp": "specificity Sp"}
-
-
-def _interval_figure(
-    draws: np.ndarray, comparison: pd.DataFrame, *, prob: float, naive: float
-) -> Figure:
-    """Draw the posterior of pi above every method's interval, with a legend and reference lines."""
-    from matplotlib.figure import Figure
-    from matplotlib.lines import Line2D
-
-    rows = comparison.dropna(subset=["low", "high"])
-    fig = Figure(figsize=(8.0, 3.4 + 0.3 * len(rows)))
-    top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[2.0, 0.3 + 0.3 * len(rows)])
-    top.hist(draws, bins=histogram_bins(draws), density=True, color="#4c72b0", alpha=0.6, lw=0)
-    top.set_ylabel("posterior density")
-    top.set_title(f"True success rate pi: posterior and {100 * prob:g}% intervals", fontsize=11)
-    for ax in (top, bottom):
-        ax.axvline(float(np.mean(draws)), color="#4c72b0", lw=1.2)
-        ax.axvline(naive, color="black", ls=":", lw=1.2)
-    for position, (_, row) in enumerate(rows.iterrows()):
-        colour = "#4c72b0" if str(row["method"]).startswith("bayes") else "#dd8452"
-        bottom.plot([row["low"], row["high"]], [position, position], color=colour, lw=2.5)
-        if pd.notna(row["estimate"]):
-            bottom.plot(row["estimate"], position, "o", color=colour)
-    bottom.set_yticks(range(len(rows)), list(rows["method"]), fontsize=8)
-    bottom.invert_yaxis()
-    bottom.set_xlabel("true success rate pi")
-    handles = [
-        Line2D([], [], color="#4c72b0", lw=2.5, marker="o", label="Bayesian"),
-        Line2D([], [], color="#dd8452", lw=2.5, marker="o", label="frequentist baseline"),
-        Line2D([], [], color="#4c72b0", lw=1.2, label="posterior mean"),
-        Line2D([], [], color="black", ls=":", lw=1.2, label="judged pass rate (naive)"),
-    ]
-    top.legend(handles=handles, fontsize=8, loc="upper left", framealpha=0.9)
-    fig.tight_layout()
-    return fig
 
 
 def _ppc_figure(posterior: xr.DataTree) -> Figure | None:
@@ -241,7 +211,16 @@ def _figures(
     draws = np.asarray(draws_ds["pi"]).reshape(-1)
     keep(
         "Posterior of pi beside the frequentist intervals",
-        _interval_figure(draws, comparison, prob=prob, naive=analysis.counts.p_hat),
+        interval_figure(
+            draws,
+            [
+                (m, r.estimate, r.low, r.high, m.startswith("bayes"))
+                for r in comparison.dropna(subset=["low", "high"]).itertuples()
+                if (m := str(r.method))
+            ],
+            title=f"True success rate pi: posterior and {100 * prob:g}% intervals",
+            naive=analysis.counts.p_hat,
+        ),
     )
     if analysis.plan is not None:
         keep("How many more gold labels? (expected interval width)", plot_label_plan(analysis.plan))

@@ -43,6 +43,7 @@ from bayesjudge.reporting.netcdf import write_posterior
 from bayesjudge.reporting.output import (
     escape_markdown,
     escape_markdown_prose,
+    markdown_code_span,
     output_folder,
     write_csv,
 )
@@ -59,15 +60,51 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Analysis",
+    "Code",
     "ReportContent",
     "ReportFiles",
     "Section",
+    "about_html",
+    "about_markdown",
     "jsonable",
     "render_html",
     "render_markdown",
     "write_content",
     "write_files",
 ]
+
+
+class Code(str):
+    """Text a reader may type (a model, a prior): ``<code>`` in HTML, a code span in Markdown.
+
+    Examples
+    --------
+    >>> about_html(["priors ", Code("pi=beta:1,1"), "."])
+    'priors <code>pi=beta:1,1</code>.'
+    >>> about_markdown(["priors ", Code("pi=beta:1,1"), "."])
+    'priors `pi=beta:1,1`.'
+    """
+
+    __slots__ = ()
+
+
+def about_html(parts: str | Sequence[str]) -> str:
+    """Return prose and :class:`Code` parts as HTML (every part escaped)."""
+    parts = [parts] if isinstance(parts, str) else parts
+    return "".join(
+        f"<code>{html.escape(p)}</code>" if isinstance(p, Code) else html.escape(p) for p in parts
+    )
+
+
+def about_markdown(parts: str | Sequence[str]) -> str:
+    """Return prose and :class:`Code` parts as Markdown (prose escaped, code as code spans)."""
+    parts = [parts] if isinstance(parts, str) else parts
+    return "".join(
+        markdown_code_span(p)
+        if isinstance(p, Code)
+        else escape_markdown_prose(p, line_start=i == 0)
+        for i, p in enumerate(parts)
+    )
 
 
 @runtime_checkable
@@ -150,8 +187,9 @@ class ReportContent:
         The report's title (user text such as a file name is escaped when written).
     summary : ReportSummary
         The one-screen summary: headline, diagnostics, warnings, reading, definitions.
-    about : str
-        One paragraph on the data and the model.
+    about : str or sequence of str
+        One paragraph on the data and the model: prose, with :class:`Code` parts for names
+        a reader may type.
     sections : sequence of Section
         The family's tables and prose, in order.
     figures : mapping of str to str
@@ -167,7 +205,7 @@ class ReportContent:
 
     title: str
     summary: ReportSummary
-    about: str
+    about: str | Sequence[str]
     sections: Sequence[Section]
     figures: Mapping[str, str]
     posterior: xr.DataTree
@@ -246,7 +284,7 @@ def render_html(content: ReportContent, *, back: str | None = None) -> str:
     links back to the index of every group).
     """
     link = "" if back is None else f'<p><a href="{html.escape(back)}">All groups</a></p>'
-    parts = [link, content.summary.to_html(), f"<p>{html.escape(content.about)}</p>"]
+    parts = [link, content.summary.to_html(), f"<p>{about_html(content.about)}</p>"]
     parts += [section.to_html() for section in content.sections]
     if content.figures:
         parts += ["<h2>Figures</h2>", figures_html(dict(content.figures))]
@@ -272,7 +310,7 @@ def render_markdown(content: ReportContent) -> str:
     parts = [
         f"# {escape_markdown(content.title)}",
         content.summary.to_markdown(),
-        escape_markdown_prose(content.about, line_start=True),
+        about_markdown(content.about),
         *(section.to_markdown() for section in content.sections),
         _diagnostics(content)[1],
         " ".join(where),

@@ -15,7 +15,7 @@ import pandas as pd
 
 from bayesjudge._version import __version__
 from bayesjudge.reporting.html import png
-from bayesjudge.reporting.pipeline import ReportContent, Section
+from bayesjudge.reporting.pipeline import Code, ReportContent, Section
 from bayesjudge.systems.analysis import (
     CLEAR_BEST,
     SystemsAnalysis,
@@ -219,12 +219,16 @@ def report_content(analysis: SystemsAnalysis, *, source: str = "bundled example"
     return ReportContent(
         title=f"bayesjudge rank: {source}",
         summary=analysis.summary(),
-        about=(
+        about=[
             f"{len(analysis.systems)} systems, {len(data.items)} items ({design}), {labelled} "
-            f"gold-labelled answers. bayesjudge {__version__}, model {analysis.model}, judge "
-            f"{judge_text}, calibration {analysis.calibration}, priors "
-            f"{analysis.priors.describe()}, seed {analysis.seed}."
-        ),
+            f"gold-labelled answers. bayesjudge {__version__}, model ",
+            Code(analysis.model),
+            f", judge {judge_text}, calibration ",
+            Code(analysis.calibration),
+            ", priors ",
+            Code(analysis.priors.describe()),
+            f", seed {analysis.seed}.",
+        ],
         sections=sections,
         figures=_figures(analysis),
         posterior=posterior,
