@@ -35,6 +35,7 @@ from bayesjudge.inference.fit import diagnostics_of
 from bayesjudge.inference.provenance import seed_label
 from bayesjudge.inference.summary import posterior_summary
 from bayesjudge.priors import ChannelPriors
+from bayesjudge.reporting.pipeline import Shown
 from bayesjudge.reporting.summary import (
     Headline,
     ReportSummary,
@@ -101,7 +102,7 @@ class SliceAnalysis:
 
 
 @dataclass(frozen=True, slots=True)
-class ChannelAnalysis:
+class ChannelAnalysis(Shown):
     """Everything ``bayesjudge channel`` reports about a stack of protocol steps.
 
     Attributes
@@ -148,15 +149,6 @@ class ChannelAnalysis:
     def to_frame(self) -> pd.DataFrame:
         """Return one row per step (:func:`steps_frame`)."""
         return steps_frame(self)
-
-    def __str__(self) -> str:
-        """Return the one-screen summary of the audit, as text for a terminal."""
-        return self.summary().to_text()
-
-    def _repr_html_(self) -> str:
-        """Return the one-screen summary and the steps table as HTML (Jupyter)."""
-        steps = self.to_frame().to_html(index=False, float_format=lambda x: f"{x:.3f}")
-        return self.summary().to_html(style=True) + steps
 
     def diagnostics_dict(self) -> dict[str, Any]:
         """Return the ``diagnostics`` block of the JSON output."""

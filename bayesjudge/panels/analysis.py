@@ -34,6 +34,7 @@ from bayesjudge.panels.fit import (
 )
 from bayesjudge.panels.rules import rule_words
 from bayesjudge.priors import PanelPriors
+from bayesjudge.reporting.pipeline import Shown
 from bayesjudge.reporting.summary import Headline, ReportSummary, ReportWarning
 from bayesjudge.results import Estimate, PosteriorSummary
 from bayesjudge.validation import check_prob
@@ -84,7 +85,7 @@ class RuleSummary:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class PanelAnalysis:
+class PanelAnalysis(Shown):
     """Everything the panel family reports about one panel of judges.
 
     Attributes
@@ -150,14 +151,6 @@ class PanelAnalysis:
     def summary(self) -> ReportSummary:
         """Return the one-screen summary (:func:`panel_summary`)."""
         return panel_summary(self)
-
-    def __str__(self) -> str:
-        """Return the one-screen summary and every posterior summary, as text for a terminal."""
-        return f"{self.summary().to_text()}\n\n{self.to_frame()!r}"
-
-    def _repr_html_(self) -> str:
-        """Return the one-screen summary and every posterior summary as HTML (Jupyter)."""
-        return self.summary().to_html(style=True) + self.to_frame().to_html()
 
     @property
     def naive(self) -> Estimate:

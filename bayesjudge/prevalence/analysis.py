@@ -25,6 +25,7 @@ from bayesjudge.inference.provenance import provenance
 from bayesjudge.prevalence.baselines import RANDOM_SAMPLE_METHODS, baseline_estimates
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
 from bayesjudge.priors import PrevalencePriors
+from bayesjudge.reporting.pipeline import Shown
 from bayesjudge.reporting.summary import (
     DEFINITIONS,
     WIDE_INTERVAL,
@@ -190,7 +191,7 @@ def compare(
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class PrevalenceAnalysis:
+class PrevalenceAnalysis(Shown):
     """Everything the prevalence family reports about one dataset.
 
     Attributes
@@ -256,14 +257,6 @@ class PrevalenceAnalysis:
     def summary(self) -> ReportSummary:
         """Return the one-screen summary (:func:`report_summary`)."""
         return report_summary(self)
-
-    def __str__(self) -> str:
-        """Return the one-screen summary and every estimate, as text for a terminal."""
-        return f"{self.summary().to_text()}\n\n{self.to_frame()!r}"
-
-    def _repr_html_(self) -> str:
-        """Return the one-screen summary and the table of estimates as HTML (Jupyter)."""
-        return self.summary().to_html(style=True) + self.to_frame()._repr_html_()
 
     def baselines(self) -> tuple[Estimate, ...]:
         """Return the frequentist estimates only (every row but the Bayesian ones)."""

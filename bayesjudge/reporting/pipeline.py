@@ -33,7 +33,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -64,6 +64,7 @@ __all__ = [
     "ReportContent",
     "ReportFiles",
     "Section",
+    "Shown",
     "about_html",
     "about_markdown",
     "jsonable",
@@ -129,6 +130,29 @@ class Analysis(Protocol):
 
     def summary(self) -> ReportSummary:
         """Return the one-screen summary."""
+
+
+class Shown:
+    """``print(analysis)`` and the notebook view of an analysis: its summary, then its table.
+
+    A base of the families' analysis classes, which provide ``summary()`` and ``to_frame()``
+    (:class:`Analysis`).
+    """
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        """Return the one-screen summary and the main table, as text for a terminal."""
+        shown = cast(Analysis, self)
+        return f"{shown.summary().to_text()}\n\n{shown.to_frame()!r}"
+
+    def _repr_html_(self) -> str:
+        """Return the one-screen summary and the main table as HTML (Jupyter)."""
+        shown = cast(Analysis, self)
+        frame = shown.to_frame()
+        index = not isinstance(frame.index, pd.RangeIndex)
+        table = frame.to_html(index=index, na_rep="", float_format=lambda x: f"{x:.4f}", border=0)
+        return shown.summary().to_html(style=True) + table
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +246,8 @@ class ReportFiles:
     folder : Path
         The report folder.
     html, markdown, posterior : Path
-        ``report.html``, ``summary.md`` and ``posterior.nc``.
+        ``report.html``, ``summary.md`` and ``posterior.nc`` (none for a report of groups:
+        each group's folder holds its own).
     tables : dict of str to Path
         The family's other files, by name (e.g. ``"steps.csv"``); for a report of groups,
         each answered group's ``report.html`` by group value.

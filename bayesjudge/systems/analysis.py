@@ -42,6 +42,7 @@ from bayesjudge.inference.fit import Attempt, attempts_of, diagnostics_of
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.inference.summary import summary_of_draws
 from bayesjudge.priors import SystemsPriors
+from bayesjudge.reporting.pipeline import Shown
 from bayesjudge.reporting.summary import Headline, ReportSummary
 from bayesjudge.results import Estimate, PosteriorSummary, unchecked_diagnostics
 from bayesjudge.systems.baselines import difference_baselines, system_baselines
@@ -182,7 +183,7 @@ class JudgeSummary:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class SystemsAnalysis:
+class SystemsAnalysis(Shown):
     r"""Everything the systems family reports about one dataset.
 
     Attributes
@@ -268,14 +269,6 @@ class SystemsAnalysis:
     def summary(self) -> ReportSummary:
         """Return the one-screen summary (:func:`rank_summary`)."""
         return rank_summary(self)
-
-    def __str__(self) -> str:
-        """Return the one-screen summary and one row per system, as text for a terminal."""
-        return f"{self.summary().to_text()}\n\n{self.to_frame()!r}"
-
-    def _repr_html_(self) -> str:
-        """Return the one-screen summary and one row per system as HTML (Jupyter)."""
-        return self.summary().to_html(style=True) + self.to_frame().to_html()
 
     @property
     def order(self) -> tuple[str, ...]:
