@@ -23,12 +23,18 @@ from typing import Any
 import numpy as np
 
 from bayesjudge._version import __version__
-from bayesjudge.panels.analysis import DEFINITIONS, PanelAnalysis, panel_summary, warnings_of
+from bayesjudge.panels.analysis import (
+    DEFINITIONS,
+    PanelAnalysis,
+    best_rule_text,
+    panel_summary,
+    warnings_of,
+)
 from bayesjudge.reporting.figures import interval_figure
 from bayesjudge.reporting.html import png
 from bayesjudge.reporting.pipeline import Code, ReportContent, Section
 
-__all__ = ["DEFINITIONS", "panel_summary", "report_content", "warnings_of"]
+__all__ = ["DEFINITIONS", "best_rule_text", "panel_summary", "report_content", "warnings_of"]
 
 
 def _figure_text(text: object) -> str:
