@@ -8,8 +8,8 @@ objects, its figures, its posterior and the files it adds (CSV tables, JSON obje
 
 ``report.html``
     title; summary (headline, diagnostics badge, warnings, reading, which estimate to trust,
-    definitions); the data and the model; the sections in the family's order; figures;
-    diagnostics (one line per reported quantity, every check folded); footer.
+    definitions); the data and the model; the sections in the family's order; diagnostics
+    (one line per reported quantity, every check folded); figures; footer.
 ``summary.md``
     the same, less the figures, then where the figures, the checks and the posterior are.
 ``posterior.nc``
@@ -303,7 +303,7 @@ def _diagnostics(content: ReportContent) -> tuple[str, str]:
 
 
 def render_html(content: ReportContent, *, back: str | None = None) -> str:
-    """Return ``report.html``: summary, the data, sections, figures, diagnostics, footer.
+    """Return ``report.html``: summary, the data, sections, diagnostics, figures, footer.
 
     ``back`` is the address of a page listing this report among others (a group's report
     links back to the index of every group).
@@ -311,9 +311,9 @@ def render_html(content: ReportContent, *, back: str | None = None) -> str:
     link = "" if back is None else f'<p><a href="{html.escape(back)}">All groups</a></p>'
     parts = [link, content.summary.to_html(), f"<p>{about_html(content.about)}</p>"]
     parts += [section.to_html() for section in content.sections]
+    parts.append(_diagnostics(content)[0])
     if content.figures:
         parts += ["<h2>Figures</h2>", figures_html(dict(content.figures))]
-    parts.append(_diagnostics(content)[0])
     body = "\n".join(part for part in parts if part)
     return html_page(content.title, body, footer=footer_html(content.seed))
 

@@ -85,7 +85,7 @@ def write_report(
     Every family's report has the same shape (:mod:`bayesjudge.reporting.pipeline`):
     ``report.html`` opening with the one-screen summary (the answer beside the naive one, the
     diagnostics badge, warnings, the reading, which estimate to trust, definitions), then the
-    data and the model, the family's tables, the figures and the folded diagnostics;
+    data and the model, the family's tables, the diagnostics (every check folded), the figures;
     ``summary.md`` with the same text; ``posterior.nc``; the family's CSV and JSON files; and
     the manifest. The folder is written beside the destination and switched into place whole
     (:func:`bayesjudge.reporting.output.output_folder`).
