@@ -55,7 +55,7 @@ _LAZY = {
     "analyze_prevalence": "bayesjudge.prevalence.analysis",
     "PrevalenceAnalysis": "bayesjudge.prevalence.analysis",
     "compare": "bayesjudge.prevalence.analysis",
-    "write_report": "bayesjudge.prevalence.report",
+    "write_report": "bayesjudge.reporting.write",
     # retry gates
     "Rulings": "bayesjudge.gates.data",
     "LoopLog": "bayesjudge.gates.data",

@@ -7,7 +7,12 @@ with :mod:`ast` (function-level imports and ``TYPE_CHECKING`` blocks included), 
   import a model family or the command-line app;
 * a family imports another family only through that family's package (its public names), never
   its modules;
-* no module imports itself through a cycle of module-level imports.
+* no module imports itself through a cycle of imports, counting every import: module level,
+  inside functions and inside ``TYPE_CHECKING`` blocks (a package's ``__init__`` re-exporting
+  its modules is the one edge left out: see :func:`_import_graph`).
+
+``bayesjudge.reporting.write`` (the one report writer) sits above the families, like the
+command-line app: it asks each family's report module for its content.
 """
 
 from __future__ import annotations
@@ -67,7 +72,8 @@ def _imports(path: Path, module: str, *, top_level_only: bool) -> set[str]:
             visit(child, inner)
 
     visit(tree, True)
-    return {name for name in found if name.startswith("bayesjudge")}
+    root = module.split(".")[0]  # the package's own imports only
+    return {name for name in found if name == root or name.startswith(f"{root}.")}
 
 
 SOURCES = _sources()
@@ -79,7 +85,9 @@ def _unit(module: str) -> str:
         return parts[1]
     if len(parts) >= 2 and parts[1] == "models":
         return "models"
-    if module.startswith(("bayesjudge.cli.app", "bayesjudge.__main__")):
+    if module.startswith(
+        ("bayesjudge.cli.app", "bayesjudge.__main__", "bayesjudge.reporting.write")
+    ):
         return "app"
     return "core"
 
@@ -112,35 +120,117 @@ def test_layering(module: str) -> None:
             )
 
 
-def test_no_import_cycles() -> None:
-    graph = {
-        module: {
-            target
-            for name in _imports(path, module, top_level_only=True)
-            if (target := _existing(name)) is not None and target != module
+def _import_graph(sources: dict[str, Path]) -> dict[str, set[str]]:
+    """Return each module's imports of other modules of ``sources``, wherever they stand.
+
+    A package's ``__init__`` importing one of its own modules is left out: that is how a
+    package re-exports its names, and the module importing a name of its package would
+    otherwise make every such pair a cycle.
+    """
+
+    def existing(name: str) -> str | None:
+        while name:
+            if name in sources:
+                return name
+            if "." not in name:
+                return None
+            name = name.rsplit(".", 1)[0]
+        return None
+
+    graph: dict[str, set[str]] = {}
+    for module, path in sources.items():
+        targets = {existing(name) for name in _imports(path, module, top_level_only=False)}
+        package = path.name == "__init__.py"
+        graph[module] = {
+            t
+            for t in targets
+            if t is not None and t != module and not (package and t.startswith(f"{module}."))
         }
-        for module, path in SOURCES.items()
-    }
-    # a package's own __init__ importing its submodules is how packages work; only cycles
-    # through a module's top-level imports matter
-    state: dict[str, int] = {}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Return one cycle through each strongly connected set of modules (Tarjan, 1972)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
     stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
 
-    def visit(node: str) -> None:
-        state[node] = 1
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
         stack.append(node)
-        for nxt in graph[node]:
-            if state.get(nxt) == 1:
-                cycle = [*stack[stack.index(nxt) :], nxt]
-                raise AssertionError("import cycle: " + " -> ".join(cycle))
-            if nxt not in state:
-                visit(nxt)
-        stack.pop()
-        state[node] = 2
+        on_stack.add(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                connect(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            members: list[str] = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                members.append(top)
+                if top == node:
+                    break
+            if len(members) > 1:
+                found.append(_path_through(graph, sorted(members)))
 
-    for module in sorted(graph):
-        if module not in state:
-            visit(module)
+    for node in sorted(graph):
+        if node not in index:
+            connect(node)
+    return found
+
+
+def _path_through(graph: dict[str, set[str]], members: list[str]) -> list[str]:
+    """Return a cycle from the first of ``members`` back to it, inside ``members``."""
+    start, inside = members[0], set(members)
+    paths = {start: [start]}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for nxt in sorted(graph[node] & inside):
+            if nxt == start:
+                return [*paths[node], start]
+            if nxt not in paths:
+                paths[nxt] = [*paths[node], nxt]
+                queue.append(nxt)
+    return members
+
+
+def test_no_import_cycles() -> None:
+    cycles = _cycles(_import_graph(SOURCES))
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+@pytest.mark.parametrize(
+    ("where", "expected"),
+    [
+        ("def f():\n    from pkg.b import g\n", ["pkg.a", "pkg.b", "pkg.a"]),
+        ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.b import g\n", None),
+        ("class C:\n    def m(self):\n        from . import b\n", None),
+        ("x = 1\n", []),
+    ],
+    ids=["in-function", "type-checking", "relative-in-method", "no-import"],
+)
+def test_the_cycle_check_sees_a_planted_cycle(
+    tmp_path: Path, where: str, expected: list[str] | None
+) -> None:
+    # pkg.b imports pkg.a at module level; pkg.a imports pkg.b wherever ``where`` puts it
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from pkg.a import f\n")
+    (package / "a.py").write_text(where)
+    (package / "b.py").write_text("from pkg.a import f\n")
+    sources = {"pkg": package / "__init__.py", "pkg.a": package / "a.py", "pkg.b": package / "b.py"}
+    graph = _import_graph(sources)
+    cycles = _cycles(graph)
+    if expected == []:
+        assert cycles == []
+    else:
+        assert cycles == [expected or ["pkg.a", "pkg.b", "pkg.a"]]
 
 
 def test_the_checker_sees_a_violation(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 
 from bayesjudge.channels.data import PairedOutcomes
@@ -34,6 +35,13 @@ from bayesjudge.inference.fit import diagnostics_of
 from bayesjudge.inference.provenance import seed_label
 from bayesjudge.inference.summary import posterior_summary
 from bayesjudge.priors import ChannelPriors
+from bayesjudge.reporting.pipeline import Shown
+from bayesjudge.reporting.summary import (
+    Headline,
+    ReportSummary,
+    ReportWarning,
+    wide_interval_warning,
+)
 from bayesjudge.results import PosteriorSummary
 from bayesjudge.validation import check_int, check_prob, seed_stream
 
@@ -94,7 +102,7 @@ class SliceAnalysis:
 
 
 @dataclass(frozen=True, slots=True)
-class ChannelAnalysis:
+class ChannelAnalysis(Shown):
     """Everything ``bayesjudge channel`` reports about a stack of protocol steps.
 
     Attributes
@@ -134,18 +142,13 @@ class ChannelAnalysis:
         """Whether every diagnostic passed."""
         return self.diagnostics.passed
 
-    def __str__(self) -> str:
-        """Return the one-screen summary of the audit, as text for a terminal."""
-        from bayesjudge.channels.report import channel_summary
+    def summary(self) -> ReportSummary:
+        """Return the one-screen summary (:func:`channel_summary`)."""
+        return channel_summary(self)
 
-        return channel_summary(self).to_text()
-
-    def _repr_html_(self) -> str:
-        """Return the one-screen summary and the steps table as HTML (Jupyter)."""
-        from bayesjudge.channels.report import channel_summary, steps_frame
-
-        steps = steps_frame(self).to_html(index=False, float_format=lambda x: f"{x:.3f}")
-        return channel_summary(self).to_html(style=True) + steps
+    def to_frame(self) -> pd.DataFrame:
+        """Return one row per step (:func:`steps_frame`)."""
+        return steps_frame(self)
 
     def diagnostics_dict(self) -> dict[str, Any]:
         """Return the ``diagnostics`` block of the JSON output."""
@@ -282,4 +285,152 @@ def analyze_channel(
         diagnostics=Diagnostics(tuple(checks), prob),
         method=method,
         seed=seed_label(random_seed),
+    )
+
+
+#: Plain definitions of the quantities of a channel report.
+DEFINITIONS = (
+    ("p0, p1", "accuracy before and after a step: the share of items correct at each stage."),
+    ("c", "correction rate: the chance a step fixes an item that was wrong before it."),
+    ("gamma", "corruption rate: the chance a step breaks an item that was right before it."),
+    ("gain", "the change in accuracy a step brings, (1 - p0) c - p0 gamma."),
+    (
+        "break-even",
+        "a step helps when c > p0 / (1 - p0) gamma: above its ray in the phase plane.",
+    ),
+)
+
+
+#: Readable names of the slice hierarchy's variables (diagnostics).
+NAMES = {
+    "c": "correction rate c",
+    "gamma": "corruption rate gamma",
+    "gain": "gain",
+    "p0": "accuracy before the step p0",
+    "p1": "accuracy after the step p1",
+    "mu_c": "mean logit correction rate across slices",
+    "mu_gamma": "mean logit corruption rate across slices",
+    "sigma_c": "spread of logit correction rates across slices",
+    "sigma_gamma": "spread of logit corruption rates across slices",
+    "z_c": "standardised slice effect on c",
+    "z_gamma": "standardised slice effect on gamma",
+    "p0_mixture": "p0 under the target mixture",
+    "p1_mixture": "p1 under the target mixture",
+    "gain_mixture": "gain under the target mixture",
+}
+
+
+#: Quantities that get a diagnostics line of their own.
+REPORTED = ("c", "gamma", "gain", "p0", "p1", "kernel", "p0_mixture", "p1_mixture", "gain_mixture")
+
+
+#: Fewer items than this on either side of a step make its rates rest on a handful of cases.
+SMALL_SIDE = 30
+
+
+def steps_frame(analysis: ChannelAnalysis) -> pd.DataFrame:
+    """Return one row per step: counts, Jeffreys rates, intervals, gain and gate."""
+    rows = []
+    for s in analysis.steps:
+        rows.append(
+            {
+                "step": f"{s.source}->{s.target}",
+                "n": s.n,
+                "p0": s.p0,
+                "p1": s.p1,
+                "c": s.c_jeffreys,
+                "c_low": s.c.eti.low,
+                "c_high": s.c.eti.high,
+                "gamma": s.gamma_jeffreys,
+                "gamma_low": s.gamma.eti.low,
+                "gamma_high": s.gamma.eti.high,
+                "gain": s.gain.mean,
+                "gain_low": s.gain.eti.low,
+                "gain_high": s.gain.eti.high,
+                "gate": "ON" if s.gate_on else "OFF",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def channel_summary(analysis: ChannelAnalysis) -> ReportSummary:
+    """Return the one-screen summary of a channel audit.
+
+    The headline is the first step's predicted accuracy gain (exact posterior) beside the
+    observed change p1 - p0; warnings flag steps whose rates rest on few items, a gain
+    interval too wide to read, and a stack that fails the Markov check.
+    """
+    prob = analysis.prob
+    mass = f"{100 * prob:g}%"
+    first = analysis.steps[0]
+    warnings: list[ReportWarning | None] = []
+    for s in analysis.steps:
+        wrong, right = round(s.n * (1 - s.p0)), round(s.n * s.p0)
+        if min(wrong, right) < SMALL_SIDE:
+            warnings.append(
+                ReportWarning(
+                    f"Few items behind step {s.source}->{s.target}",
+                    f"{wrong} items wrong and {right} right before it (fewer than "
+                    f"{SMALL_SIDE} on a side)",
+                    "Its correction or corruption rate rests on a handful of cases.",
+                )
+            )
+    warnings.append(
+        wide_interval_warning(
+            low=first.gain.eti.low,
+            high=first.gain.eti.high,
+            prob=prob,
+            name=f"the gain of step {first.source}->{first.target}",
+        )
+    )
+    composition = analysis.composition
+    if composition is not None and composition.markov.tail_probability < composition.markov.level:
+        warnings.append(
+            ReportWarning(
+                "The stack is not Markov",
+                f"the Markov check's tail probability is {composition.markov.tail_probability:.3f}"
+                f" (below {composition.markov.level:g})",
+                "What a step does depends on more than the stage before it, so the composed "
+                "kernels mispredict the stack; trust the direct kernel.",
+            )
+        )
+    sentences = []
+    for s in analysis.steps:
+        verb = "helps" if s.gain.eti.low > 0 else "hurts" if s.gain.eti.high < 0 else "may not help"
+        sentences.append(
+            f"Step {s.source}->{s.target} {verb}: accuracy {100 * s.p0:.1f}% -> "
+            f"{100 * s.p1:.1f}%, fixing {100 * s.c.mean:.1f}% of wrong items and breaking "
+            f"{100 * s.gamma.mean:.1f}% of right ones (gain {100 * s.gain.mean:+.1f} points, "
+            f"{mass} interval {100 * s.gain.eti.low:+.1f} to {100 * s.gain.eti.high:+.1f}; gate "
+            f"{'ON' if s.gate_on else 'OFF'})."
+        )
+    trust = (
+        "The exact Beta posteriors of each step's rates (Jeffreys prior; Correction and "
+        "Corruption: A Two-Rate View of Error Flow in LLM Protocols, 2025): "
+        "they need no sampling. "
+        + (
+            "Per slice, the partially pooled estimates trade the bias of pooling against the "
+            "noise of thin slices; prefer them to the independent ones for small slices."
+            if analysis.slices is not None
+            else "With a slice column, --by-slice adds partially pooled slice estimates."
+        )
+    )
+    return ReportSummary(
+        headline=Headline(
+            f"gain of step {first.source}->{first.target}",
+            first.gain.mean,
+            first.gain.eti.low,
+            first.gain.eti.high,
+            prob,
+            naive=first.p1 - first.p0,
+            naive_name="observed change p1 - p0",
+            unit="points",
+        ),
+        diagnostics=analysis.diagnostics,
+        definitions=DEFINITIONS,
+        trust=trust,
+        reading=" ".join(sentences),
+        warnings=warnings,
+        names=NAMES,
+        quantities=REPORTED,
     )

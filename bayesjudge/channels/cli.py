@@ -159,9 +159,9 @@ def _cmd_channel(args: argparse.Namespace) -> int:
         **sampler.fit_kwargs(),
     )
     if args.out is not None:
-        from bayesjudge.channels.report import write_channel_report
+        from bayesjudge.reporting.write import write_report
 
-        write_channel_report(
+        write_report(
             args.out,
             analysis,
             source=getattr(args, "source_label", None) or args.outcomes,

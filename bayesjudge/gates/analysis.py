@@ -9,8 +9,9 @@ baselines at each cap and the lag-1 independence check, and returns one :class:`
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, overload
 
+import numpy as np
 import pandas as pd
 import xarray as xr
 from numpy.typing import ArrayLike
@@ -20,13 +21,23 @@ from bayesjudge.gates.baselines import RANDOM_SAMPLE_METHODS, CapEstimate, gate_
 from bayesjudge.gates.caps import check_caps
 from bayesjudge.gates.checks import IndependenceCheck, independence_check
 from bayesjudge.gates.data import LoopLog, Rulings
-from bayesjudge.gates.fit import Calibration, fit_gate, gate_calibration_check
+from bayesjudge.gates.fit import REPORTED, Calibration, fit_gate, gate_calibration_check
 from bayesjudge.gates.loops import ppv_correction, replay_loop, slip_parameters
 from bayesjudge.inference.diagnostics import Diagnostics
 from bayesjudge.inference.fit import Attempt, attempts_of, diagnostics_of
 from bayesjudge.inference.provenance import provenance, seed_label
 from bayesjudge.inference.summary import posterior_summary
 from bayesjudge.priors import GatePriors
+from bayesjudge.reporting.summary import (
+    WIDE_INTERVAL,
+    Headline,
+    ReportSummary,
+    label_shift_warning,
+    random_sample_baselines_warning,
+    small_calibration_warning,
+    weak_judge_warning,
+    wide_interval_warning,
+)
 from bayesjudge.results import PosteriorSummary
 from bayesjudge.validation import check_prob
 
@@ -177,23 +188,34 @@ class GateAnalysis:
         """Whether the posterior passed its diagnostics."""
         return self.diagnostics.passed
 
-    def summary(self, name: str, cap: int | None = None) -> PosteriorSummary:
-        """Return the summary of ``name`` (at ``cap`` for per-cap quantities)."""
+    @overload
+    def summary(self) -> ReportSummary: ...
+
+    @overload
+    def summary(self, name: str, cap: int | None = None) -> PosteriorSummary: ...
+
+    def summary(
+        self, name: str | None = None, cap: int | None = None
+    ) -> ReportSummary | PosteriorSummary:
+        """Return the one-screen summary, or the posterior summary of ``name``.
+
+        Without arguments: the one-screen summary of the report (:func:`gate_summary`). With
+        ``name``: its posterior summary (at ``cap`` for the per-cap quantities ``j``, ``se``,
+        ``sp`` and ``judged_rate``).
+        """
+        if name is None:
+            return gate_summary(self)
         return self.summaries[name if cap is None else f"{name}[{cap}]"]
 
     def __str__(self) -> str:
         """Return the one-screen summary and the J(K) curve, as text for a terminal."""
-        from bayesjudge.gates.report import gate_summary
-
         curve = self.curve_frame().round(3).to_string(index=False)
-        return f"{gate_summary(self).to_text()}\n\n{curve}"
+        return f"{self.summary().to_text()}\n\n{curve}"
 
     def _repr_html_(self) -> str:
         """Return the one-screen summary and the J(K) curve as HTML (Jupyter)."""
-        from bayesjudge.gates.report import gate_summary
-
         curve = self.curve_frame().to_html(index=False, float_format=lambda x: f"{x:.3f}")
-        return gate_summary(self).to_html(style=True) + curve
+        return self.summary().to_html(style=True) + curve
 
     def curve_frame(self) -> pd.DataFrame:
         """Return one row per cap: the posterior mean and interval of J, Se, Sp and R."""
@@ -205,6 +227,12 @@ class GateAnalysis:
                 row.update({name: s.mean, f"{name}_low": s.eti.low, f"{name}_high": s.eti.high})
             rows.append(row)
         return pd.DataFrame(rows)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return one row per posterior quantity: its name, mean, sd and interval."""
+        return pd.DataFrame(
+            [{"quantity": name, **s.to_dict()} for name, s in self.summaries.items()]
+        )
 
     def estimates_frame(self) -> pd.DataFrame:
         """Return the baselines at each cap as one table (a ``cap`` column first)."""
@@ -337,3 +365,215 @@ def analyze_gate(
             )
         ),
     )
+
+
+#: Readable names of the gate model's variables (diagnostics and figures).
+NAMES = {
+    "pi": "true success rate pi",
+    "omega": "share of items the gate never passes",
+    "mu": "mean pass probability of the other items",
+    "log_kappa": "log concentration of pass probabilities",
+    "kappa": "concentration of pass probabilities",
+    "j_inf": "reliability floor J(inf)",
+    "se": "Se(K)",
+    "sp": "Sp(K)",
+    "j": "J(K)",
+    "judged_rate": "judged pass rate R(K)",
+}
+
+
+#: Plain definitions of the quantities of a gate report.
+DEFINITIONS = (
+    ("pi", "the true success rate: the share of items that truly pass (gold label PASS)."),
+    ("K", "the cap: an item ships when the judge says PASS within K tries."),
+    ("Se(K)", "sensitivity at cap K: the chance a truly passing item ships."),
+    ("Sp(K)", "specificity at cap K: the chance a truly failing item is held back."),
+    (
+        "J(K)",
+        "Youden's J = Se(K) + Sp(K) - 1: how much shipping tells about the truth (1 = "
+        "perfect, 0 = none); it falls as K grows.",
+    ),
+    (
+        "J(inf)",
+        "the reliability floor: J as K grows without limit (the share of failing items "
+        "the judge never passes, minus that of passing items).",
+    ),
+)
+
+
+def _naive(analysis: GateAnalysis, cap: int) -> float | None:
+    for e in analysis.estimates:
+        if e.cap == cap and e.estimate.method == "naive":
+            return e.estimate.estimate
+    return None
+
+
+def gate_summary(analysis: GateAnalysis) -> ReportSummary:
+    """Return the one-screen summary of a gate analysis.
+
+    The posterior of pi beside the judged pass rate at the smallest cap, the diagnostics badge,
+    warnings with their evidence (small gold set, J(K) near 0 at the smallest cap, label shift,
+    baselines assuming a random gold sample, an interval too wide to read), the reading, which
+    estimate to trust and the definitions.
+    """
+    prob, rulings = analysis.prob, analysis.rulings
+    pi, j_inf = analysis.summary("pi"), analysis.summary("j_inf")
+    cap = analysis.caps[0]
+    j = analysis.summary("j", cap)
+    labels = rulings.label[~np.isnan(rulings.label)]
+    n_pass, n_fail = int(np.sum(labels == 1)), int(np.sum(labels == 0))
+    check = analysis.calibration_check
+    naive = _naive(analysis, cap)
+    random_rows = {
+        f"{e.estimate.method} (K={e.cap})": e.estimate.estimate
+        for e in analysis.estimates
+        if e.estimate.method in RANDOM_SAMPLE_METHODS
+    }
+    warnings = [
+        small_calibration_warning(n_pass=n_pass, n_fail=n_fail),
+        weak_judge_warning(j=j.mean, low=j.eti.low, high=j.eti.high, prob=prob),
+        label_shift_warning(
+            labelled_rate=check.labelled_rate,
+            unlabelled_rate=check.unlabelled_rate,
+            n_labelled=check.n_labelled,
+            n_unlabelled=check.n_unlabelled,
+            p_value=check.p_value,
+            level=check.level,
+        ),
+        random_sample_baselines_warning(
+            consistent=check.consistent,
+            baselines=random_rows,
+            reference=pi.mean,
+            reference_name="the gate model's posterior mean",
+        ),
+        wide_interval_warning(
+            low=pi.eti.low, high=pi.eti.high, prob=prob, name="the true success rate pi"
+        ),
+    ]
+    mass = f"{100 * prob:g}%"
+    judged = "" if naive is None else f"The judge passes {100 * naive:.1f}% of items at cap {cap}. "
+    if pi.eti.high - pi.eti.low > WIDE_INTERVAL:
+        corrected = (
+            f"The data cannot pin the true success rate down: it lies anywhere from "
+            f"{100 * pi.eti.low:.1f}% to {100 * pi.eti.high:.1f}% ({mass} interval), too wide "
+            "to quote one value; more gold labels narrow it."
+        )
+    else:
+        corrected = (
+            f"Corrected by the gate model, the true success rate is {100 * pi.mean:.1f}% "
+            f"({mass} interval {100 * pi.eti.low:.1f}% to {100 * pi.eti.high:.1f}%)."
+        )
+    story = retry_story(analysis)
+    reading = (
+        f"{'' if story else judged}{corrected} {story}At cap {cap} "
+        f"the gate's J is {j.mean:.2f} ({j.eti.low:.2f} to {j.eti.high:.2f}); however many "
+        f"retries are allowed it stays above the reliability floor J(inf) = {j_inf.mean:.2f} "
+        f"({j_inf.eti.low:.2f} to {j_inf.eti.high:.2f})."
+    )
+    trust = (
+        "The gate model's posterior of pi: it uses every ruling of every item, needs only that "
+        "the judge treats gold and unlabelled items alike, and "
+        + (
+            "does not assume the gold items are a random sample (they were drawn per class)."
+            if analysis.calibration == "by_class"
+            else "here also uses the gold labels' class mix (they were taken as a random sample)."
+        )
+        + " Rogan-Gladen at each cap needs the same and should agree at small caps; "
+        + (
+            "PPI and PPI++ assume a random gold sample, which the data contradict here, so they "
+            "are biased."
+            if not check.consistent
+            else "PPI and PPI++ are valid when the gold set is a random sample, as it looks here."
+        )
+    )
+    return ReportSummary(
+        headline=Headline(
+            "true success rate pi",
+            pi.mean,
+            pi.eti.low,
+            pi.eti.high,
+            prob,
+            naive=naive,
+            naive_name=f"judged pass rate at cap {cap} (naive)",
+        ),
+        diagnostics=analysis.diagnostics,
+        definitions=DEFINITIONS,
+        trust=trust,
+        reading=reading,
+        warnings=warnings,
+        names=NAMES,
+        quantities=REPORTED,
+        hedge_wide=False,  # the reading hedges pi itself and still tells what retries do
+    )
+
+
+def _trend(first: float, last: float, *, tolerance: float) -> str:
+    if last > first + tolerance:
+        return "rises"
+    if last < first - tolerance:
+        return "falls"
+    return "stays"
+
+
+def retry_story(analysis: GateAnalysis) -> str:
+    """Return what retries do to the judged pass rate and to Se, Sp and J, in words.
+
+    The judged pass rates observed at the first and the last cap (the posterior means where
+    the data give none) and the posterior means of Se, Sp and J there are compared; with a
+    single cap there is nothing to tell and the text is empty.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> means = {("judged_rate", 1): 0.68, ("judged_rate", 5): 0.85, ("sp", 1): 0.57,
+    ...          ("sp", 5): 0.33, ("se", 1): 0.84, ("se", 5): 0.97, ("j", 1): 0.41,
+    ...          ("j", 5): 0.30}
+    >>> fake = SimpleNamespace(caps=(1, 2, 5), estimates=(), summary=lambda name, cap=None:
+    ...     SimpleNamespace(mean=means[name, cap]))
+    >>> print(retry_story(fake))  # doctest: +NORMALIZE_WHITESPACE
+    Retries raise the judged pass rate from 68.0% at cap 1 to 85.0% at cap 5, while the
+    specificity Sp falls from 0.57 to 0.33 and the sensitivity Se rises from 0.84 to 0.97: each
+    retry ships more truly failing items, so the judged rate says less about the true one
+    (J falls from 0.41 to 0.30).
+    """
+    if len(analysis.caps) < 2:
+        return ""
+    first, last = analysis.caps[0], analysis.caps[-1]
+    mean = {
+        (name, k): analysis.summary(name, k).mean
+        for name in ("judged_rate", "se", "sp", "j")
+        for k in (first, last)
+    }
+
+    def change(name: str, label: str, digits: int = 2) -> str:
+        a, b = mean[name, first], mean[name, last]
+        verb = _trend(a, b, tolerance=0.5 * 10.0**-digits)
+        if verb == "stays":
+            return f"{label} stays at {a:.{digits}f}"
+        return f"{label} {verb} from {a:.{digits}f} to {b:.{digits}f}"
+
+    rates = []
+    for k in (first, last):
+        seen = _naive(analysis, k)
+        rates.append(mean["judged_rate", k] if seen is None else seen)
+    rate_first, rate_last = rates
+    moved = _trend(rate_first, rate_last, tolerance=0.0005)
+    verb = {"rises": "raise", "falls": "lower", "stays": "leave"}[moved]
+    rate = (
+        f"Retries {verb} the judged pass rate from {100 * rate_first:.1f}% at cap {first} to "
+        f"{100 * rate_last:.1f}% at cap {last}"
+        if moved != "stays"
+        else f"Retries leave the judged pass rate at {100 * rate_first:.1f}% from cap {first} to "
+        f"cap {last}"
+    )
+    sp, se, j = (
+        change("sp", "the specificity Sp"),
+        change("se", "the sensitivity Se"),
+        change("j", "J"),
+    )
+    meaning = (
+        "each retry ships more truly failing items, so the judged rate says less about the true one"
+        if _trend(mean["sp", first], mean["sp", last], tolerance=0.005) == "falls"
+        else "retries do not let more failing items through"
+    )
+    return f"{rate}, while {sp} and {se}: {meaning} ({j}). "

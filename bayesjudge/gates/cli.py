@@ -180,9 +180,9 @@ def run_gate(args: argparse.Namespace) -> int:
         **sampler.fit_kwargs(),
     )
     if args.out is not None:
-        from bayesjudge.gates.report import write_gate_report
+        from bayesjudge.reporting.write import write_report
 
-        write_gate_report(
+        write_report(
             args.out,
             analysis,
             source=getattr(args, "source_label", None) or args.rulings,

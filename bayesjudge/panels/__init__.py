@@ -67,7 +67,6 @@ _NAMES = {
     "simulate_panel": ".simulate",
     "unanimity_counts": ".fit",
     "verdict_correlation": ".dependence",
-    "write_panel_report": ".report",
 }
 
 __all__ = sorted(_NAMES)

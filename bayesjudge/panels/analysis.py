@@ -34,7 +34,10 @@ from bayesjudge.panels.fit import (
     fit_panel,
     panel_calibration_check,
 )
+from bayesjudge.panels.rules import rule_words
 from bayesjudge.priors import PanelPriors
+from bayesjudge.reporting.pipeline import Shown
+from bayesjudge.reporting.summary import Headline, ReportSummary, ReportWarning
 from bayesjudge.results import Estimate, PosteriorSummary
 from bayesjudge.validation import check_prob
 
@@ -84,7 +87,7 @@ class RuleSummary:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class PanelAnalysis:
+class PanelAnalysis(Shown):
     """Everything the panel family reports about one panel of judges.
 
     Attributes
@@ -150,6 +153,10 @@ class PanelAnalysis:
     def passed(self) -> bool:
         """Whether the posterior passed its diagnostics."""
         return self.diagnostics.passed
+
+    def summary(self) -> ReportSummary:
+        """Return the one-screen summary (:func:`panel_summary`)."""
+        return panel_summary(self)
 
     @property
     def naive(self) -> Estimate:
@@ -372,3 +379,161 @@ def analyze_panel(
         priors=priors,
         merged_judges=merged,
     )
+
+
+#: What the reported quantities mean, shown at the top of every report.
+DEFINITIONS = (
+    ("pi", "the true success rate: the share of items that truly pass (gold label PASS)."),
+    ("Se (sensitivity)", "the share of truly PASS items a judge passes."),
+    ("Sp (specificity)", "the share of truly FAIL items a judge fails."),
+    (
+        "J (Youden's J)",
+        "Se + Sp - 1: 0 for a judge no better than a coin, 1 for a perfect judge.",
+    ),
+    (
+        "effective number of judges",
+        "how many independent judges the panel is worth: J / (1 + (J - 1) rho), with rho the "
+        "mean error correlation between judges (Kish, Survey Sampling, 1965); near-copies of "
+        "one judge count as about one.",
+    ),
+    (
+        "error correlation",
+        "the correlation of two judges' verdicts among items of the same true class: positive "
+        "means they tend to err on the same items.",
+    ),
+)
+
+
+def warnings_of(analysis: PanelAnalysis) -> list[str]:
+    """Return the warnings a reader must see, each with its evidence.
+
+    Examples
+    --------
+    >>> class A:  # a stand-in with what the function reads
+    ...     passed, diagnostics, calibration = True, None, "by_class"
+    ...     calibration_check = type("C", (), {"consistent": True})()
+    ...     judges, merged_judges = {}, ()
+    >>> warnings_of(A())
+    []
+    """
+    out = []
+    if not analysis.passed:
+        failed = "; ".join(c.describe() for c in analysis.diagnostics.failures[:4])
+        out.append(f"The posterior FAILED its diagnostics ({failed}); do not trust it yet.")
+    for group in analysis.merged_judges:
+        named = " and ".join(group)
+        out.append(
+            f"Judges {named} gave the same verdict on every item: they are one judge listed "
+            f"more than once, fitted once as {group[0]}."
+        )
+    check = analysis.calibration_check
+    if not check.consistent:
+        design = (
+            "the fit assumed a random gold set (calibration='random'): its pi is biased; refit "
+            "with calibration='by_class'"
+            if analysis.calibration == "random"
+            else "PPI++ assumes a random gold set, so its rows are biased"
+        )
+        out.append(
+            "The gold items do not look like a random sample of all items (PASS-verdict share "
+            f"{check.labelled_rate:.3f} against {check.unlabelled_rate:.3f}, p = "
+            f"{check.p_value:.2g}): {design}."
+        )
+    for judge, values in analysis.judges.items():
+        if values["j"].eti.high < 0:
+            out.append(
+                f"Judge {judge} is worse than chance (J = {values['j'].mean:.2f}, interval "
+                f"{values['j'].eti.low:.2f} to {values['j'].eti.high:.2f}): its verdicts are "
+                "inverted."
+            )
+    return out
+
+
+def _headline(analysis: PanelAnalysis) -> tuple[str, str]:
+    """Return the corrected pi beside the naive majority-vote rate, and the interval mass."""
+    mass = f"{100 * analysis.prob:g}%"
+    pi, naive = analysis.pi, analysis.naive
+    naive_text = "not available" if naive.estimate is None else f"{naive.estimate:.3f}"
+    e = analysis.effective_judges
+    data = analysis.data
+    n_fail, n_pass = data.n_labelled
+    return (
+        f"True success rate pi = {pi.mean:.3f} ({mass} interval {pi.eti.low:.3f} to "
+        f"{pi.eti.high:.3f}), against a naive majority-vote rate of {naive_text}. "
+        f"{data.n_judges} judges on {data.n_items} items ({n_pass} gold-PASS, {n_fail} "
+        f"gold-FAIL); they count as {e.mean:.2f} independent judges ({e.eti.low:.2f} to "
+        f"{e.eti.high:.2f}). {best_rule_text(analysis)}",
+        mass,
+    )
+
+
+def best_rule_text(analysis: PanelAnalysis) -> str:
+    """Say which vote rule is best and by which criterion, beside the rule with the largest J.
+
+    The best rule (``best_rule``) is the one whose Rogan-Gladen estimate of pi would be the
+    most precise: the smallest posterior mean of its standard deviation (Lee et al., 2025,
+    eq. 9). That depends on how well the gold items pin the rule's Se and Sp as well as on its
+    J, so the rule with the largest J is named too when it differs.
+    """
+    sd = analysis.posterior["posterior"]["rule_pi_sd"].mean(("chain", "draw"))
+    best = analysis.best_rule
+    top = max(analysis.rules, key=lambda r: r.j.mean)
+    best_sd, top_sd = float(sd.sel(rule=best)), float(sd.sel(rule=top.rule))
+    digits = 3  # more where the two sds compared below would read the same
+    while top.rule != best and digits < 6 and f"{best_sd:.{digits}f}" == f"{top_sd:.{digits}f}":
+        digits += 1
+    text = (
+        f"Of the vote rules, {rule_words(best)} gives the most precise Rogan-Gladen estimate "
+        f"of pi (the smallest posterior sd, {best_sd:.{digits}f}); this is the rule marked best."
+    )
+    if top.rule != best:
+        chosen = next(r for r in analysis.rules if r.rule == best)
+        text += (
+            f" {rule_words(top.rule)[0].upper()}{rule_words(top.rule)[1:]} has the largest J "
+            f"({top.j.mean:.2f} against {chosen.j.mean:.2f}), but the gold items pin its Se "
+            f"and Sp less precisely (sd {top_sd:.{digits}f})."
+        )
+    return text
+
+
+def panel_summary(analysis: PanelAnalysis) -> ReportSummary:
+    """Return the one-screen summary of a panel analysis (the shared report summary).
+
+    The corrected pi beside the naive majority vote, the diagnostics badge, the definitions,
+    which estimate to trust, the warnings of :func:`warnings_of` and the reading (withheld when
+    the diagnostics failed).
+    """
+    pi, naive = analysis.pi, analysis.naive
+    headline = Headline(
+        "true success rate pi",
+        pi.mean,
+        pi.eti.low,
+        pi.eti.high,
+        analysis.prob,
+        naive=naive.estimate,
+        naive_name="majority vote of the judges (naive)",
+    )
+    trust = (
+        "The panel model: it reads every judge's verdicts and the gold labels together, "
+        "estimates how far the judges' errors move together, and carries that into pi. The "
+        "majority vote counts correlated judges as independent, each judge alone ignores the "
+        "others, and Dawid-Skene uses no gold labels; they are shown below for comparison."
+    )
+    reading, _ = _headline(analysis)
+    return ReportSummary(
+        headline,
+        diagnostics=analysis.diagnostics,
+        definitions=DEFINITIONS,
+        trust=trust,
+        reading=reading,
+        warnings=[_as_warning(text) for text in warnings_of(analysis) if "FAILED" not in text],
+        quantities=("pi", "se", "sp", "j"),
+    )
+
+
+def _as_warning(text: str) -> ReportWarning:
+    """Turn a :func:`warnings_of` sentence into a summary warning (title: evidence)."""
+    title, _, evidence = text.partition(": ")
+    if not evidence:
+        title, evidence = "Warning", text
+    return ReportWarning(title, evidence.rstrip("."))

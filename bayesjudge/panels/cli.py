@@ -133,11 +133,9 @@ def run_panel(args: argparse.Namespace) -> int:
         **sampler.fit_kwargs(),
     )
     if args.out is not None:
-        from bayesjudge.panels.report import write_panel_report
+        from bayesjudge.reporting.write import write_report
 
-        write_panel_report(
-            args.out, analysis, source=source, inputs=named_paths(args, skip=["out"])
-        )
+        write_report(args.out, analysis, source=source, inputs=named_paths(args, skip=["out"]))
     if args.json:
         payload = analysis.to_dict()
         if data.origin is not None and args.data is not None:

@@ -1,147 +1,45 @@
-r"""Reports of a judge-panel fit: self-contained HTML, a Markdown summary and the posterior.
+r"""The report of a judge-panel fit: its sections, tables and figures.
 
-:func:`write_panel_report` checks the destination before any work
-(:func:`bayesjudge.reporting.output.check_output_folder`) and writes the folder crash-safely
-(:func:`bayesjudge.reporting.output.output_folder`): ``report.html`` (figures embedded as
-PNG), ``summary.md``, ``posterior.nc`` (``xarray.open_datatree``), ``posterior.csv`` (every
+:func:`report_content` says what the report holds; :func:`bayesjudge.write_report` writes it
+(:mod:`bayesjudge.reporting.pipeline`): ``report.html`` (figures embedded as PNG),
+``summary.md``, ``posterior.nc`` (``xarray.open_datatree``), ``posterior.csv`` (every
 summary of :meth:`PanelAnalysis.to_frame <bayesjudge.panels.analysis.PanelAnalysis.to_frame>`),
-``estimates.csv`` and ``diagnostics.csv``.
+``estimates.csv``, ``diagnostics.csv`` and ``provenance.json``.
 
-Both documents open with one screen: the corrected pi beside the naive majority-vote rate, the
-diagnostics badge, the warnings, and what Se, Sp, J and the effective number of judges mean.
-Figures: each judge's Se and Sp with intervals, the error-correlation matrix among truly-PASS
-and truly-FAIL items, the vote rules and the judges on the ROC plane, and the posterior of pi
-against every baseline. Judge names are user text: escaped with
+Both documents open with the one-screen summary
+(:func:`~bayesjudge.panels.analysis.panel_summary`): the corrected pi beside the naive
+majority-vote rate, the diagnostics badge, the warnings, and what Se, Sp, J and the effective
+number of judges mean. Figures: each judge's Se and Sp with intervals, the error-correlation
+matrix among truly-PASS and truly-FAIL items, the vote rules and the judges on the ROC plane,
+and the posterior of pi against every baseline. Judge names are user text: escaped with
 :func:`~bayesjudge.reporting.output.escape_markdown` in ``summary.md``, with ``html.escape``
 in the HTML, and with mathtext's ``$`` escaped in figures.
 """
 
 from __future__ import annotations
 
-import html
-import json
-import os
-from collections.abc import Iterable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
 from bayesjudge._version import __version__
-from bayesjudge.panels.rules import rule_words
-from bayesjudge.reporting.html import (
-    diagnostics_html,
-    figures_html,
-    html_page,
-    markdown_table,
-    png,
-    table_html,
+from bayesjudge.panels.analysis import (
+    DEFINITIONS,
+    PanelAnalysis,
+    best_rule_text,
+    panel_summary,
+    warnings_of,
 )
-from bayesjudge.reporting.netcdf import write_posterior
-from bayesjudge.reporting.output import (
-    check_output_folder,
-    escape_markdown,
-    output_folder,
-    write_csv,
-)
-from bayesjudge.reporting.summary import (
-    Headline,
-    ReportSummary,
-    ReportWarning,
-    footer_html,
-    footer_markdown,
-)
+from bayesjudge.reporting.figures import interval_figure
+from bayesjudge.reporting.html import png
+from bayesjudge.reporting.pipeline import Code, ReportContent, Section
 
-if TYPE_CHECKING:
-    from bayesjudge.panels.analysis import PanelAnalysis
-
-__all__ = ["DEFINITIONS", "PanelReportFiles", "warnings_of", "write_panel_report"]
-
-#: What the reported quantities mean, shown at the top of every report.
-DEFINITIONS = (
-    ("pi", "the true success rate: the share of items that truly pass (gold label PASS)."),
-    ("Se (sensitivity)", "the share of truly PASS items a judge passes."),
-    ("Sp (specificity)", "the share of truly FAIL items a judge fails."),
-    (
-        "J (Youden's J)",
-        "Se + Sp - 1: 0 for a judge no better than a coin, 1 for a perfect judge.",
-    ),
-    (
-        "effective number of judges",
-        "how many independent judges the panel is worth: J / (1 + (J - 1) rho), with rho the "
-        "mean error correlation between judges (Kish, Survey Sampling, 1965); near-copies of "
-        "one judge count as about one.",
-    ),
-    (
-        "error correlation",
-        "the correlation of two judges' verdicts among items of the same true class: positive "
-        "means they tend to err on the same items.",
-    ),
-)
-
-
-@dataclass(frozen=True, slots=True)
-class PanelReportFiles:
-    """Paths of the files of a panel report."""
-
-    folder: Path
-    html: Path
-    markdown: Path
-    posterior: Path
-    summaries: Path
-    estimates: Path
-    diagnostics: Path
+__all__ = ["DEFINITIONS", "best_rule_text", "panel_summary", "report_content", "warnings_of"]
 
 
 def _figure_text(text: object) -> str:
     """User text safe in a matplotlib label (no mathtext)."""
     return str(text).replace("$", r"\$")
-
-
-def warnings_of(analysis: PanelAnalysis) -> list[str]:
-    """Return the warnings a reader must see, each with its evidence.
-
-    Examples
-    --------
-    >>> class A:  # a stand-in with what the function reads
-    ...     passed, diagnostics, calibration = True, None, "by_class"
-    ...     calibration_check = type("C", (), {"consistent": True})()
-    ...     judges, merged_judges = {}, ()
-    >>> warnings_of(A())
-    []
-    """
-    out = []
-    if not analysis.passed:
-        failed = "; ".join(c.describe() for c in analysis.diagnostics.failures[:4])
-        out.append(f"The posterior FAILED its diagnostics ({failed}); do not trust it yet.")
-    for group in analysis.merged_judges:
-        named = " and ".join(group)
-        out.append(
-            f"Judges {named} gave the same verdict on every item: they are one judge listed "
-            f"more than once, fitted once as {group[0]}."
-        )
-    check = analysis.calibration_check
-    if not check.consistent:
-        design = (
-            "the fit assumed a random gold set (calibration='random'): its pi is biased; refit "
-            "with calibration='by_class'"
-            if analysis.calibration == "random"
-            else "PPI++ assumes a random gold set, so its rows are biased"
-        )
-        out.append(
-            "The gold items do not look like a random sample of all items (PASS-verdict share "
-            f"{check.labelled_rate:.3f} against {check.unlabelled_rate:.3f}, p = "
-            f"{check.p_value:.2g}): {design}."
-        )
-    for judge, values in analysis.judges.items():
-        if values["j"].eti.high < 0:
-            out.append(
-                f"Judge {judge} is worse than chance (J = {values['j'].mean:.2f}, interval "
-                f"{values['j'].eti.low:.2f} to {values['j'].eti.high:.2f}): its verdicts are "
-                "inverted."
-            )
-    return out
 
 
 def _figures(analysis: PanelAnalysis) -> dict[str, str]:
@@ -251,213 +149,69 @@ def _figures(analysis: PanelAnalysis) -> dict[str, str]:
 
     # pi against every baseline
     draws = post["pi"].to_numpy().reshape(-1)
-    rows = [("panel model", analysis.pi.mean, analysis.pi.eti.low, analysis.pi.eti.high)]
+    pi = analysis.pi
+    rows: list[tuple[str, Any, Any, Any, bool]] = [
+        ("panel model", pi.mean, pi.eti.low, pi.eti.high, True)
+    ]
     for e in analysis.estimates:
         iv = e.estimate.interval
         if e.estimate.estimate is None:
             continue
         owner = _figure_text(e.judge if e.judge is not None else e.rule)
-        rows.append(
-            (
-                f"{owner}: {e.estimate.method}",
-                e.estimate.estimate,
-                iv.low if iv else np.nan,
-                iv.high if iv else np.nan,
-            )
-        )
-    fig = Figure(figsize=(7.5, 3.0 + 0.25 * len(rows)))
-    top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[2.0, 0.3 + 0.3 * len(rows)])
-    top.hist(draws, bins=60, density=True, color="#4c72b0", alpha=0.75)
-    top.set_ylabel("posterior density")
-    top.set_title(f"True success rate pi: posterior and baseline {mass} intervals")
-    for position, (_, estimate, low, high) in enumerate(rows):
-        colour = "#4c72b0" if position == 0 else "#dd8452"
-        if np.isfinite(low) and np.isfinite(high):
-            bottom.plot([low, high], [position, position], color=colour, lw=2.5)
-        bottom.plot(estimate, position, "o", color=colour)
-    bottom.set_yticks(range(len(rows)), [r[0] for r in rows], fontsize=7)
-    bottom.invert_yaxis()
-    bottom.set_xlabel("pi")
-    fig.tight_layout()
+        low, high = (iv.low, iv.high) if iv else (np.nan, np.nan)
+        rows.append((f"{owner}: {e.estimate.method}", e.estimate.estimate, low, high, False))
+    fig = interval_figure(
+        draws,
+        rows,
+        title=f"True success rate pi: posterior and baseline {mass} intervals",
+        naive=analysis.naive.estimate,
+        naive_name="majority vote of the judges (naive)",
+        model_name="panel model (Bayesian)",
+        other_name="baseline",
+    )
     figures["Posterior of pi beside every baseline"] = png(fig)
     return figures
 
 
-def _headline(analysis: PanelAnalysis) -> tuple[str, str]:
-    """Return the corrected pi beside the naive majority-vote rate, and the interval mass."""
-    mass = f"{100 * analysis.prob:g}%"
-    pi, naive = analysis.pi, analysis.naive
-    naive_text = "not available" if naive.estimate is None else f"{naive.estimate:.3f}"
-    e = analysis.effective_judges
-    data = analysis.data
-    n_fail, n_pass = data.n_labelled
-    return (
-        f"True success rate pi = {pi.mean:.3f} ({mass} interval {pi.eti.low:.3f} to "
-        f"{pi.eti.high:.3f}), against a naive majority-vote rate of {naive_text}. "
-        f"{data.n_judges} judges on {data.n_items} items ({n_pass} gold-PASS, {n_fail} "
-        f"gold-FAIL); they count as {e.mean:.2f} independent judges ({e.eti.low:.2f} to "
-        f"{e.eti.high:.2f}). {best_rule_text(analysis)}",
-        mass,
-    )
+def report_content(analysis: PanelAnalysis, *, source: str = "panel") -> ReportContent:
+    """Return what the report of a panel analysis holds (:mod:`bayesjudge.reporting.pipeline`).
 
-
-def best_rule_text(analysis: PanelAnalysis) -> str:
-    """Say which vote rule is best and by which criterion, beside the rule with the largest J.
-
-    The best rule (``best_rule``) is the one whose Rogan-Gladen estimate of pi would be the
-    most precise: the smallest posterior mean of its standard deviation (Lee et al., 2025,
-    eq. 9). That depends on how well the gold items pin the rule's Se and Sp as well as on its
-    J, so the rule with the largest J is named too when it differs.
+    Sections: the posterior summaries and the baselines. Figures: each judge's Se and Sp, the
+    error correlations, the vote rules and judges on the ROC plane, pi beside every baseline.
+    Files: ``posterior.csv`` (:meth:`~bayesjudge.panels.analysis.PanelAnalysis.to_frame`),
+    ``estimates.csv``, ``diagnostics.csv`` and ``provenance.json`` (the posterior's
+    attributes).
     """
-    sd = analysis.posterior["posterior"]["rule_pi_sd"].mean(("chain", "draw"))
-    best = analysis.best_rule
-    top = max(analysis.rules, key=lambda r: r.j.mean)
-    best_sd, top_sd = float(sd.sel(rule=best)), float(sd.sel(rule=top.rule))
-    digits = 3  # more where the two sds compared below would read the same
-    while top.rule != best and digits < 6 and f"{best_sd:.{digits}f}" == f"{top_sd:.{digits}f}":
-        digits += 1
-    text = (
-        f"Of the vote rules, {rule_words(best)} gives the most precise Rogan-Gladen estimate "
-        f"of pi (the smallest posterior sd, {best_sd:.{digits}f}); this is the rule marked best."
-    )
-    if top.rule != best:
-        chosen = next(r for r in analysis.rules if r.rule == best)
-        text += (
-            f" {rule_words(top.rule)[0].upper()}{rule_words(top.rule)[1:]} has the largest J "
-            f"({top.j.mean:.2f} against {chosen.j.mean:.2f}), but the gold items pin its Se "
-            f"and Sp less precisely (sd {top_sd:.{digits}f})."
-        )
-    return text
-
-
-def panel_summary(analysis: PanelAnalysis) -> ReportSummary:
-    """Return the one-screen summary of a panel analysis (the shared report summary).
-
-    The corrected pi beside the naive majority vote, the diagnostics badge, the definitions,
-    which estimate to trust, the warnings of :func:`warnings_of` and the reading (withheld when
-    the diagnostics failed).
-    """
-    pi, naive = analysis.pi, analysis.naive
-    headline = Headline(
-        "true success rate pi",
-        pi.mean,
-        pi.eti.low,
-        pi.eti.high,
-        analysis.prob,
-        naive=naive.estimate,
-        naive_name="majority vote of the judges (naive)",
-    )
-    trust = (
-        "The panel model: it reads every judge's verdicts and the gold labels together, "
-        "estimates how far the judges' errors move together, and carries that into pi. The "
-        "majority vote counts correlated judges as independent, each judge alone ignores the "
-        "others, and Dawid-Skene uses no gold labels; they are shown below for comparison."
-    )
-    reading, _ = _headline(analysis)
-    return ReportSummary(
-        headline,
-        diagnostics=analysis.diagnostics,
-        definitions=DEFINITIONS,
-        trust=trust,
-        reading=reading,
-        warnings=[_as_warning(text) for text in warnings_of(analysis) if "FAILED" not in text],
-        quantities=("pi", "se", "sp", "j"),
-    )
-
-
-def _as_warning(text: str) -> ReportWarning:
-    """Turn a :func:`warnings_of` sentence into a summary warning (title: evidence)."""
-    title, _, evidence = text.partition(": ")
-    if not evidence:
-        title, evidence = "Warning", text
-    return ReportWarning(title, evidence.rstrip("."))
-
-
-def write_panel_report(
-    out: str | os.PathLike[str],
-    analysis: PanelAnalysis,
-    *,
-    source: str = "panel",
-    inputs: Iterable[str | os.PathLike[str]] = (),
-) -> PanelReportFiles:
-    """Write a panel report folder (see the module docstring for its files).
-
-    Parameters
-    ----------
-    out : path
-        The report folder: refused before any work if it cannot be written safely, replaced as
-        a whole only once every file is written.
-    analysis : PanelAnalysis
-        What :func:`bayesjudge.analyze_panel` returned.
-    source : str
-        Where the data came from (shown in the title).
-    inputs : iterable of paths
-        The files the command read (the report folder may not hold them).
-
-    Returns
-    -------
-    PanelReportFiles
-    """
-    inputs = list(inputs)
-    target = check_output_folder(out, inputs=inputs)
-    summaries = analysis.to_frame()
     estimates = analysis.estimates_frame()
     for column in ("estimate", "low", "high", "prob", "std_error", "j", "unclipped"):
         estimates[column] = estimates[column].astype(float)
-    diagnostics = analysis.diagnostics.to_frame()
-    figures = _figures(analysis)
     mass = f"{100 * analysis.prob:g}%"
-    status = "passed" if analysis.passed else "FAILED"
-    title = f"bayesjudge panel report: {source}"
-    summary = panel_summary(analysis)
-    judges = ", ".join(html.escape(j) for j in analysis.judges)
-    body = f"""{summary.to_html()}
-<p>bayesjudge {__version__}, model <code>panel</code> (dependence
-<code>{html.escape(analysis.dependence)}</code>), judges {judges}, priors
-<code>{html.escape(analysis.priors.describe())}</code>, calibration
-<code>{html.escape(analysis.calibration)}</code>, seed {html.escape(str(analysis.seed))}.</p>
-<h2>Figures</h2>
-{figures_html(figures)}
-<details><summary>Posterior summaries ({mass} equal-tailed intervals)</summary>
-{table_html(summaries)}</details>
-<details><summary>Baselines ({mass} intervals)</summary>
-{table_html(estimates)}</details>
-<details><summary>Diagnostics: {status}</summary>
-{diagnostics_html(diagnostics)}</details>"""
-    markdown = "\n\n".join(
-        [
-            f"# {escape_markdown(title)}",
-            summary.to_markdown(),
-            f"## Posterior summaries ({mass} equal-tailed intervals)",
-            markdown_table(summaries),
-            f"## Baselines ({mass} intervals)",
-            markdown_table(estimates),
-            f"## Diagnostics: {status}",
-            markdown_table(diagnostics),
-            "Figures: see report.html. Posterior: posterior.nc "
-            '(`xarray.open_datatree("posterior.nc")`).',
-            footer_markdown(analysis.seed),
-        ]
-    )
-    with output_folder(target, inputs=inputs) as staging:
-        write_posterior(analysis.posterior, staging / "posterior.nc")
-        write_csv(summaries, staging / "posterior.csv")
-        write_csv(estimates, staging / "estimates.csv")
-        write_csv(diagnostics, staging / "diagnostics.csv")
-        (staging / "report.html").write_text(
-            html_page(title, body, footer=footer_html(analysis.seed)), encoding="utf-8"
-        )
-        (staging / "summary.md").write_text(markdown + "\n", encoding="utf-8")
-        (staging / "provenance.json").write_text(
-            json.dumps({k: str(v) for k, v in analysis.posterior.attrs.items()}, indent=1),
-            encoding="utf-8",
-        )
-    return PanelReportFiles(
-        folder=target,
-        html=target / "report.html",
-        markdown=target / "summary.md",
-        posterior=target / "posterior.nc",
-        summaries=target / "posterior.csv",
-        estimates=target / "estimates.csv",
-        diagnostics=target / "diagnostics.csv",
+    summaries = analysis.to_frame()
+    return ReportContent(
+        title=f"bayesjudge panel report: {source}",
+        summary=analysis.summary(),
+        about=[
+            f"bayesjudge {__version__}, model ",
+            Code("panel"),
+            " (dependence ",
+            Code(analysis.dependence),
+            f"), judges {', '.join(analysis.judges)}, priors ",
+            Code(analysis.priors.describe()),
+            ", calibration ",
+            Code(analysis.calibration),
+            f", seed {analysis.seed}.",
+        ],
+        sections=[
+            Section(f"Posterior summaries ({mass} equal-tailed intervals)", table=summaries),
+            Section(f"Baselines ({mass} intervals)", table=estimates),
+        ],
+        figures=_figures(analysis),
+        posterior=analysis.posterior,
+        seed=analysis.seed,
+        files={
+            "posterior.csv": summaries,
+            "estimates.csv": estimates,
+            "diagnostics.csv": analysis.diagnostics.to_frame(),
+            "provenance.json": {str(k): str(v) for k, v in analysis.posterior.attrs.items()},
+        },
     )

@@ -25,6 +25,20 @@ from bayesjudge.inference.provenance import provenance
 from bayesjudge.prevalence.baselines import RANDOM_SAMPLE_METHODS, baseline_estimates
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
 from bayesjudge.priors import PrevalencePriors
+from bayesjudge.reporting.pipeline import Shown
+from bayesjudge.reporting.summary import (
+    DEFINITIONS,
+    WIDE_INTERVAL,
+    Headline,
+    ReportSummary,
+    ReportWarning,
+    label_shift_warning,
+    method_name,
+    random_sample_baselines_warning,
+    small_calibration_warning,
+    weak_judge_warning,
+    wide_interval_warning,
+)
 from bayesjudge.results import (
     Estimate,
     EstimatesFrame,
@@ -177,7 +191,7 @@ def compare(
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class PrevalenceAnalysis:
+class PrevalenceAnalysis(Shown):
     """Everything the prevalence family reports about one dataset.
 
     Attributes
@@ -240,17 +254,9 @@ class PrevalenceAnalysis:
         """Whether the posterior passed its diagnostics (always true for the exact method)."""
         return self.diagnostics is None or self.diagnostics.passed
 
-    def __str__(self) -> str:
-        """Return the one-screen summary and every estimate, as text for a terminal."""
-        from bayesjudge.prevalence.report import report_summary
-
-        return f"{report_summary(self).to_text()}\n\n{self.to_frame()!r}"
-
-    def _repr_html_(self) -> str:
-        """Return the one-screen summary and the table of estimates as HTML (Jupyter)."""
-        from bayesjudge.prevalence.report import report_summary
-
-        return report_summary(self).to_html(style=True) + self.to_frame()._repr_html_()
+    def summary(self) -> ReportSummary:
+        """Return the one-screen summary (:func:`report_summary`)."""
+        return report_summary(self)
 
     def baselines(self) -> tuple[Estimate, ...]:
         """Return the frequentist estimates only (every row but the Bayesian ones)."""
@@ -459,3 +465,186 @@ def _summaries(
             label = f"{'pi' if name == 'pi_stratum' else name}[{stratum}]"
             out[label] = replace(summary, name=label)
     return out
+
+
+#: Readable names of the prevalence model's variables (diagnostics).
+NAMES = {
+    "se_gap": "share of the sensitivity above the judged rate (sampling parameter)",
+    "fpr_share": "false-positive rate as a share of the judged rate (sampling parameter)",
+    "judged_rate": "judge's pass rate on test items",
+    "pi_stratum": "true success rate in stratum",
+    "bias": "judge bias R - pi",
+}
+
+
+#: Gold items per class below which the summary warns of a small calibration set.
+SMALL_CLASS = 30
+
+
+#: Posterior quantities that get a diagnostics line of their own.
+REPORTED = ("pi", "pi_stratum", "se", "sp", "j")
+
+
+def plain_reading(analysis: PrevalenceAnalysis) -> str:
+    """Return a short plain-language reading of a prevalence analysis.
+
+    It states the judged pass rate, the posterior of the true success rate, how many points
+    the judge inflates (or deflates) the rate by, with the interval of that gap, and how
+    informative the judge is (J). When the interval of pi is wider than
+    :data:`~bayesjudge.reporting.summary.WIDE_INTERVAL`, the gap is not quoted as a number.
+    """
+    data, prob = analysis.data, analysis.prob
+    pi = analysis.summaries["pi"]
+    j = analysis.summaries.get("j")
+    judged = analysis.counts.p_hat
+    gap = 100.0 * (judged - pi.mean)
+    gap_low, gap_high = 100.0 * (judged - pi.eti.high), 100.0 * (judged - pi.eti.low)
+    mass = f"{100 * prob:g}%"
+    lines = [
+        f"The judge passes {100 * judged:.1f}% of the {data.n} unlabelled items. Corrected with "
+        f"{data.m} gold-labelled items, the true success rate is {100 * pi.mean:.1f}% "
+        f"({mass} credible interval {100 * pi.eti.low:.1f}% to {100 * pi.eti.high:.1f}%).",
+    ]
+    if pi.eti.width > WIDE_INTERVAL:
+        lines.append(
+            "That interval is too wide to say by how much the judge inflates or deflates the "
+            "pass rate."
+        )
+    elif gap_low <= 0.0 <= gap_high:
+        lines.append(
+            f"The judged rate lies inside that interval: the data do not show the judge "
+            f"inflating or deflating the pass rate (gap {gap:+.1f} points, {mass} interval "
+            f"{gap_low:+.1f} to {gap_high:+.1f})."
+        )
+    else:
+        direction = "inflates" if gap > 0 else "deflates"
+        lines.append(
+            f"The judge {direction} the pass rate by about {abs(gap):.1f} percentage points "
+            f"({mass} interval {abs(gap_low if gap > 0 else gap_high):.1f} to "
+            f"{abs(gap_high if gap > 0 else gap_low):.1f})."
+        )
+    if j is None:
+        return " ".join(lines)
+    if j.mean >= 0.8:
+        quality = "a strong judge"
+    elif j.mean >= 0.5:
+        quality = "a useful but imperfect judge"
+    elif j.mean >= 0.2:
+        quality = "a weak judge: the correction is large and the interval wide"
+    else:
+        quality = "a judge close to chance: its verdicts say little about the truth"
+    lines.append(
+        f"Youden's J = Se + Sp - 1 is {j.mean:.2f} ({mass} interval {j.eti.low:.2f} to "
+        f"{j.eti.high:.2f}): {quality}."
+    )
+    return " ".join(lines)
+
+
+def _estimate_of(analysis: PrevalenceAnalysis, method: str) -> float | None:
+    for e in analysis.estimates:
+        if e.method == method:
+            return e.estimate
+    return None
+
+
+def _trust(analysis: PrevalenceAnalysis) -> str:
+    pi = analysis.summaries["pi"]
+    text = (
+        "The Bayesian posterior (first rows of the table): it uses every count, needs only "
+        "that the judge's error rates P(verdict | truth) are the same on gold and test items, "
+        "restricts the judge to better than chance (J > 0), and keeps its interval honest and "
+        "inside [0, 1] when the calibration set is small."
+    )
+    rg = _estimate_of(analysis, "rogan_gladen_lang_reiczigel")
+    rg_text = "" if rg is None else f" Rogan-Gladen, which needs the same, gives {rg:.3f}."
+    if not analysis.calibration.consistent:
+        shown = [m for m in RANDOM_SAMPLE_METHODS if _estimate_of(analysis, m) is not None]
+        return (
+            text + f" Here the gold set is not a random sample of the test items, so "
+            f"{', '.join(method_name(m) for m in shown)} (which assume one) are biased and are "
+            f"not to be trusted; the posterior mean is {pi.mean:.3f}.{rg_text}"
+        )
+    counts = analysis.counts
+    if min(counts.m1, counts.m0) < SMALL_CLASS:
+        return (
+            text
+            + f" With {counts.m1} gold-PASS and {counts.m0} gold-FAIL items, the check that the "
+            "gold set is a random sample has little power and no estimator is precise; the "
+            "posterior's interval says how little is known, and the frequentist intervals, "
+            "built on large-sample approximations, understate it."
+        )
+    ppi = _estimate_of(analysis, "ppi_plus_plus")
+    ppi_text = "" if ppi is None else f" (here {ppi:.3f} against the posterior mean {pi.mean:.3f})"
+    return (
+        text + " The gold set looks like a random sample of the test items, so PPI++ "
+        "(Angelopoulos, Duchi and Zrnic 2023, PPI++: Efficient prediction-powered inference) "
+        f"is valid too and should agree{ppi_text}.{rg_text}"
+    )
+
+
+def _weak_judge(analysis: PrevalenceAnalysis) -> ReportWarning | None:
+    j = analysis.summaries.get("j")
+    if j is not None:
+        return weak_judge_warning(j=j.mean, low=j.eti.low, high=j.eti.high, prob=analysis.prob)
+    if analysis.exact is not None:  # the exact method summarises pi only; J's mean is known
+        return weak_judge_warning(
+            j=float(np.asarray(analysis.exact.summary().loc[["j"], "mean"])[0])
+        )
+    return None
+
+
+def report_summary(analysis: PrevalenceAnalysis) -> ReportSummary:
+    """Return the one-screen summary of a prevalence analysis.
+
+    A :class:`bayesjudge.reporting.summary.ReportSummary`: the corrected rate beside the judged
+    one, the diagnostics badge, the warnings with their evidence, the reading and definitions.
+
+    Examples
+    --------
+    >>> import bayesjudge as bj
+    >>> data = bj.JudgeData.from_counts(m1=3, x1=2, m0=2, x0=1, n=40, k=25)
+    >>> summary = report_summary(bj.analyze_prevalence(data, method="exact"))
+    >>> [w.title for w in summary.active_warnings]
+    ['Small calibration set', 'Interval too wide for a reading']
+    """
+    pi, prob, counts = analysis.summaries["pi"], analysis.prob, analysis.counts
+    check = analysis.calibration
+    warnings = [
+        small_calibration_warning(n_pass=counts.m1, n_fail=counts.m0, minimum=SMALL_CLASS),
+        _weak_judge(analysis),
+        label_shift_warning(
+            labelled_rate=check.labelled_rate,
+            unlabelled_rate=check.unlabelled_rate,
+            n_labelled=check.n_labelled,
+            n_unlabelled=check.n_unlabelled,
+            p_value=check.p_value,
+            level=check.level,
+        ),
+        random_sample_baselines_warning(
+            consistent=check.consistent,
+            baselines={m: _estimate_of(analysis, m) for m in RANDOM_SAMPLE_METHODS},
+            reference=pi.mean,
+            reference_name="the posterior mean",
+        ),
+        wide_interval_warning(
+            low=pi.eti.low, high=pi.eti.high, prob=prob, name="the true success rate pi"
+        ),
+    ]
+    return ReportSummary(
+        headline=Headline(
+            "true success rate pi",
+            pi.mean,
+            pi.eti.low,
+            pi.eti.high,
+            prob,
+            naive=counts.p_hat,
+            naive_name="judged pass rate (naive)",
+        ),
+        diagnostics=analysis.diagnostics,
+        definitions=DEFINITIONS.items(),
+        trust=_trust(analysis),
+        reading=plain_reading(analysis),
+        warnings=warnings,
+        names=NAMES,
+        quantities=REPORTED,
+    )

@@ -319,7 +319,7 @@ def _analyze_data(args: argparse.Namespace, data: Any, *, plan: bool = False) ->
 
 
 def _write(args: argparse.Namespace, analysis: Any) -> Any:
-    from bayesjudge.prevalence.report import write_report
+    from bayesjudge.reporting.write import write_report
 
     return write_report(
         args.out, analysis, source=_source(args), inputs=named_paths(args, skip=["out"])
@@ -469,7 +469,7 @@ _BASELINE_SHOWN = "rogan_gladen_lang_reiczigel"
 
 def _by(args: argparse.Namespace, *, counts: bool, analyse: Any) -> int:
     """Run a command on each group of ``--by COLUMN`` and print one answer per group."""
-    from bayesjudge.prevalence.report import write_group_reports
+    from bayesjudge.reporting.write import write_report
 
     command = args.command
     groups = _split(args)
@@ -481,7 +481,7 @@ def _by(args: argparse.Namespace, *, counts: bool, analyse: Any) -> int:
     column = groups.column
     out = args.out if command in ("estimate", "report") else None
     if out is not None:
-        write_group_reports(
+        write_report(
             out,
             {o.value: o.result if o.result is not None else str(o.error) for o in outcomes},
             column=column,

@@ -8,15 +8,16 @@ legend, and every axis says what it shows.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["CHAIN_COLOURS", "histogram_bins", "rank_figure", "trace_figure"]
+__all__ = ["CHAIN_COLOURS", "histogram_bins", "interval_figure", "rank_figure", "trace_figure"]
 
 #: Colours of chains 0, 1, 2, ... (repeated beyond eight).
 CHAIN_COLOURS = (
@@ -143,5 +144,64 @@ def trace_figure(
     axes[0, 0].legend(fontsize=8, ncol=4, loc="upper right")
     axes[0, 0].set_title("Traces (chains should overlap, with no trend)", fontsize=10)
     axes[0, 1].set_title("Marginal posterior by chain", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def interval_figure(
+    draws: np.ndarray,
+    rows: Sequence[tuple[str, Any, Any, Any, bool]],
+    *,
+    title: str,
+    naive: float | None = None,
+    naive_name: str = "judged pass rate (naive)",
+    model_name: str = "Bayesian",
+    other_name: str = "frequentist baseline",
+) -> Figure:
+    """Draw the posterior of pi above every method's estimate and interval, with a legend.
+
+    ``rows`` are ``(label, estimate, low, high, bayesian)`` (numbers, NaN or None): Bayesian
+    rows in blue, the others in orange; a row without an interval shows its estimate only.
+    The posterior mean (and ``naive``, when given, dotted) is drawn across both panels.
+
+    Examples
+    --------
+    >>> draws = np.random.default_rng(0).beta(30, 20, size=2000)
+    >>> fig = interval_figure(draws, [("Rogan-Gladen", 0.6, 0.5, 0.7, False)], title="pi")
+    >>> [t.get_text() for t in fig.axes[1].get_yticklabels()]
+    ['Rogan-Gladen']
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+    blue, orange = "#4c72b0", "#dd8452"
+    fig = Figure(figsize=(8.0, 3.4 + 0.3 * len(rows)))
+    top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[2.0, 0.3 + 0.3 * len(rows)])
+    top.hist(draws, bins=histogram_bins(draws), density=True, color=blue, alpha=0.6, lw=0)
+    top.set_ylabel("posterior density")
+    top.set_title(title, fontsize=11)
+    for ax in (top, bottom):
+        ax.axvline(float(np.mean(draws)), color=blue, lw=1.2)
+        if naive is not None:
+            ax.axvline(naive, color="black", ls=":", lw=1.2)
+    for position, (_, estimate, low, high, bayesian) in enumerate(rows):
+        colour = blue if bayesian else orange
+        if pd.notna(low) and pd.notna(high):
+            bottom.plot([low, high], [position, position], color=colour, lw=2.5)
+        if pd.notna(estimate):
+            bottom.plot(estimate, position, "o", color=colour)
+    bottom.set_yticks(
+        range(len(rows)), [row[0] for row in rows], fontsize=8 if len(rows) < 12 else 7
+    )
+    bottom.invert_yaxis()
+    bottom.set_xlabel("true success rate pi")
+    handles = [
+        Line2D([], [], color=blue, lw=2.5, marker="o", label=model_name),
+        Line2D([], [], color=orange, lw=2.5, marker="o", label=other_name),
+        Line2D([], [], color=blue, lw=1.2, label="posterior mean"),
+    ]
+    if naive is not None:
+        handles.append(Line2D([], [], color="black", ls=":", lw=1.2, label=naive_name))
+    top.legend(handles=handles, fontsize=8, loc="upper left", framealpha=0.9)
     fig.tight_layout()
     return fig

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "arviz_figure",
-    "diagnostics_html",
     "figures_html",
     "html_page",
     "markdown_table",
@@ -43,15 +42,6 @@ def arviz_figure(plot: Any) -> Figure:
     """Return the matplotlib figure behind an ``arviz_plots`` plot collection."""
     figure: Figure = plot.viz["figure"].item()
     return figure
-
-
-def diagnostics_html(frame: pd.DataFrame) -> str:
-    """Return the diagnostics table as HTML with each check's verdict marked pass or FAIL."""
-    return (
-        table_html(frame)
-        .replace("<td>True</td>", '<td class="pass">pass</td>')
-        .replace("<td>False</td>", '<td class="fail">FAIL</td>')
-    )
 
 
 def figures_html(figures: dict[str, str]) -> str:

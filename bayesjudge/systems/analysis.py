@@ -34,6 +34,7 @@ institutional performance" (1996).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -46,6 +47,8 @@ from bayesjudge.inference.fit import Attempt, attempts_of, diagnostics_of
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.inference.summary import summary_of_draws
 from bayesjudge.priors import SystemsPriors
+from bayesjudge.reporting.pipeline import Shown
+from bayesjudge.reporting.summary import Headline, ReportSummary
 from bayesjudge.results import Estimate, PosteriorSummary, unchecked_diagnostics
 from bayesjudge.systems.average import JudgeEvidence, average_posteriors, judge_evidence
 from bayesjudge.systems.baselines import difference_baselines, system_baselines
@@ -212,7 +215,7 @@ class JudgeSummary:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class SystemsAnalysis:
+class SystemsAnalysis(Shown):
     r"""Everything the systems family reports about one dataset.
 
     Attributes
@@ -294,6 +297,10 @@ class SystemsAnalysis:
     def passed(self) -> bool:
         """Whether the fit passed its diagnostics."""
         return self.diagnostics is None or self.diagnostics.passed
+
+    def summary(self) -> ReportSummary:
+        """Return the one-screen summary (:func:`rank_summary`)."""
+        return rank_summary(self)
 
     @property
     def order(self) -> tuple[str, ...]:
@@ -742,3 +749,181 @@ def analyze_systems(
             data, judge=judge, pooling=pooling, priors=priors, random_seed=random_seed, **options
         )
     return summarize_systems(posterior, data, prob=prob, random_seed=random_seed, priors=priors)
+
+
+#: P(best) from which the reading calls a system the best one without hedging.
+CLEAR_BEST = 0.95
+
+
+#: What the report's words mean, shown under the summary.
+DEFINITIONS = (
+    (
+        "pi",
+        "a system's true success rate: the share of its answers that are right, with the "
+        "judge's errors corrected",
+    ),
+    ("naive rate", "the share of a system's unlabelled answers the judge passed, uncorrected"),
+    ("P(best)", "the posterior probability that the system has the highest true success rate"),
+    ("rank", "1 for the highest true success rate; its posterior mean and interval"),
+    ("P(b > a)", "the posterior probability that system b's true success rate exceeds a's"),
+    (
+        "reversal",
+        "a pair the naive rates put in one order and the posterior, more likely than "
+        "not, in the other",
+    ),
+    (
+        "Se, Sp",
+        "the judge's sensitivity (it passes a right answer) and specificity (it fails a wrong one)",
+    ),
+)
+
+
+def _listed(names: Iterable[str]) -> str:
+    """Return ``a``, ``a and b`` or ``a, b and c``."""
+    names = list(names)
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def ranking_sentence(analysis: SystemsAnalysis) -> str:
+    """Return the corrected ranking in words, near-ties shown as ties.
+
+    A step ``a > b`` is shown only where P(a better than b) is at least
+    :data:`~bayesjudge.systems.analysis.CLEAR_ORDER`
+    (:meth:`~bayesjudge.systems.analysis.SystemsAnalysis.ranking`); systems without a clear
+    order between them are named together ("no clear order between a and c").
+    """
+    groups = analysis.ranking(threshold=CLEAR_ORDER)
+    rule = f"a step is shown as > only where P(higher one better) >= {CLEAR_ORDER:g}"
+    if all(len(g) == 1 for g in groups):
+        return f"Corrected ranking: {' > '.join(g[0] for g in groups)} ({rule})."
+    if len(groups) == 1:
+        return f"Corrected ranking: no clear order between {_listed(groups[0])} ({rule})."
+    shown = " > ".join(g[0] if len(g) == 1 else "{" + ", ".join(g) + "}" for g in groups)
+    ties = "; ".join(f"no clear order between {_listed(g)}" for g in groups if len(g) > 1)
+    return f"Corrected ranking: {shown}; {ties} ({rule})."
+
+
+def most_likely_best(analysis: SystemsAnalysis) -> str:
+    """Return the system most likely to be the best: the largest P(best).
+
+    Not necessarily the first by mean rank (``analysis.order``): a system often second may
+    have the smaller mean rank while another is more often first. Ties go to the smaller
+    mean rank.
+    """
+    return max(analysis.order, key=lambda system: analysis.p_best[system])
+
+
+def rank_answer(analysis: SystemsAnalysis) -> str:
+    """Return the answer to "which system is best?" in a few words.
+
+    ``"c is best, P(best) 0.97"`` when the most likely best system's P(best) is at least
+    :data:`CLEAR_BEST`, else ``"No clear winner; most likely c, P(best) 0.42"``. The most
+    likely best system is the one with the largest P(best) (:func:`most_likely_best`).
+    """
+    best = most_likely_best(analysis)
+    p_best = analysis.p_best[best]
+    if p_best >= CLEAR_BEST:
+        return f"{best} is best, P(best) {p_best:.2f}"
+    return f"No clear winner; most likely {best}, P(best) {p_best:.2f}"
+
+
+def rank_reading(analysis: SystemsAnalysis) -> list[str]:
+    """Return the report's opening sentences: best system, rankings, reversals, judge.
+
+    A system is called the best without hedging when its P(best) is at least
+    :data:`CLEAR_BEST`; the sentences are those shown atop the report and in ``summary.md``.
+    """
+    mass = f"{100 * analysis.prob:g}%"
+    best = most_likely_best(analysis)
+    pi = analysis.pi[best]
+    rate = (
+        f"true success rate {100 * pi.mean:.1f}% ({mass} interval {100 * pi.eti.low:.1f}% to "
+        f"{100 * pi.eti.high:.1f}%)"
+    )
+    p_best = analysis.p_best[best]
+    naive_best = analysis.naive_order[0]
+    lines = [
+        f"{best} is the best system with probability {p_best:.2f}; {rate}."
+        if p_best >= CLEAR_BEST
+        else f"No system is clearly best: the most likely is {best}, with P(best) = "
+        f"{p_best:.2f}; {rate}.",
+        ranking_sentence(analysis),
+        f"The judge's raw pass rates put {naive_best} first "
+        f"({100 * analysis.naive_rate[naive_best]:.1f}%); after the correction "
+        f"P({naive_best} is best) = {analysis.p_best[naive_best]:.2f}.",
+    ]
+    if analysis.reversals:
+        pairs = "; ".join(f"{r.b} above {r.a} (P = {r.prob:.2f})" for r in analysis.reversals)
+        lines.append(f"Correcting the judge's errors reverses the naive order of: {pairs}.")
+    else:
+        lines.append("Correcting the judge's errors reverses no pair of the naive ranking.")
+    judge = analysis.judge
+    if judge.evidence is not None:
+        text = judge.evidence.sentence().removeprefix("Judge: ")
+        lines.append(text[:1].upper() + text[1:])
+    elif judge.shared:
+        why = (
+            f"only {len(judge.calibrated)} system(s) have gold labels of both classes, too few "
+            "to tell"
+            if len(judge.calibrated) < 2
+            else f"{len(judge.calibrated)} systems have gold labels of both classes, so "
+            "judge='system' (--judge system) could estimate each"
+        )
+        lines.append(
+            f"One Se and Sp was fitted for every system (Se {judge.se.mean:.2f}, Sp "
+            f"{judge.sp.mean:.2f}): the judge is assumed to treat the systems alike ({why})."
+        )
+    else:
+        spread_se = judge.spread_se.mean if judge.spread_se is not None else float("nan")
+        spread_sp = judge.spread_sp.mean if judge.spread_sp is not None else float("nan")
+        change = "changes" if judge.changes_ranking else "does not change"
+        lines.append(
+            f"The judge was fitted per system (spread of logit Se {spread_se:.2f}, of logit Sp "
+            f"{spread_sp:.2f}); treating every system with the shared Se and Sp would rank "
+            f"{' > '.join(judge.shared_order)}, so the judge's unequal treatment {change} the "
+            "ranking."
+        )
+    return lines
+
+
+def rank_summary(analysis: SystemsAnalysis) -> ReportSummary:
+    """Return the one-screen summary of a rank analysis (the shared report summary).
+
+    The headline answers the question in words (:func:`rank_answer`: the best system, or no
+    clear winner and the most likely one), with that system's corrected rate and interval in
+    small type beside its judged pass rate; the reading is :func:`rank_reading` (withheld when
+    the diagnostics failed).
+    """
+    best = most_likely_best(analysis)
+    pi = analysis.pi[best]
+    headline = Headline(
+        f"true success rate of {best}",
+        pi.mean,
+        pi.eti.low,
+        pi.eti.high,
+        analysis.prob,
+        naive=analysis.naive_rate[best],
+        naive_name=f"judged pass rate of {best} (naive)",
+        answer=rank_answer(analysis),
+    )
+    judge = "each system's own judge errors" if not analysis.judge.shared else "the judge's errors"
+    if analysis.judge.evidence is not None and analysis.judge.evidence.set_aside is None:
+        judge = (
+            "the judge's errors (one judge for all and a judge per system, averaged with the "
+            "weight the gold labels give each)"
+        )
+    trust = (
+        f"The Bayesian model: it corrects every system for {judge}, estimated from the gold "
+        "labels, and uses the pairing of items when the systems answered the same ones. The "
+        "judged pass rates, and the frequentist corrections that assume one judge for all, are "
+        "shown below for comparison."
+    )
+    return ReportSummary(
+        headline,
+        diagnostics=analysis.diagnostics,
+        definitions=DEFINITIONS,
+        trust=trust,
+        reading=" ".join(rank_reading(analysis)),
+        quantities=("pi",),
+        hedge_wide=False,  # the reading weighs the uncertainty itself (P(best), intervals)
+    )

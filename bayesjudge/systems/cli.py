@@ -4,7 +4,7 @@ It reads DATA through the input layer (:meth:`SystemsData.read
 <bayesjudge.systems.data.SystemsData.read>`), calls
 :func:`~bayesjudge.systems.analysis.analyze_systems` once, and prints what it returns: one JSON
 object with ``--json``, else a few sentences and aligned tables; ``--out`` writes the report
-(:func:`~bayesjudge.systems.report.write_rank_report`).
+(:func:`bayesjudge.write_report`).
 """
 
 from __future__ import annotations
@@ -237,9 +237,9 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         **sampler.fit_kwargs(),
     )
     if args.out is not None:
-        from bayesjudge.systems.report import write_rank_report
+        from bayesjudge.reporting.write import write_report
 
-        write_rank_report(
+        write_report(
             args.out, analysis, source=_source(args), inputs=named_paths(args, skip=["out"])
         )
     if args.json:

@@ -9,8 +9,8 @@ import pytest
 
 from bayesjudge.channels import PairedOutcomes, analyze_channel, simulate_slices, simulate_stack
 from bayesjudge.channels.analysis import ChannelAnalysis
-from bayesjudge.channels.report import write_channel_report
 from bayesjudge.reporting.output import MANIFEST_NAME, OutputError, read_manifest
+from bayesjudge.reporting.write import write_report
 
 HOSTILE_SLICE = "<script>alert(1)</script>"
 HOSTILE_FILE = "runs|<b>bold</b>`x`.csv"
@@ -34,14 +34,14 @@ def test_writes_a_folder_with_its_manifest_and_replaces_it(
     stack: ChannelAnalysis, tmp_path: Path
 ) -> None:
     out = tmp_path / "report"
-    files = write_channel_report(out, stack, source="stack.csv")
+    files = write_report(out, stack, source="stack.csv")
     assert files.folder == out
     assert sorted(os.listdir(out)) == sorted([MANIFEST_NAME, *FILES])
     manifest = read_manifest(out)
     assert manifest is not None
     assert sorted(manifest.files) == FILES
     (out / "summary.md").unlink()  # removing a file bayesjudge wrote is no change of yours
-    write_channel_report(out, stack, source="again.csv")
+    write_report(out, stack, source="again.csv")
     assert "again.csv" in (out / "summary.md").read_text()
     assert sorted(os.listdir(tmp_path)) == ["report"]  # no staging, lock or old folder left
 
@@ -60,13 +60,13 @@ def test_refuses_a_folder_with_files_it_did_not_write(
 ) -> None:
     out = tmp_path / "report"
     if written:
-        write_channel_report(out, stack)
+        write_report(out, stack)
     else:
         out.mkdir()
     (out / name).write_text("mine")
     before = _snapshot(tmp_path)
     with pytest.raises(OutputError, match=match):
-        write_channel_report(out, stack)
+        write_report(out, stack)
     assert _snapshot(tmp_path) == before
 
 
@@ -75,7 +75,7 @@ def test_refuses_a_folder_holding_an_input(stack: ChannelAnalysis, tmp_path: Pat
     data.parent.mkdir()
     data.write_text("item,e0,e1\n")
     with pytest.raises(OutputError, match="it holds the input"):
-        write_channel_report(tmp_path / "p", stack, inputs=[data])
+        write_report(tmp_path / "p", stack, inputs=[data])
     assert os.listdir(tmp_path / "p") == ["d.csv"]
 
 
@@ -91,7 +91,7 @@ def test_summary_escapes_slice_and_file_names(tmp_path: Path) -> None:
         chains=2,
         random_seed=2,
     )
-    files = write_channel_report(tmp_path / "report", analysis, source=HOSTILE_FILE)
+    files = write_report(tmp_path / "report", analysis, source=HOSTILE_FILE)
     summary = files.markdown.read_text()
     assert "<script>" not in summary
     assert "<b>" not in summary
@@ -106,7 +106,7 @@ def test_summary_escapes_slice_and_file_names(tmp_path: Path) -> None:
 def test_report_opens_with_the_summary_and_ends_with_the_footer(
     stack: ChannelAnalysis, tmp_path: Path
 ) -> None:
-    page = write_channel_report(tmp_path / "r", stack, source="stack.csv").html.read_text()
+    page = write_report(tmp_path / "r", stack, source="stack.csv").html.read_text()
     assert page.index('id="summary"') < page.index("<h2>Steps") < page.index("<h2>Diagnostics")
     assert page.index("<h2>Diagnostics") < page.index("<footer")
     assert "gain of step e0-&gt;e1" in page
@@ -128,7 +128,7 @@ def test_few_items_behind_a_step_warn_and_the_analysis_prints_its_summary() -> N
 def test_report_reads_as_prose_and_names_each_gap(
     stack: ChannelAnalysis, tmp_path: Path, readable_report
 ) -> None:
-    files = write_channel_report(tmp_path / "r", stack, source="stack.csv")
+    files = write_report(tmp_path / "r", stack, source="stack.csv")
     readable_report(files.folder)
     composition = stack.composition
     assert composition is not None

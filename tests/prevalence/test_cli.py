@@ -387,7 +387,7 @@ def test_report_failure_leaves_previous_report_intact(monkeypatch, capsys, small
     (out_dir / "report.html").write_text("previous")
     write_manifest(out_dir, kind="report")  # a report an earlier run wrote
 
-    import bayesjudge.prevalence.report as report
+    import bayesjudge.reporting.pipeline as report
 
     def broken(*args, **kwargs):
         raise RuntimeError("disk full")

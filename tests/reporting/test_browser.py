@@ -29,7 +29,7 @@ SHORT = {"draws": 300, "tune": 300, "chains": 2, "progressbar": False, "random_s
 
 
 def _prevalence(out: Path) -> Path:
-    from bayesjudge.prevalence.report import write_report
+    from bayesjudge import write_report
 
     data = bj.JudgeData.from_frame(bj.load_example("judge"))
     analysis = bj.analyze_prevalence(data, **SHORT)  # type: ignore[arg-type]
@@ -37,24 +37,24 @@ def _prevalence(out: Path) -> Path:
 
 
 def _gate(out: Path) -> Path:
+    from bayesjudge import write_report
     from bayesjudge.gates import Rulings, analyze_gate, rejudgment_gate, table4_gate
-    from bayesjudge.gates.report import write_gate_report
 
     gate = rejudgment_gate(
         *table4_gate(0.9, 0.3), pi=0.5, n_items=200, rulings=4, labelled_fraction=0.3,
         random_seed=1,
     )  # fmt: skip
     analysis = analyze_gate(Rulings.from_frame(gate.table), **SHORT)  # type: ignore[arg-type]
-    return write_gate_report(out, analysis).html
+    return write_report(out, analysis).html
 
 
 def _channel(out: Path) -> Path:
+    from bayesjudge import write_report
     from bayesjudge.channels import PairedOutcomes, analyze_channel, simulate_stack
-    from bayesjudge.channels.report import write_channel_report
 
     table = simulate_stack(400, p0=0.5, c=[0.3, 0.2], gamma=[0.1, 0.05], random_seed=1)
     analysis = analyze_channel(PairedOutcomes.from_frame(table), random_seed=1)
-    return write_channel_report(out, analysis, source="stack.csv").html
+    return write_report(out, analysis, source="stack.csv").html
 
 
 def _chromium(*args: str) -> subprocess.CompletedProcess[str]:
