@@ -177,10 +177,12 @@ class PanelAnalysis(Shown):
         """Return the ``diagnostics`` block of the JSON output (as ``bayesjudge estimate``).
 
         It carries the posterior predictive check under ``predictive_check``
-        (:attr:`predictive_check`), whose failed tests are among the ``failures``.
+        (:attr:`predictive_check`; None for a posterior recorded without one), whose failed
+        tests are among the ``failures``.
         """
         block = self.diagnostics.json_block(method="nuts", attempts=self.attempts)
-        return {**block, "predictive_check": self.predictive_check}
+        checked = "predictive_check" in self.posterior.attrs  # absent from a tree made by hand
+        return {**block, "predictive_check": self.predictive_check if checked else None}
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON object of ``bayesjudge panel --json``.
