@@ -21,6 +21,7 @@ __all__ = [
     "GATE_TARGET_ACCEPT",
     "PANEL_TARGET_ACCEPT",
     "PREVALENCE_TARGET_ACCEPT",
+    "REPEATED_TARGET_ACCEPT",
     "SYSTEMS_TARGET_ACCEPT",
 ]
 
@@ -39,3 +40,5 @@ CHANNEL_DRAWS = 1000
 SYSTEMS_TARGET_ACCEPT = 0.95
 #: NUTS target acceptance of the panel model.
 PANEL_TARGET_ACCEPT = 0.9
+#: NUTS target acceptance of the repeated-samples model (a non-centred item hierarchy).
+REPEATED_TARGET_ACCEPT = 0.95

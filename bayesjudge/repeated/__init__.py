@@ -16,7 +16,14 @@ from bayesjudge._lazy import lazy_exports
 #: Public names of the family, each loaded from its module on first access.
 _NAMES = {
     "GOLD_PER": ".data",
+    "REPORTED": ".fit",
     "RepeatedData": ".data",
+    "RepeatedPriors": ".priors",
+    "RepeatedTruth": ".simulate",
+    "SimulatedRepeated": ".simulate",
+    "fit_repeated": ".fit",
+    "pass_histogram_check": ".fit",
+    "simulate_repeated": ".simulate",
 }
 
 __all__ = sorted(_NAMES)

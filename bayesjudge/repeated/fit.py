@@ -1,0 +1,391 @@
+r"""Fit the repeated-samples model: counts per item -> cached model -> NUTS -> checked posterior.
+
+:func:`fit_repeated` takes :class:`~bayesjudge.repeated.RepeatedData` to a checked posterior
+through the one fitting path of :func:`bayesjudge.inference.fit.fit_model` (model built and
+compiled once per structure, data swapped in; diagnostics on every fit; one retry when the
+sampler struggled).
+
+**Posterior predictive check.** The model must reproduce how the judge's PASS verdicts fall on
+the items, not only how many there are: a model that treated every item alike would predict
+far fewer items passed on every answer, or on none, than repeated runs show. At every posterior
+draw :math:`s` the unlabelled answers are replicated, :math:`k_i^{rep} \sim
+\mathrm{Bin}(n_i, q_{is})`, :math:`q_{is} = p_{is}\mathrm{Se}_s + (1 - p_{is})(1 -
+\mathrm{Sp}_s)`, and the gold answers' verdicts, :math:`x_1^{rep} \sim
+\mathrm{Bin}(m_1, \mathrm{Se}_s)`, :math:`x_0^{rep} \sim \mathrm{Bin}(m_0, 1 - \mathrm{Sp}_s)`
+(summed over items). The shared checks (:func:`bayesjudge.check_fit`) then test, each by its
+two-sided tail probability, the counts ``passes`` (all PASS verdicts), ``all_pass_items``
+(items passed on every unlabelled answer), ``no_pass_items`` (items passed on none), ``x1`` and
+``x0`` (and ``gold``, the gold-PASS answers, when the gold labels inform the items). Beside them
+:func:`pass_histogram_check` tests the whole histogram of passes per item (how many items with
+:math:`n` unlabelled answers had :math:`j` PASS verdicts, for every :math:`n` and :math:`j`) by
+its realised Pearson discrepancy (Gelman, Meng and Stern, "Posterior predictive assessment of
+model fitness via realized discrepancies", 1996),
+:math:`T(y, \theta) = \sum_{n, j} (y_{nj} - E_{nj}(\theta))^2 / E_{nj}(\theta)`, against the
+replicated histogram: :math:`p = P(T(y^{rep}, \theta) \ge T(y, \theta) \mid y)`, failing below
+:data:`PPC_LEVEL`. A failed predictive check is a failed diagnostic (exit code 3 on the command
+line).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import xarray as xr
+from scipy.stats import binom
+
+from bayesjudge.inference import defaults
+from bayesjudge.inference.diagnostics import Check
+from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
+from bayesjudge.inference.predictive import binomial_draws
+from bayesjudge.inference.sampling import Sampler
+from bayesjudge.repeated.data import RepeatedData
+from bayesjudge.repeated.priors import RepeatedPriors
+from bayesjudge.validation import check_int, seed_stream
+
+__all__ = [
+    "PPC_LEVEL",
+    "REPEATED",
+    "REPORTED",
+    "fit_repeated",
+    "pass_histogram_check",
+    "predictive_draws",
+]
+
+#: Name of the model, as recorded in posterior attrs.
+REPEATED = "repeated"
+#: Quantities reported by the family (their Monte Carlo error is checked).
+REPORTED = (
+    "mean_rate",
+    "population_rate",
+    "pass_at_k",
+    "pass_all_k",
+    "se",
+    "sp",
+    "j",
+    "median_rate",
+)
+#: Level below which the histogram check's tail probability fails.
+PPC_LEVEL = 0.01
+#: Posterior draws the histogram check uses (evenly thinned).
+MAX_CHECK_DRAWS = 1000
+TARGET_ACCEPT = defaults.REPEATED_TARGET_ACCEPT
+
+
+def _check_ks(ks: Sequence[int]) -> tuple[int, ...]:
+    values = tuple(check_int(k, name="pass_k", minimum=1) for k in ks)
+    if not values or len(set(values)) != len(values):
+        raise ValueError(f"pass_k must be one or more distinct whole numbers; got {list(ks)}")
+    return tuple(sorted(values))
+
+
+def _rate(posterior: xr.Dataset) -> xr.DataArray:
+    """P(PASS verdict) of an unlabelled answer of each item at each draw."""
+    p = posterior["item_rate"]
+    return p * posterior["se"] + (1.0 - p) * (1.0 - posterior["sp"])
+
+
+def predictive_draws(
+    posterior: xr.Dataset,
+    data: RepeatedData,
+    *,
+    gold_informs_items: bool,
+    random_seed: int | np.random.Generator | None = None,
+) -> xr.Dataset:
+    r"""Draw the replicated counts of the predictive check at every posterior draw.
+
+    :math:`k_i^{rep} \sim \mathrm{Bin}(n_i, q_i)`, :math:`x_1^{rep} \sim \mathrm{Bin}(m_1,
+    \mathrm{Se})`, :math:`x_0^{rep} \sim \mathrm{Bin}(m_0, 1 - \mathrm{Sp})` (and the gold-PASS
+    answers :math:`\sim \mathrm{Bin}(m_{1i} + m_{0i}, p_i)` when the gold informs the items),
+    reduced to the statistics the check tests (module docstring).
+
+    Parameters
+    ----------
+    posterior : Dataset
+        Draws of ``item_rate``, ``se`` and ``sp``.
+    data : RepeatedData
+        The data whose counts are replicated.
+    gold_informs_items : bool
+        Whether the fit let the gold labels inform the items (then ``gold`` is replicated).
+    random_seed : int, Generator or None
+        Seed of the draws.
+
+    Returns
+    -------
+    Dataset
+        ``passes``, ``all_pass_items``, ``no_pass_items``, ``x1``, ``x0`` (and ``gold``), each
+        with dims ``(chain, draw)``.
+    """
+    rng = seed_stream(random_seed, "draws")
+    rate = _rate(posterior).transpose("chain", "draw", "item").to_numpy()
+    k_rep = binomial_draws(data.n, rate, rng)
+    seen = data.n > 0
+    sample = ("chain", "draw")
+    out = {
+        "passes": (sample, k_rep.sum(axis=-1)),
+        "all_pass_items": (sample, ((k_rep == data.n) & seen).sum(axis=-1)),
+        "no_pass_items": (sample, ((k_rep == 0) & seen).sum(axis=-1)),
+        "x1": (sample, binomial_draws(int(data.m1.sum()), posterior["se"].to_numpy(), rng)),
+        "x0": (sample, binomial_draws(int(data.m0.sum()), 1.0 - posterior["sp"].to_numpy(), rng)),
+    }
+    if gold_informs_items:
+        p = posterior["item_rate"].transpose("chain", "draw", "item").to_numpy()
+        out["gold"] = (sample, binomial_draws(data.m1 + data.m0, p, rng).sum(axis=-1))
+    return xr.Dataset(out)
+
+
+def observed_statistics(data: RepeatedData, *, gold_informs_items: bool) -> dict[str, int]:
+    """Return the observed values of the statistics :func:`predictive_draws` replicates."""
+    seen = data.n > 0
+    out = {
+        "passes": int(data.k.sum()),
+        "all_pass_items": int(((data.k == data.n) & seen).sum()),
+        "no_pass_items": int(((data.k == 0) & seen).sum()),
+        "x1": int(data.x1.sum()),
+        "x0": int(data.x0.sum()),
+    }
+    if gold_informs_items:
+        out["gold"] = int(data.m1.sum())
+    return out
+
+
+def pass_histogram_check(
+    posterior: xr.Dataset,
+    data: RepeatedData,
+    *,
+    random_seed: int | np.random.Generator | None = None,
+    max_draws: int = MAX_CHECK_DRAWS,
+) -> Check:
+    r"""Test the histogram of PASS verdicts per item by its realised Pearson discrepancy.
+
+    Cells :math:`(n, j)`: items with :math:`n` unlabelled answers of which the judge passed
+    :math:`j`. At each (thinned) draw, :math:`E_{nj} = \sum_{i: n_i = n}
+    \mathrm{Bin}(j; n, q_i)`, and :math:`T = \sum (y_{nj} - E_{nj})^2 / E_{nj}` of the observed
+    and of a replicated histogram; the tail probability is the share of draws where the
+    replicate's :math:`T` is at least the observed one (Gelman, Meng and Stern 1996).
+
+    Parameters
+    ----------
+    posterior : Dataset
+        Draws of ``item_rate``, ``se``, ``sp``.
+    data : RepeatedData
+        The observed answers.
+    random_seed : int, Generator or None
+        Seed of the replicates.
+    max_draws : int
+        Most draws used (evenly thinned).
+
+    Returns
+    -------
+    Check
+        ``ppc_tail_prob(pass_histogram)``, passing when the tail probability is at least
+        :data:`PPC_LEVEL`.
+    """
+    rng = seed_stream(random_seed, "draws")
+    rate = _rate(posterior).transpose("chain", "draw", "item").to_numpy()
+    rate = rate.reshape(-1, rate.shape[-1])
+    step = max(1, int(np.ceil(rate.shape[0] / max_draws)))
+    rate = rate[::step]
+    seen = data.n > 0
+    sizes = np.unique(data.n[seen])
+    exceed = 0
+    for draw in rate:
+        t_obs = t_rep = 0.0
+        k_rep = rng.binomial(data.n, np.clip(draw, 0.0, 1.0))
+        for size in sizes:
+            members = data.n == size
+            j = np.arange(size + 1)
+            expected = binom.pmf(j[:, None], size, draw[members][None, :]).sum(axis=1)
+            expected = np.maximum(expected, 1e-12)
+            observed = np.bincount(data.k[members], minlength=size + 1)
+            replicated = np.bincount(k_rep[members], minlength=size + 1)
+            t_obs += float(((observed - expected) ** 2 / expected).sum())
+            t_rep += float(((replicated - expected) ** 2 / expected).sum())
+        exceed += t_rep >= t_obs
+    value = exceed / rate.shape[0] if sizes.size else 1.0
+    return Check(
+        "ppc_tail_prob", "pass_histogram", float(value), PPC_LEVEL, ">=", value >= PPC_LEVEL
+    )
+
+
+def fit_repeated(
+    data: RepeatedData,
+    *,
+    priors: RepeatedPriors | None = None,
+    pass_k: Sequence[int] = (1, 5),
+    spread: bool = True,
+    use_clusters: bool = True,
+    gold_informs_items: bool = False,
+    restrict_j: bool = True,
+    draws: int = 2000,
+    tune: int = 1000,
+    chains: int = 4,
+    target_accept: float | None = None,
+    random_seed: int | np.random.Generator | None = None,
+    progressbar: bool | None = None,
+    sampler: Sampler = "auto",
+    escalate: bool = True,
+    prob: float = 0.95,
+) -> xr.DataTree:
+    r"""Sample the posterior of each item's success rate and of the mean success rate.
+
+    Fits :func:`bayesjudge.models.repeated.repeated_model`:
+    :math:`p_i = \mathrm{logit}^{-1}(\mu + \sigma z_i + \tau u_{c(i)})`, each unlabelled
+    answer's verdict :math:`\mathrm{Bernoulli}(p_i\mathrm{Se} + (1 - p_i)(1 - \mathrm{Sp}))`,
+    the gold answers' verdicts Se and Sp, checked by :func:`bayesjudge.check_fit` and the
+    family's posterior predictive check (module docstring).
+
+    Parameters
+    ----------
+    data : RepeatedData
+        The answers, with their counts per item.
+    priors : RepeatedPriors, optional
+        The priors (:class:`~bayesjudge.repeated.priors.RepeatedPriors`).
+    pass_k : sequence of int, default (1, 5)
+        The k of pass@k and pass^k.
+    spread : bool, default True
+        Let items differ in success rate; ``False`` gives them one rate (then the model is the
+        prevalence model on answers).
+    use_clusters : bool, default True
+        Add the cluster level when the data have clusters.
+    gold_informs_items : bool, default False
+        Let the gold labels inform their items' rates: only when the gold-labelled answers
+        are a random sample of all answers (not drawn by class).
+    restrict_j : bool, default True
+        Restrict the prior to J = Se + Sp - 1 > 0.
+    draws, tune, chains : int
+        Posterior draws per chain, tuning steps per chain, and chains.
+    target_accept : float, optional
+        NUTS target acceptance (default
+        :data:`bayesjudge.inference.defaults.REPEATED_TARGET_ACCEPT`, 0.95).
+    random_seed : int, Generator or None
+        Seed; None uses the default seed.
+    progressbar : bool, optional
+        Show the sampler's progress bar (by default when stderr is a terminal).
+    sampler : {"auto", "nutpie", "pymc"}
+        The sampler (recorded in the attrs).
+    escalate : bool, default True
+        Retry once when a sampler check fails.
+    prob : float, default 0.95
+        Mass of the interval whose bounds' Monte Carlo error is checked.
+
+    Returns
+    -------
+    DataTree
+        Groups ``posterior`` (``mean_rate``, ``population_rate``, ``pass_at_k``,
+        ``pass_all_k``, ``band_share``, ``item_rate``, ``se``, ``sp``, ``j``, ...),
+        ``sample_stats``, ``posterior_predictive`` and ``observed_data`` (the statistics of the
+        predictive check). Root attrs as recorded by
+        :func:`~bayesjudge.inference.fit.fit_model`, plus ``spread``, ``clustered``,
+        ``gold_informs_items``, ``restrict_j``, ``pass_k`` and ``counts`` (JSON).
+
+    Examples
+    --------
+    >>> from bayesjudge.repeated import RepeatedData, simulate_repeated
+    >>> sim = simulate_repeated(40, 3, gold_answers=40, random_seed=2)
+    >>> tree = fit_repeated(RepeatedData.from_frame(sim.frame), draws=500, random_seed=1,
+    ...                     progressbar=False)
+    >>> 0.0 < float(tree.posterior["mean_rate"].mean()) < 1.0
+    True
+    """
+    if not isinstance(data, RepeatedData):
+        raise TypeError(f"data must be RepeatedData; got {type(data).__name__}")
+    priors = RepeatedPriors() if priors is None else priors
+    if not isinstance(priors, RepeatedPriors):
+        raise TypeError(f"priors must be a RepeatedPriors; got {type(priors).__name__}")
+    ks = _check_ks(pass_k)
+    if target_accept is None:
+        target_accept = TARGET_ACCEPT
+    settings = NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
+    clustered = bool(use_clusters and spread and data.clusters is not None)
+    counts = {name: np.asarray(v, dtype=np.int64) for name, v in data.counts().items()}
+    model_data = {
+        "n": counts["n"],
+        "k_obs": counts["k"],
+        "m1": counts["m1"],
+        "x1_obs": counts["x1"],
+        "m0": counts["m0"],
+        "x0_obs": counts["x0"],
+    }
+    if clustered:
+        assert data.cluster_index is not None
+        model_data["cluster_index"] = np.asarray(data.cluster_index, dtype=np.int64)
+
+    def build() -> Any:
+        from bayesjudge.models.repeated import repeated_model
+
+        return repeated_model(
+            data.items,
+            counts,
+            clusters=data.clusters if clustered else None,
+            cluster_index=data.cluster_index if clustered else None,
+            priors=priors,
+            spread=spread,
+            gold_informs_items=gold_informs_items,
+            restrict_j=restrict_j,
+            ks=ks,
+        )
+
+    key = (
+        REPEATED,
+        priors,
+        bool(spread),
+        clustered,
+        bool(gold_informs_items),
+        bool(restrict_j),
+        ks,
+        data.n_items,
+        data.n_clusters if clustered else 0,
+    )
+    run = ModelRun(REPEATED, key, build, model_data, priors)
+    observed = observed_statistics(data, gold_informs_items=gold_informs_items)
+
+    def complete(trace: xr.DataTree, rng: np.random.Generator) -> xr.DataTree:
+        posterior = trace["posterior"].to_dataset()
+        coords: dict[str, Any] = {"item": list(data.items), "pass_k": list(ks)}
+        if clustered:
+            coords["cluster"] = list(data.clusters or ())
+        posterior = posterior.assign_coords(
+            {name: value for name, value in coords.items() if name in posterior.dims}
+        )
+        return xr.DataTree.from_dict(
+            {
+                "posterior": posterior,
+                "posterior_predictive": predictive_draws(
+                    posterior, data, gold_informs_items=gold_informs_items, random_seed=rng
+                ),
+                "sample_stats": trace["sample_stats"].to_dataset(),
+                "observed_data": xr.Dataset({k: ((), v) for k, v in observed.items()}),
+            }
+        )
+
+    check_rng = seed_stream(random_seed, "draws")
+
+    def family_checks(tree: xr.DataTree) -> list[Check]:
+        posterior = tree["posterior"].to_dataset()
+        return [pass_histogram_check(posterior, data, random_seed=check_rng)]
+
+    attrs: dict[str, Any] = {
+        "spread": bool(spread),
+        "clustered": clustered,
+        "gold_informs_items": bool(gold_informs_items),
+        "restrict_j": bool(restrict_j),
+        "pass_k": json.dumps(list(ks)),
+        "counts": json.dumps({k: v.tolist() for k, v in counts.items()}),
+    }
+    return fit_model(
+        run,
+        settings=settings,
+        complete=complete,
+        random_seed=random_seed,
+        sampler=sampler,
+        progressbar=progressbar,
+        escalate=escalate,
+        prob=prob,
+        check_vars=[*REPORTED, *(["sigma"] if spread else []), *(["tau"] if clustered else [])],
+        mcse_vars=list(REPORTED),
+        family_checks=family_checks,
+        attrs=attrs,
+    )

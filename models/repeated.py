@@ -1,0 +1,259 @@
+r"""Repeated samples: each item's own success probability, several judged answers per item.
+
+Model family 6 of bayesjudge (DESIGN.md). Item :math:`i` has its own success probability
+
+.. math::
+
+    p_i = \mathrm{logit}^{-1}\big(\mu + \sigma z_i + \tau u_{c(i)}\big), \qquad
+    z_i, u_c \sim N(0, 1),
+
+non-centred (the cluster term only when the items are grouped in clusters :math:`c`: tasks,
+conversations). Each answer's true label is :math:`y \sim \mathrm{Bernoulli}(p_i)`, independent
+given :math:`p_i`, and the judge's verdict on it has :math:`P(\hat y = 1 \mid y = 1) =
+\mathrm{Se}`, :math:`P(\hat y = 1 \mid y = 0) = 1 - \mathrm{Sp}`, the same for every answer.
+The true labels of unlabelled answers are summed out analytically: each verdict is
+:math:`\mathrm{Bernoulli}(q_i)` with :math:`q_i = p_i\,\mathrm{Se} + (1 - p_i)(1 - \mathrm{Sp})`,
+so the :math:`k_i` PASS verdicts among item :math:`i`'s :math:`n_i` unlabelled answers are
+:math:`\mathrm{Bin}(n_i, q_i)`. A gold-labelled answer's verdict informs Se (gold PASS) or Sp
+(gold FAIL): :math:`x_{1i} \sim \mathrm{Bin}(m_{1i}, \mathrm{Se})`,
+:math:`x_{0i} \sim \mathrm{Bin}(m_{0i}, 1 - \mathrm{Sp})`. Whether its gold label also informs
+:math:`p_i`, :math:`m_{1i} \sim \mathrm{Bin}(m_{1i} + m_{0i}, p_i)`, depends on how the gold
+answers were chosen (``gold_informs_items``): only when they are a random sample of the answers;
+a calibration set drawn by class (so many PASS and so many FAIL answers) says nothing about the
+items' rates, and then, as in the prevalence family, only :math:`P(\hat y \mid y)` is learnt
+from it (the default). The likelihood depends on an item only through its six counts
+:math:`(n_i, k_i, m_{1i}, x_{1i}, m_{0i}, x_{0i})`, so its cost does not grow with the epochs.
+
+**Priors.** :math:`\mathrm{logit}^{-1}(\mu)`, the median item's success rate, has the Beta prior
+of pi (Jeffreys by default), :math:`\sigma` and :math:`\tau` half-normal priors, and Se, Sp the
+prevalence family's Beta priors conditioned on :math:`J = \mathrm{Se} + \mathrm{Sp} - 1 > 0`
+(the label-switching restriction of :mod:`bayesjudge.models.prevalence`). The restriction is
+exact and has no wall: with :math:`f = 1 - \mathrm{Sp}`, :math:`J > 0` is :math:`f < \mathrm{Se}`,
+and the model samples :math:`\mathrm{Se} = \Phi(z_{Se})` and :math:`f = \mathrm{Se}\,b`,
+:math:`b = \Phi(z_b)`; :math:`(\mathrm{Se}, b) \to (\mathrm{Se}, f)` has Jacobian
+:math:`\mathrm{Se}`, so the target :math:`p_{Se}(\mathrm{Se})\,p_{Sp}(1 - f)\,\mathbf 1\{f <
+\mathrm{Se}\}` is, in :math:`(\mathrm{Se}, b)`, :math:`p_{Se}(\mathrm{Se})\,p_{Sp}(\mathrm{Sp})
+\,\mathrm{Se}`, entered as a ``pm.Potential`` (the standard normal densities of the scores are
+the Jacobians of :math:`\Phi`). Likewise :math:`\mathrm{logit}^{-1}(\mu) = \Phi(z_\mu)`. Every
+logarithm is formed without cancellation: :math:`\log \mathrm{Sp} = \log((1 - \mathrm{Se}) +
+\mathrm{Se}(1 - b))`.
+
+**Reduction.** With one answer per item and no spread (``spread=False``: :math:`\sigma = 0`, no
+clusters) every :math:`p_i = \pi`, the unlabelled verdicts are :math:`\mathrm{Bin}(n, \pi
+\mathrm{Se} + (1 - \pi)(1 - \mathrm{Sp}))` and the gold answers a calibration set: the model is
+the prevalence model (:func:`bayesjudge.models.prevalence.prevalence_model`) with the same
+priors, so the same posterior of pi (checked in ``tests/repeated/test_reduction.py``).
+
+**Estimands** (deterministics):
+
+* ``mean_rate``: the mean success rate over the observed items, :math:`\bar p = \frac1N\sum_i
+  p_i`, what "accuracy" means in evaluation tools that average per-item scores over epochs;
+* ``population_rate``: the mean over the population the items come from,
+  :math:`E[\mathrm{logit}^{-1}(\mu + s x)]`, :math:`x \sim N(0, 1)`,
+  :math:`s = \sqrt{\sigma^2 + \tau^2}`, by Gauss-Hermite quadrature;
+* ``pass_at_k`` and ``pass_all_k`` (dim ``pass_k``): :math:`\frac1N\sum_i 1 - (1 - p_i)^k` (at least
+  one of :math:`k` fresh answers succeeds) and :math:`\frac1N\sum_i p_i^k` (all :math:`k`
+  succeed), the pass@k and pass^k of Chen et al., "Evaluating large language models trained
+  on code" (2021) and Yao et al., "tau-bench" (2024), taken on true success rather than on the
+  judge's verdicts;
+* ``band_share`` (dim ``band``): the share of items never (:math:`p_i < 0.1`), sometimes, and
+  always (:math:`p_i > 0.9`) solved;
+* ``item_rate`` (dim ``item``), ``median_rate`` (:math:`\mathrm{logit}^{-1}\mu`), ``sigma``,
+  ``tau``, ``se``, ``sp``, ``j``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+from numpy.polynomial.hermite_e import hermegauss
+from scipy import special
+
+from bayesjudge.priors import Beta
+from bayesjudge.repeated.priors import RepeatedPriors
+
+__all__ = ["BANDS", "BAND_EDGES", "QUADRATURE_NODES", "repeated_model"]
+
+#: The per-item bands of ``band_share``: never, sometimes and always solved.
+BANDS: tuple[str, ...] = ("never", "sometimes", "always")
+#: Their edges: :math:`p < 0.1`, :math:`0.1 \le p \le 0.9`, :math:`p > 0.9`.
+BAND_EDGES: tuple[float, float] = (0.1, 0.9)
+#: Gauss-Hermite nodes of ``population_rate``: the logistic-normal mean is smooth in the node,
+#: and 40 nodes agree with 200 to below 1e-9 for spreads up to 10 on the logit scale.
+QUADRATURE_NODES = 40
+_COUNTS = ("n", "k", "m1", "x1", "m0", "x0")
+
+
+def _log_phi(z: pt.TensorVariable) -> tuple[pt.TensorVariable, pt.TensorVariable]:
+    r"""Return :math:`\log\Phi(z)` and :math:`\log(1 - \Phi(z))`, both without cancellation."""
+    standard = pm.Normal.dist(0.0, 1.0)
+    return pm.logcdf(standard, z), pm.logcdf(standard, -z)
+
+
+def _beta_logp(
+    prior: Beta, log_x: pt.TensorVariable, log_1mx: pt.TensorVariable
+) -> pt.TensorVariable:
+    """Beta log density at x from log x and log(1 - x)."""
+    constant = float(special.betaln(prior.alpha, prior.beta))
+    return (prior.alpha - 1.0) * log_x + (prior.beta - 1.0) * log_1mx - constant
+
+
+def repeated_model(
+    items: Sequence[str],
+    counts: Mapping[str, np.ndarray],
+    *,
+    clusters: Sequence[str] | None = None,
+    cluster_index: np.ndarray | None = None,
+    priors: RepeatedPriors | None = None,
+    spread: bool = True,
+    gold_informs_items: bool = False,
+    restrict_j: bool = True,
+    ks: Sequence[int] = (1, 5),
+) -> pm.Model:
+    r"""Build the repeated-samples model: a logit-normal item hierarchy under one judge.
+
+    .. math::
+
+        p_i = \mathrm{logit}^{-1}(\mu + \sigma z_i + \tau u_{c(i)}), \quad
+        k_i \sim \mathrm{Bin}\big(n_i, p_i \mathrm{Se} + (1 - p_i)(1 - \mathrm{Sp})\big),
+
+        x_{1i} \sim \mathrm{Bin}(m_{1i}, \mathrm{Se}), \quad
+        x_{0i} \sim \mathrm{Bin}(m_{0i}, 1 - \mathrm{Sp})
+        \quad [\,m_{1i} \sim \mathrm{Bin}(m_{1i} + m_{0i}, p_i)\,].
+
+    See the module docstring for the priors, the exact J > 0 restriction, the reduction to the
+    prevalence model and the estimands.
+
+    Parameters
+    ----------
+    items : sequence of str
+        Item ids (coordinate ``item``).
+    counts : mapping of str to ndarray
+        Integer arrays along ``items``: ``n``, ``k`` (unlabelled answers, judge passes),
+        ``m1``, ``x1`` (gold-PASS answers, judge passes), ``m0``, ``x0`` (gold-FAIL answers,
+        judge passes); :meth:`bayesjudge.repeated.RepeatedData.counts`.
+    clusters : sequence of str, optional
+        Cluster names (coordinate ``cluster``); with ``cluster_index``, adds the cluster level.
+    cluster_index : ndarray of int, optional
+        Each item's cluster (position in ``clusters``).
+    priors : RepeatedPriors, optional
+        The model's priors (module docstring); defaults by default.
+    spread : bool, default True
+        Let the items' success probabilities differ (:math:`\sigma`, and :math:`\tau` with
+        clusters); ``False`` gives every item the same rate.
+    gold_informs_items : bool, default False
+        Whether the gold labels also inform their items' success probabilities: only valid
+        when the gold-labelled answers are a random sample of the answers.
+    restrict_j : bool, default True
+        Restrict the prior of Se and Sp to J > 0 (exactly: conditioned on that event).
+    ks : sequence of int, default (1, 5)
+        The k of ``pass_at_k`` and ``pass_all_k`` (coordinate ``pass_k``).
+
+    Returns
+    -------
+    pymc.Model
+        Coordinates ``item``, ``pass_k``, ``band`` (and ``cluster``); data ``n``, ``k_obs``, ``m1``,
+        ``x1_obs``, ``m0``, ``x0_obs`` (and ``cluster_index``); observed ``k``, ``x1``, ``x0``
+        (and ``gold``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = {"n": np.array([5, 5]), "k": np.array([4, 1]), "m1": np.array([1, 0]),
+    ...           "x1": np.array([1, 0]), "m0": np.array([0, 1]), "x0": np.array([0, 0])}
+    >>> model = repeated_model(("a", "b"), counts)
+    >>> sorted(v.name for v in model.free_RVs)
+    ['fpr_share_z', 'item_z', 'median_z', 'se_z', 'sigma']
+    """
+    priors = RepeatedPriors() if priors is None else priors
+    if not isinstance(priors, RepeatedPriors):
+        raise TypeError(f"priors must be a RepeatedPriors; got {type(priors).__name__}")
+    missing = [name for name in _COUNTS if name not in counts]
+    if missing:
+        raise ValueError(f"counts lacks {missing}; it needs {list(_COUNTS)}")
+    ks = tuple(int(k) for k in ks)
+    if not ks or min(ks) < 1:
+        raise ValueError(f"ks must be whole numbers of at least 1; got {ks!r}")
+    clustered = clusters is not None and spread
+    coords: dict[str, Sequence[object]] = {"item": tuple(items), "pass_k": ks, "band": BANDS}
+    if clustered:
+        if cluster_index is None:
+            raise ValueError("clusters needs cluster_index, each item's cluster")
+        coords["cluster"] = tuple(clusters)  # type: ignore[arg-type]
+    dims = "item"
+    nodes, weights = hermegauss(QUADRATURE_NODES)
+    weights = weights / weights.sum()
+    with pm.Model(coords=coords) as model:
+        n = pm.Data("n", np.asarray(counts["n"], dtype=np.int64), dims=dims)
+        k_obs = pm.Data("k_obs", np.asarray(counts["k"], dtype=np.int64), dims=dims)
+        m1 = pm.Data("m1", np.asarray(counts["m1"], dtype=np.int64), dims=dims)
+        x1_obs = pm.Data("x1_obs", np.asarray(counts["x1"], dtype=np.int64), dims=dims)
+        m0 = pm.Data("m0", np.asarray(counts["m0"], dtype=np.int64), dims=dims)
+        x0_obs = pm.Data("x0_obs", np.asarray(counts["x0"], dtype=np.int64), dims=dims)
+
+        # the judge: Se = Phi(z_se), false-pass rate f = Se * b (b = Phi(z_b)) so J > 0
+        log_se, log_1mse = _log_phi(pm.Normal("se_z", 0.0, 1.0))
+        if restrict_j:
+            log_b, log_1mb = _log_phi(pm.Normal("fpr_share_z", 0.0, 1.0))
+            log_fpr = log_se + log_b
+            log_sp = pt.logaddexp(log_1mse, log_se + log_1mb)  # Sp = (1 - Se) + Se (1 - b)
+            jacobian = log_se
+        else:
+            log_sp, log_fpr = _log_phi(pm.Normal("sp_z", 0.0, 1.0))
+            jacobian = pt.as_tensor_variable(0.0)
+        se = pm.Deterministic("se", pt.exp(log_se))
+        sp = pm.Deterministic("sp", pt.exp(log_sp))
+        fpr = pt.exp(log_fpr)
+        pm.Deterministic("j", se + sp - 1.0)
+
+        # the items: logit p_i = mu + sigma z_i (+ tau u_c), the median rate Phi(z_mu)
+        log_mid, log_1mmid = _log_phi(pm.Normal("median_z", 0.0, 1.0))
+        mu = log_mid - log_1mmid
+        pm.Deterministic("median_rate", pt.exp(log_mid))
+        pm.Potential(
+            "prior",
+            _beta_logp(priors.pi, log_mid, log_1mmid)
+            + _beta_logp(priors.se, log_se, log_1mse)
+            + _beta_logp(priors.sp, log_sp, log_fpr)
+            + jacobian,
+        )
+        logit_p = mu * pt.ones(len(items))
+        scale = pt.as_tensor_variable(0.0)
+        if spread:
+            sigma = pm.HalfNormal("sigma", sigma=priors.sigma.sigma)
+            item_z = pm.Normal("item_z", 0.0, 1.0, dims=dims)
+            logit_p = logit_p + sigma * item_z
+            scale = sigma**2
+        if clustered:
+            index = pm.Data("cluster_index", np.asarray(cluster_index, dtype=np.int64), dims=dims)
+            tau = pm.HalfNormal("tau", sigma=priors.tau.sigma)
+            cluster_z = pm.Normal("cluster_z", 0.0, 1.0, dims="cluster")
+            logit_p = logit_p + tau * cluster_z[index]
+            scale = scale + tau**2
+        p = pm.Deterministic("item_rate", pt.sigmoid(logit_p), dims=dims)
+
+        pm.Deterministic("mean_rate", pt.mean(p))
+        pm.Deterministic(
+            "population_rate",
+            pt.sum(weights * pt.sigmoid(mu + pt.sqrt(scale) * nodes)),
+        )
+        k_values = pt.as_tensor_variable(np.asarray(ks, dtype=np.float64))
+        log_p = -pt.softplus(-logit_p)[:, None]  # log p without cancellation
+        log_1mp = -pt.softplus(logit_p)[:, None]  # log(1 - p)
+        pm.Deterministic("pass_at_k", pt.mean(-pt.expm1(k_values * log_1mp), axis=0), dims="pass_k")
+        pm.Deterministic("pass_all_k", pt.mean(pt.exp(k_values * log_p), axis=0), dims="pass_k")
+        low, high = BAND_EDGES
+        never = pt.mean(pt.lt(p, low))
+        always = pt.mean(pt.gt(p, high))
+        pm.Deterministic("band_share", pt.stack([never, 1.0 - never - always, always]), dims="band")
+
+        rate = p * se + (1.0 - p) * fpr  # P(verdict PASS) of an unlabelled answer
+        pm.Binomial("k", n=n, p=rate, observed=k_obs, dims=dims)
+        pm.Binomial("x1", n=m1, p=se, observed=x1_obs, dims=dims)
+        pm.Binomial("x0", n=m0, p=fpr, observed=x0_obs, dims=dims)
+        if gold_informs_items:
+            pm.Binomial("gold", n=m1 + m0, p=p, observed=m1, dims=dims)
+    return model
