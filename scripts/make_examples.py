@@ -19,6 +19,11 @@ Usage: python scripts/make_examples.py
   model family might), so the raw pass rates rank ``assistant-c`` first while its true success
   rate (0.66) is below ``assistant-b``'s (0.70); ``assistant-a`` is at 0.62.
 
+* ``repeated_example.csv``: 200 items answered 5 times each (``item``, ``epoch``, ``verdict``,
+  ``label``, ``cluster``), items spread over 20 tasks, difficulty spread sigma 2.0 and task
+  spread tau 0.5 on the logit scale around a median rate of 0.6; judge Se 0.90, Sp 0.85; 200 of
+  the 1,000 answers gold-labelled at random.
+
 The judge example (``judge_example.csv``) is ``judge_table(pi=0.7, se=0.9, sp=0.85, n=2000,
 m1=150, m0=150, random_seed=2002)``.
 """
@@ -33,6 +38,7 @@ import pandas as pd
 from bayesjudge.channels.simulate import simulate_stack
 from bayesjudge.gates.simulate import TABLE4, rejudgment_gate, table4_gate
 from bayesjudge.panels.simulate import panel_scenario, simulate_panel
+from bayesjudge.repeated import simulate_repeated
 from bayesjudge.systems import simulate_systems
 
 HERE = Path(__file__).resolve().parent.parent / "bayesjudge" / "examples"
@@ -102,12 +108,34 @@ def panel_example() -> pd.DataFrame:
     return table
 
 
+def repeated_example() -> pd.DataFrame:
+    """Return the repeated-samples example (one row per answer), verdicts as PASS/FAIL."""
+    sim = simulate_repeated(
+        200,
+        5,
+        mean_logit=float(np.log(0.6 / 0.4)),
+        sigma=2.0,
+        n_clusters=20,
+        tau=0.5,
+        se=0.9,
+        sp=0.85,
+        gold_answers=200,
+        random_seed=2006,
+    )
+    frame = sim.frame.drop(columns="truth")
+    words = {1.0: "PASS", 0.0: "FAIL"}
+    frame["verdict"] = frame["verdict"].map(words)
+    frame["label"] = frame["label"].map(words)
+    return frame[["item", "epoch", "verdict", "label", "cluster"]]
+
+
 def main() -> None:
     """Write the examples next to the package's judge example."""
     gate_example().to_csv(HERE / "gate_example.csv", index=False)
     channel_example().to_csv(HERE / "channel_example.csv", index=False)
     systems_example().to_csv(HERE / "systems_example.csv", index=False)
     panel_example().to_csv(HERE / "panel_example.csv", index=False)
+    repeated_example().to_csv(HERE / "repeated_example.csv", index=False)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     from bayesjudge.gates.cli import register as register_gates
     from bayesjudge.panels.cli import register as register_panels
     from bayesjudge.prevalence.cli import register as register_prevalence
+    from bayesjudge.repeated.cli import register as register_repeated
     from bayesjudge.studies.cli import register as register_studies
     from bayesjudge.systems.cli import register as register_systems
 
@@ -59,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_panels(commands)
     register_studies(commands)
     register_systems(commands)
+    register_repeated(commands)
     commands.choices["report"].set_defaults(example_report=_example_report)
     return parser
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 __all__ = ["EXAMPLES", "example_file", "example_path", "load_example"]
 
-Example = Literal["judge", "gate", "channel", "systems", "panel"]
+Example = Literal["judge", "gate", "channel", "systems", "panel", "repeated"]
 
 #: The bundled examples and their files (written by scripts/make_examples.py, seeded).
 EXAMPLES: dict[str, str] = {
@@ -18,6 +18,7 @@ EXAMPLES: dict[str, str] = {
     "channel": "channel_example.csv",
     "systems": "systems_example.csv",
     "panel": "panel_example.csv",
+    "repeated": "repeated_example.csv",
 }
 
 
@@ -46,7 +47,7 @@ def load_example(name: Example = "judge") -> pd.DataFrame:
 
     Parameters
     ----------
-    name : {"judge", "gate", "channel", "systems", "panel"}
+    name : {"judge", "gate", "channel", "systems", "panel", "repeated"}
         ``"judge"`` (columns ``label``, ``verdict``): 150 gold-PASS and 150 gold-FAIL calibration
         items and 2,000 unlabelled test items judged by a simulated judge with sensitivity 0.90
         and specificity 0.85 (the judge of the worked example of "Bias-correct your
@@ -69,7 +70,11 @@ def load_example(name: Example = "judge") -> pd.DataFrame:
         ``a_copy`` is a near-copy of ``a`` (latent error correlation 0.90) and judge ``b`` left
         5 % of its verdicts blank.
 
-        All five are simulated with fixed seeds by ``scripts/make_examples.py``.
+        ``"repeated"`` (``item``, ``epoch``, ``verdict``, ``label``, ``cluster``): 200 items
+        answered 5 times each, spread over 20 tasks; a large spread of difficulty (sigma 2.0
+        on the logit scale), judge Se 0.90 and Sp 0.85, 200 answers gold-labelled at random.
+
+        All six are simulated with fixed seeds by ``scripts/make_examples.py``.
 
     Examples
     --------
@@ -82,4 +87,4 @@ def load_example(name: Example = "judge") -> pd.DataFrame:
         if name == "judge":
             return pd.read_csv(handle)
         # item ids are text, as the input layer reads them
-        return pd.read_csv(handle, dtype={"item": str, "slice": str, "system": str})
+        return pd.read_csv(handle, dtype={"item": str, "slice": str, "system": str, "cluster": str})

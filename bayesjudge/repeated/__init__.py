@@ -16,7 +16,11 @@ from bayesjudge._lazy import lazy_exports
 #: Public names of the family, each loaded from its module on first access.
 _NAMES = {
     "GOLD_PER": ".data",
+    "DEFINITIONS": ".analysis",
     "REPORTED": ".fit",
+    "RepeatedAnalysis": ".analysis",
+    "analyze_repeated": ".analysis",
+    "rows_counts": ".analysis",
     "RepeatedData": ".data",
     "RepeatedPriors": ".priors",
     "RepeatedTruth": ".simulate",

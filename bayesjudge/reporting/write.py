@@ -43,9 +43,14 @@ def _builder(analysis: object) -> Callable[..., ReportContent]:
         from bayesjudge.panels.report import report_content as panels
 
         return panels
+    if module == "bayesjudge.repeated.analysis":
+        from bayesjudge.repeated.report import report_content as repeated
+
+        return repeated
     raise TypeError(
         "analysis: expected what analyze_prevalence, analyze_gate, analyze_channel, "
-        f"analyze_systems or analyze_panel returned, got {type(analysis).__name__}"
+        f"analyze_systems, analyze_panel or analyze_repeated returned, got "
+        f"{type(analysis).__name__}"
     )
 
 
