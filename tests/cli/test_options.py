@@ -23,6 +23,7 @@ FITTING = {
     "channel": "bayesjudge.channels.fit",
     "panel": "bayesjudge.panels.fit",
     "rank": "bayesjudge.systems.fit",
+    "repeated": "bayesjudge.repeated.fit",
 }
 
 
