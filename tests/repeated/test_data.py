@@ -102,3 +102,18 @@ def test_from_log_reads_one_answer_per_epoch() -> None:
     assert data.origin is not None
     assert data.origin.without_verdict == 1
     assert np.isnan(data.answer_label).all()
+
+
+def test_from_a_live_inspect_log_with_epochs(inspect_run) -> None:
+    """An Inspect log written by inspect_ai itself (mockllm, offline; tests/conftest.py)."""
+    from bayesjudge.io.logs import read_eval_log
+
+    log = read_eval_log(inspect_run.eval, judge="grade", partial="fail")
+    data = RepeatedData.from_log(log)
+    counts = dict(zip(data.items, zip(data.n.tolist(), data.k.tolist(), strict=True), strict=True))
+    # 007: C C; 7: I C; a: P (read as FAIL) I; b: C and one unscored epoch; err: no verdicts
+    assert counts == {"007": (2, 2), "7": (2, 1), "a": (2, 0), "b": (1, 1)}
+    assert data.origin is not None
+    assert data.origin.without_verdict == 3  # err's two errored epochs and b's unscored one
+    assert data.origin.format == "inspect"
+    assert sorted(set(data.answer_epoch.tolist())) == [1, 2]
