@@ -2,11 +2,7 @@
 
 Where to find each piece:
 
-* :mod:`~bayesjudge.batches.data`: :class:`BatchedData` (the contract), its per-batch counts;
-* :mod:`~bayesjudge.batches.monitor`: :func:`monitor_batches`, an anytime-valid monitor of the
-  corrected success rate and of judge drift, beside a per-batch Bayesian rule;
-* :mod:`~bayesjudge.batches.cli`: the ``bayesjudge monitor`` command;
-* :mod:`~bayesjudge.batches.simulate`: seeded simulators of batches.
+* :mod:`~bayesjudge.batches.data`: :class:`BatchedData` (the contract), its per-batch counts.
 """
 
 from bayesjudge._lazy import lazy_exports
