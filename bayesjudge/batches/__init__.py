@@ -2,7 +2,11 @@
 
 Where to find each piece:
 
-* :mod:`~bayesjudge.batches.data`: :class:`BatchedData` (the contract), its per-batch counts.
+* :mod:`~bayesjudge.batches.data`: :class:`BatchedData` (the contract), its per-batch counts;
+* :mod:`~bayesjudge.batches.monitor`: :func:`monitor_batches`, an anytime-valid monitor of the
+  corrected success rate and of judge drift, beside a per-batch Bayesian rule;
+* :mod:`~bayesjudge.batches.cli`: the ``bayesjudge monitor`` command;
+* :mod:`~bayesjudge.batches.simulate`: seeded simulators of batch counts.
 """
 
 from bayesjudge._lazy import lazy_exports
@@ -11,6 +15,11 @@ from bayesjudge._lazy import lazy_exports
 _NAMES = {
     "COUNT_COLUMNS": ".data",
     "BatchedData": ".data",
+    "BatchStatus": ".monitor",
+    "MonitorAnalysis": ".monitor",
+    "batch_counts": ".simulate",
+    "batch_counts_frame": ".simulate",
+    "monitor_batches": ".monitor",
 }
 
 __all__ = sorted(_NAMES)
