@@ -155,3 +155,18 @@ def test_bad_counts_are_named() -> None:
         monitor_batches(frame.drop(columns="k"), threshold=0.8)
     with pytest.raises(ValueError, match="threshold"):
         monitor_batches(frame, threshold=1.2)
+
+
+def test_a_batch_without_gold_leaves_the_alarms_unchanged() -> None:
+    counts = batch_counts(pi=0.8, se=0.9, sp=0.85, n=500, m=100, batches=6, random_seed=8)[0]
+    gap = np.insert(counts, 3, [0, 0, 0, 0, 700, 600], axis=0)  # unlabelled items only
+    plain = monitor_batches(batch_counts_frame(counts), threshold=0.75, bayes=False)
+    holed = monitor_batches(batch_counts_frame(gap), threshold=0.75, bayes=False)
+    kept = [s for i, s in enumerate(holed.statuses) if i != 3]
+    for a, b in zip(plain.statuses, kept, strict=True):
+        assert (a.low, a.high, a.recent_high) == pytest.approx((b.low, b.high, b.recent_high))
+    # the drift e-process's change-point prior counts batches, so only earlier batches agree
+    for a, b in zip(plain.statuses[:3], holed.statuses[:3], strict=True):
+        assert a.drift_e == pytest.approx(b.drift_e, rel=1e-9)
+    assert holed.statuses[3].estimate is None
+    assert holed.statuses[3].p_below is None
