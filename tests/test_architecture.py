@@ -25,7 +25,16 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-FAMILIES = ("prevalence", "gates", "channels", "studies", "systems", "panels", "repeated")
+FAMILIES = (
+    "prevalence",
+    "gates",
+    "channels",
+    "studies",
+    "systems",
+    "panels",
+    "repeated",
+    "batches",
+)
 
 
 def _module_name(path: Path) -> str:

@@ -39,6 +39,7 @@ __all__ = ["build_parser", "main"]
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``bayesjudge`` command."""
     from bayesjudge._version import __version__
+    from bayesjudge.batches.cli import register as register_batches
     from bayesjudge.channels.cli import register as register_channels
     from bayesjudge.gates.cli import register as register_gates
     from bayesjudge.panels.cli import register as register_panels
@@ -61,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_studies(commands)
     register_systems(commands)
     register_repeated(commands)
+    register_batches(commands)
     commands.choices["report"].set_defaults(example_report=_example_report)
     return parser
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from bayesjudge.reporting.summary import ReportSummary
 
 __all__ = [
+    "EXIT_ALARM",
     "EXIT_BAD_INPUT",
     "EXIT_DIAGNOSTICS",
     "EXIT_INTERRUPTED",
@@ -56,6 +57,7 @@ __all__ = [
 ]
 
 EXIT_OK = 0
+EXIT_ALARM = 1  # a gate or monitor says no: below the bar, or an alarm (check, monitor)
 EXIT_BAD_INPUT = 2
 EXIT_DIAGNOSTICS = 3
 

@@ -1,4 +1,4 @@
-"""The prevalence family's commands: estimate, report, baselines, allocate and plan.
+"""The prevalence family's commands: estimate, report, check, baselines, allocate and plan.
 
 Each command parses its arguments, calls one function of the family
 (:func:`~bayesjudge.prevalence.analysis.analyze_prevalence`,
@@ -23,6 +23,7 @@ from bayesjudge.cli.by import (
     run_groups,
 )
 from bayesjudge.cli.common import (
+    EXIT_ALARM,
     EXIT_OK,
     UserError,
     add_input_options,
@@ -690,7 +691,57 @@ def register(commands: Any) -> None:
                 "(bayesjudge panel)",
             )
             sub.set_defaults(handler=_cmd_report, outputs={"out": "report"})
+    _register_check(commands)
     _register_plan(commands)
+
+
+# --------------------------------------------------------------------------- check
+def _cmd_check(args: argparse.Namespace) -> int:
+    from bayesjudge.prevalence.bar import check_bar
+
+    analysis = _analyze(args)
+    bar = check_bar(analysis, min_pi=args.min_pi, prob=args.prob)
+    if args.json:
+        emit_json({**bar.to_dict(), "analysis": analysis.to_dict()})
+    else:
+        mcse = "" if bar.mcse is None else f" (Monte-Carlo error {bar.mcse:.3f})"
+        echo(f"{_source(args)}: {bar.reason}{mcse}")
+    if not analysis.passed:
+        return _exit(analysis)
+    return EXIT_OK if bar.passed else EXIT_ALARM
+
+
+def _register_check(commands: Any) -> None:
+    check = commands.add_parser(
+        "check",
+        help="CI gate: exit 1 when P(pi > --min-pi) is below --prob",
+        description="One-shot gate for continuous integration on one batch of judge data: fit "
+        "the prevalence model as `estimate` does and pass when the posterior probability that "
+        "the true success rate exceeds --min-pi is at least --prob. Exit 0: clears the bar; "
+        "1: below the bar (one line says why); 2: bad input; 3: the posterior failed its "
+        "diagnostics.",
+    )
+    _add_data_options(check, optional=False, counts=True)
+    check.add_argument(
+        "--min-pi",
+        type=probability,
+        required=True,
+        help="the bar: the true success rate that must be exceeded, in (0, 1)",
+    )
+    add_sampler_options(
+        check,
+        target_accept=ModelDefault(defaults.PREVALENCE_TARGET_ACCEPT, describe=_stratified),
+        priors=_PRIORS,
+    )
+    check.add_argument(
+        "--method",
+        choices=["nuts", "exact"],
+        default="nuts",
+        help="nuts: sample the PyMC model (default, as estimate); exact: the posterior by "
+        "numerical integration (fast, no diagnostics needed)",
+    )
+    add_json_option(check)
+    check.set_defaults(handler=_cmd_check, stratified=False, n_boot=2000)
 
 
 # --------------------------------------------------------------------------- plan
