@@ -1,0 +1,1 @@
+"""Repeated samples: several answers per item, items grouped in clusters."""
