@@ -99,7 +99,7 @@ _MAJORITY_NOTE = (
 )
 
 # Bootstrap weights are drawn in blocks of at most this many entries (resamples x clusters).
-_BLOCK = 4_000_000
+_BLOCK = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -410,9 +410,10 @@ def rogan_gladen_cluster_bootstrap(
     Each resample draws ``C`` clusters with replacement out of the ``C`` observed (every answer
     of a drawn cluster comes along, labelled or not) and recomputes the clipped estimate of
     :func:`rogan_gladen_clustered` (Davison and Hinkley 1997, Sec. 3.8; Cameron and Miller 2015).
-    A resample is one multinomial draw of how often each cluster is taken, applied to the
-    clusters' six counts (unlabelled answers and their passes, gold-PASS answers and their
-    passes, gold-FAIL answers and their passes), so no Python loop runs over resamples.
+    A resample is a count of how often each cluster is drawn (``C`` uniform draws, tallied
+    with ``numpy.bincount``), applied to the clusters' six counts (unlabelled answers and their
+    passes, gold-PASS answers and their passes, gold-FAIL answers and their passes), so no
+    Python loop runs over resamples.
     Resamples without an unlabelled answer, without a gold class, or with
     :math:`J^* \le 0` have no corrected value: they are dropped and counted in a note.
 
@@ -478,7 +479,8 @@ def _rg_bootstrap(
     draws = np.empty(n_boot)
     for start in range(0, n_boot, block):
         size = min(block, n_boot - start)
-        weights = rng.multinomial(c, np.full(c, 1.0 / c), size=size)
+        picks = rng.integers(0, c, size=(size, c)) + (np.arange(size) * c)[:, None]
+        weights = np.bincount(picks.ravel(), minlength=size * c).reshape(size, c).astype(float)
         t = weights @ counts
         with np.errstate(divide="ignore", invalid="ignore"):
             rate, se_, sp = t[:, 3] / t[:, 0], t[:, 4] / t[:, 1], 1.0 - t[:, 5] / t[:, 2]
