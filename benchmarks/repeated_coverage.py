@@ -4,7 +4,7 @@ Seeded simulation: ``--items`` items drawn from a population whose success proba
 logit-normal, ``logit p_i = mu + u_c + s z_i`` (``s`` the item-difficulty spread: none 0,
 moderate 1, large 2.5; ``u_c`` a cluster effect with sd 0.7 when the items are grouped in
 ``--clusters`` clusters, absent otherwise). Each item gets 1, 3, 5 or 10 answers (epochs), each
-answer's true label is Bernoulli(p_i), an imperfect judge (Se 0.85, Sp 0.80, independent given
+answer's true label is Bernoulli(p_i), an imperfect judge (Se 0.80, Sp 0.90, independent given
 the truth) rules on every answer, and a random share ``--label-share`` of the answers carries
 its gold label. The target is the population mean success rate E[p] (computed by Gauss-Hermite
 quadrature), the quantity "accuracy" estimates when the items are a sample of a task's items.
@@ -16,7 +16,7 @@ the per-item majority rows (another estimand, shown for comparison). Coverage is
 replicates whose interval holds the target; its Monte Carlo standard error is
 sqrt(0.95 * 0.05 / reps).
 
-    python benchmarks/repeated_coverage.py --reps 200 --out benchmarks/results/repeated_coverage.md
+    python benchmarks/repeated_coverage.py --reps 280 --n-boot 400 --out benchmarks/results/repeated_coverage.md
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ EPOCHS = (1, 3, 5, 10)
 SPREADS = {"none": 0.0, "moderate": 1.0, "large": 2.5}
 CLUSTER_SD = 0.7
 MU = 0.3
-SE, SP = 0.85, 0.80
+SE, SP = 0.80, 0.90
 
 
 def population_mean(sd: float) -> float:
