@@ -16,7 +16,8 @@ the per-item majority rows (another estimand, shown for comparison). Coverage is
 replicates whose interval holds the target; its Monte Carlo standard error is
 sqrt(0.95 * 0.05 / reps).
 
-    python benchmarks/repeated_coverage.py --reps 280 --n-boot 400 --out benchmarks/results/repeated_coverage.md
+    python benchmarks/repeated_coverage.py --reps 280 --n-boot 400 \
+        --out benchmarks/results/repeated_coverage.md
 """
 
 from __future__ import annotations
