@@ -111,6 +111,14 @@ def one_replicate(
             )
         except ValueError:
             add("rogan_gladen_bootstrap", grouping, None)
+    for name, fn in (
+        ("rogan_gladen_delta", rogan_gladen_clustered),
+        ("ppi_plus_plus", ppi_plus_plus_clustered),
+    ):
+        try:
+            add(name, "clustered, small-sample", fn(verdict, gold, item, group, small_sample=True))
+        except ValueError:
+            add(name, "clustered, small-sample", None)
     for estimate in majority_baselines(verdict, gold, item, group):
         add(estimate.method, "clustered", estimate)
     return rows
@@ -167,6 +175,8 @@ def markdown(raw: pd.DataFrame, args: argparse.Namespace, seconds: float) -> str
         "rogan_gladen_delta (clustered)",
         "rogan_gladen_bootstrap (clustered)",
         "ppi_plus_plus (clustered)",
+        "rogan_gladen_delta (clustered, small-sample)",
+        "ppi_plus_plus (clustered, small-sample)",
         "naive (clustered)",
         "rogan_gladen_delta (independent)",
         "rogan_gladen_bootstrap (independent)",
@@ -194,6 +204,7 @@ def markdown(raw: pd.DataFrame, args: argparse.Namespace, seconds: float) -> str
 
     mcse = float(np.sqrt(0.95 * 0.05 / args.reps))
     in_band = coverage[order[:3]].stack()
+    in_band_ss = coverage[[order[3], order[1], order[4]]].stack()
     lines = [
         "# Repeated samples: coverage of the mean success rate by the baselines",
         "",
@@ -205,12 +216,18 @@ def markdown(raw: pd.DataFrame, args: argparse.Namespace, seconds: float) -> str
         "",
         'Target: the population mean success rate E[p] over items. "clustered" intervals '
         'cluster by cluster (rows with clusters) or by item; "independent" ones treat every '
-        "answer as its own item, as an evaluation tool does without a cluster key. The "
+        "answer as its own item, as an evaluation tool does without a cluster key; "
+        '"small-sample" ones multiply the clustered variance by C/(C-1) and use t with C-1 '
+        "degrees of freedom (small_sample=True). The "
         "majority rows reduce each item to its majority verdict first (a different estimand).",
         "",
         f"Clustered Rogan-Gladen and PPI++ cells with coverage in [0.93, 0.97]: "
         f"{int(((in_band >= 0.93) & (in_band <= 0.97)).sum())} of {in_band.size}; lowest "
-        f"{float(in_band.min()):.3f}, highest {float(in_band.max()):.3f}.",
+        f"{float(in_band.min()):.3f}, highest {float(in_band.max()):.3f}. With the "
+        f"small-sample correction (variance times C/(C-1), t with C-1 df) on the delta and "
+        f"PPI++ intervals: {int(((in_band_ss >= 0.93) & (in_band_ss <= 0.97)).sum())} of "
+        f"{in_band_ss.size}; lowest {float(in_band_ss.min()):.3f}, highest "
+        f"{float(in_band_ss.max()):.3f}.",
         "",
         "## Coverage",
         "",

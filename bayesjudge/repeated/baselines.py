@@ -246,6 +246,22 @@ def _check_n_boot(n_boot: int) -> int:
     return check_int(n_boot, name="n_boot", minimum=1, maximum=MAX_BOOT)
 
 
+def _critical(rows: _Rows, *, prob: float, small_sample: bool) -> tuple[float, float, list[str]]:
+    """Return the variance factor, the critical value and a note for a clustered interval.
+
+    ``small_sample=True`` is the usual correction for few clusters (Cameron and Miller 2015,
+    Sec. VI.B): the variance times :math:`C/(C-1)` and a Student-t critical value with
+    :math:`C-1` degrees of freedom, as inspect_ai's clustered ``ci``; otherwise 1 and ``z``.
+    """
+    if not isinstance(small_sample, bool):
+        raise ValueError(f"small_sample must be True or False; got {small_sample!r}")
+    if not small_sample:
+        return 1.0, z_value(prob), []
+    c = rows.n_clusters
+    note = f"small-sample correction: variance times C/(C-1) and t with {c - 1} df"
+    return c / (c - 1.0), float(stats.t.ppf(0.5 + prob / 2.0, df=c - 1)), [note]
+
+
 # --------------------------------------------------------------------------- naive
 def naive_clustered(
     verdict: ArrayLike, item: ArrayLike, cluster: ArrayLike | None = None, *, prob: float = 0.95
@@ -304,6 +320,7 @@ def rogan_gladen_clustered(
     cluster: ArrayLike | None = None,
     *,
     prob: float = 0.95,
+    small_sample: bool = False,
 ) -> Estimate:
     r"""Rogan-Gladen corrected success rate with a cluster-robust delta interval.
 
@@ -325,7 +342,9 @@ def rogan_gladen_clustered(
     :func:`~bayesjudge.estimators.rogan_gladen_variance`; answers of one item or cluster in both
     the labelled and the unlabelled parts are handled, as their contributions are summed before
     squaring. The interval :math:`\hat\theta_{\mathrm{unclipped}} \pm z\,\mathrm{se}` is clipped
-    to [0, 1], as is the estimate.
+    to [0, 1], as is the estimate. ``small_sample=True`` multiplies the variance by
+    :math:`C/(C-1)` and uses :math:`t_{C-1}` for ``z``, the usual correction for few clusters
+    (Cameron and Miller 2015, Sec. VI.B; as inspect_ai's clustered ``ci``).
 
     Parameters
     ----------
@@ -339,6 +358,8 @@ def rogan_gladen_clustered(
         The cluster of each answer's item; by default the item.
     prob : float
         Interval mass.
+    small_sample : bool
+        Apply the few-clusters correction (a note says so).
 
     Returns
     -------
@@ -362,10 +383,10 @@ def rogan_gladen_clustered(
     """
     prob = check_prob(prob)
     rows = _rows(verdict, gold, item, cluster)
-    return _rg_delta(rows, prob=prob)
+    return _rg_delta(rows, prob=prob, small_sample=small_sample)
 
 
-def _rg_delta(rows: _Rows, *, prob: float) -> Estimate:
+def _rg_delta(rows: _Rows, *, prob: float, small_sample: bool = False) -> Estimate:
     method = "rogan_gladen_clustered_delta"
     unl, pos = _rg_parts(rows, method)
     neg = rows.labelled & ~pos
@@ -380,10 +401,10 @@ def _rg_delta(rows: _Rows, *, prob: float) -> Estimate:
     phi[unl] = (v[unl] - p) / n
     phi[pos] = -theta * (v[pos] - se_) / m1
     phi[neg] = (1.0 - theta) * ((1.0 - v[neg]) - sp) / m0
-    se = float(np.sqrt(np.sum(rows.cluster_sums(phi / j) ** 2)))
-    z = z_value(prob)
+    factor, z, extra = _critical(rows, prob=prob, small_sample=small_sample)
+    se = float(np.sqrt(factor * np.sum(rows.cluster_sums(phi / j) ** 2)))
     estimate = float(np.clip(theta, 0.0, 1.0))
-    notes = rows.notes()
+    notes = rows.notes() + extra
     if estimate != theta:
         notes.append(f"clipped to [0, 1] from {theta:.4g}")
     iv = Interval(
@@ -516,6 +537,7 @@ def ppi_plus_plus_clustered(
     cluster: ArrayLike | None = None,
     *,
     prob: float = 0.95,
+    small_sample: bool = False,
 ) -> Estimate:
     r"""PPI++ for the success rate with a cluster-robust variance and a power-tuned lambda.
 
@@ -535,7 +557,9 @@ def ppi_plus_plus_clustered(
     that minimises it, :math:`\hat\lambda = \mathrm{clip}(-\sum_c A_cB_c / \sum_c A_c^2, 0, 1)`
     (0 when the verdicts do not vary). With one answer per cluster the variance is that of
     :func:`~bayesjudge.estimators.ppi_mean` and the interval is ``ppi_py.ppi_mean_ci`` at the same
-    lambda. The interval :math:`\hat\theta \pm z\,\mathrm{se}` is not clipped.
+    lambda. The interval :math:`\hat\theta \pm z\,\mathrm{se}` is not clipped;
+    ``small_sample=True`` applies the few-clusters correction of :func:`rogan_gladen_clustered`
+    (lambda is chosen before it, so it is the same).
 
     It assumes the labelled answers are a random sample of all answers (a note says so).
 
@@ -545,6 +569,8 @@ def ppi_plus_plus_clustered(
         As in :func:`rogan_gladen_clustered`.
     prob : float
         Interval mass.
+    small_sample : bool
+        Apply the few-clusters correction (a note says so).
 
     Returns
     -------
@@ -567,10 +593,10 @@ def ppi_plus_plus_clustered(
     """
     prob = check_prob(prob)
     rows = _rows(verdict, gold, item, cluster)
-    return _ppi_pp(rows, prob=prob)
+    return _ppi_pp(rows, prob=prob, small_sample=small_sample)
 
 
-def _ppi_pp(rows: _Rows, *, prob: float) -> Estimate:
+def _ppi_pp(rows: _Rows, *, prob: float, small_sample: bool = False) -> Estimate:
     method = "ppi_plus_plus_clustered"
     lab = rows.labelled
     unl = ~lab
@@ -592,9 +618,9 @@ def _ppi_pp(rows: _Rows, *, prob: float) -> Estimate:
     saa = float(big_a @ big_a)
     lam = float(np.clip(-float(big_a @ big_b) / saa, 0.0, 1.0)) if saa > 0.0 else 0.0
     estimate, _ = ppi_mean(g[lab], v[lab], v[unl], lam=lam)
-    se = float(np.sqrt(np.sum((lam * big_a + big_b) ** 2)))
-    z = z_value(prob)
-    notes = [*rows.notes(), f"lambda={lam:.4g}", RANDOM_SAMPLE_NOTE]
+    factor, z, extra = _critical(rows, prob=prob, small_sample=small_sample)
+    se = float(np.sqrt(factor * np.sum((lam * big_a + big_b) ** 2)))
+    notes = [*rows.notes(), f"lambda={lam:.4g}", RANDOM_SAMPLE_NOTE, *extra]
     if not 0.0 <= estimate <= 1.0:
         notes.append("the estimate lies outside [0, 1] (PPI does not clip)")
     return Estimate(
@@ -641,6 +667,7 @@ def majority_baselines(
     cluster: ArrayLike | None = None,
     *,
     prob: float = 0.95,
+    small_sample: bool = False,
 ) -> list[Estimate]:
     r"""Return the baselines on each item's majority verdict (``--epochs majority``).
 
@@ -660,6 +687,8 @@ def majority_baselines(
         As in :func:`rogan_gladen_clustered`.
     prob : float
         Interval mass.
+    small_sample : bool
+        Apply the few-clusters correction to the delta and PPI++ rows.
 
     Returns
     -------
@@ -677,10 +706,12 @@ def majority_baselines(
     ['majority_naive', 'majority_rogan_gladen_delta', 'majority_ppi_plus_plus']
     """
     prob = check_prob(prob)
-    return _majority_estimates(_rows(verdict, gold, item, cluster), prob=prob)
+    return _majority_estimates(
+        _rows(verdict, gold, item, cluster), prob=prob, small_sample=small_sample
+    )
 
 
-def _majority_estimates(rows: _Rows, *, prob: float) -> list[Estimate]:
+def _majority_estimates(rows: _Rows, *, prob: float, small_sample: bool = False) -> list[Estimate]:
     reduced = _majority_rows(rows)
     out = [_majority(_naive_rows(reduced, prob=prob))]
     for name, fn in (
@@ -688,7 +719,7 @@ def _majority_estimates(rows: _Rows, *, prob: float) -> list[Estimate]:
         ("ppi_plus_plus", _ppi_pp),
     ):
         try:
-            out.append(_majority(fn(reduced, prob=prob)))
+            out.append(_majority(fn(reduced, prob=prob, small_sample=small_sample)))
         except NotIdentifiableError as exc:
             reason = f"the judge is no better than chance (J={exc.j:.4g} <= 0)"
             out.append(Estimate.not_identifiable(f"majority_{name}", reason, j=exc.j))
@@ -723,6 +754,7 @@ def repeated_baselines(
     prob: float = 0.95,
     random_seed: int | np.random.Generator | None = None,
     n_boot: int = 2000,
+    small_sample: bool = False,
 ) -> list[Estimate]:
     r"""Return every repeated-samples baseline, in :data:`REPEATED_BASELINE_METHODS` order.
 
@@ -747,6 +779,9 @@ def repeated_baselines(
         Seed of the cluster bootstrap.
     n_boot : int
         Bootstrap resamples.
+    small_sample : bool
+        Apply the few-clusters correction to the delta and PPI++ rows (see
+        :func:`rogan_gladen_clustered`).
 
     Returns
     -------
@@ -772,7 +807,10 @@ def repeated_baselines(
     rows = _rows(verdict, gold, item, cluster)
     out = [_naive_rows(rows, prob=prob)]
     for method, fn in (
-        ("rogan_gladen_clustered_delta", lambda: _rg_delta(rows, prob=prob)),
+        (
+            "rogan_gladen_clustered_delta",
+            lambda: _rg_delta(rows, prob=prob, small_sample=small_sample),
+        ),
         (
             "rogan_gladen_cluster_bootstrap",
             lambda: _rg_bootstrap(rows, prob=prob, n_boot=n_boot, random_seed=random_seed),
@@ -783,6 +821,6 @@ def repeated_baselines(
         except NotIdentifiableError as exc:
             reason = f"the judge is no better than chance (J={exc.j:.4g} <= 0)"
             out.append(Estimate.not_identifiable(method, reason, j=exc.j))
-    out.append(_ppi_pp(rows, prob=prob))
-    out.extend(_majority_estimates(rows, prob=prob))
+    out.append(_ppi_pp(rows, prob=prob, small_sample=small_sample))
+    out.extend(_majority_estimates(rows, prob=prob, small_sample=small_sample))
     return out

@@ -374,3 +374,24 @@ def test_bad_options():
         rogan_gladen_clustered(verdict, gold, item, prob=1.5)
     with pytest.raises(ValueError, match="n_boot"):
         rogan_gladen_cluster_bootstrap(verdict, gold, item, n_boot=0)
+
+
+@pytest.mark.parametrize("estimator", [rogan_gladen_clustered, ppi_plus_plus_clustered])
+def test_small_sample_correction_scales_se_and_uses_t(estimator):
+    """small_sample=True: se times sqrt(C/(C-1)) and the t quantile with C-1 df (1e-12); the
+    estimate (and PPI++'s lambda) unchanged; a note says so."""
+    from scipy import stats
+
+    verdict, gold, item, cluster = repeated_data(3, items=120, epochs=3, clusters=12)
+    plain = estimator(verdict, gold, item, cluster, prob=0.9)
+    small = estimator(verdict, gold, item, cluster, prob=0.9, small_sample=True)
+    assert small.estimate == plain.estimate
+    assert small.se == pytest.approx(plain.se * np.sqrt(12 / 11), abs=1e-12)
+    centre = small.unclipped if small.unclipped is not None else small.estimate
+    t = stats.t.ppf(0.95, df=11)
+    assert small.interval.high == pytest.approx(min(centre + t * small.se, 1.0), abs=1e-12)
+    assert small.interval.low == pytest.approx(max(centre - t * small.se, 0.0), abs=1e-12)
+    assert any("t with 11 df" in n for n in small.notes)
+    assert not any("small-sample" in n for n in plain.notes)
+    with pytest.raises(ValueError, match="small_sample must be True or False"):
+        estimator(verdict, gold, item, cluster, small_sample="yes")
