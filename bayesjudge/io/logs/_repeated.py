@@ -113,7 +113,9 @@ def answers(
                 f"{log.path}: clusters has no entry for {len(absent)} item(s): "
                 f"{shown_items([repr(a) for a in absent])}"
             )
-        out["cluster"] = [clusters[item] for item in out["item"]]
+        out["cluster"] = pd.Series(
+            [clusters[item] for item in out["item"]], index=out.index, dtype=object
+        )
     return out
 
 
