@@ -1,0 +1,1330 @@
+r"""Two versions of a judge on the same items: a paired comparison of their verdicts.
+
+A team changes its judge (a new model, a new prompt) and re-grades the same items. Each item
+then has two verdicts, one per judge version, and some items have a gold label. Because both
+judges saw the *same* items, the comparison is paired: per gold class, the 2x2 table of
+(old verdict, new verdict) holds every item once, and the change in sensitivity or specificity
+is read from the discordant cells alone.
+
+Data
+----
+:class:`JudgeVersions` is the validated data: the items both judges gave a verdict on, each
+with its two verdicts (1 PASS, 0 FAIL) and a gold label (NaN for unlabelled items). Items that
+only one judge answered (or neither: an errored sample) are kept by id in
+:attr:`~JudgeVersions.only_old`, :attr:`~JudgeVersions.only_new` and
+:attr:`~JudgeVersions.neither`, and shown in every output; they are never dropped silently.
+:func:`load_judge_versions` reads one table with two verdict columns, two tables (OLD, NEW)
+joined by item id, one evaluation log with two scorers, or two logs, and joins gold labels kept
+in a separate sheet by id (:func:`bayesjudge.io.join_labels`).
+
+Model
+-----
+Within gold class :math:`c` (PASS, FAIL) the cells :math:`\theta_c = (\theta_{c,00},
+\theta_{c,01}, \theta_{c,10}, \theta_{c,11})` (old verdict, new verdict) are given a Dirichlet
+prior with every concentration :math:`a` (Jeffreys :math:`a = 1/2`, or uniform :math:`a = 1`),
+so their posterior is :math:`\mathrm{Dirichlet}(a + n_{c,00}, \dots, a + n_{c,11})`. Then
+
+.. math::
+
+    \Delta S_e = P(\text{new PASS} \mid \text{gold PASS}) - P(\text{old PASS} \mid
+    \text{gold PASS}) = \theta_{1,01} - \theta_{1,10}, \qquad
+    \Delta S_p = \theta_{0,10} - \theta_{0,01},
+
+and with :math:`\alpha = a + n`, :math:`\alpha_0 = \sum \alpha`, the posterior mean and variance
+of :math:`D = \theta_{01} - \theta_{10}` are exact,
+
+.. math::
+
+    E[D] = \frac{\alpha_{01} - \alpha_{10}}{\alpha_0}, \qquad
+    \mathrm{Var}[D] = \frac{\alpha_{01}(\alpha_0 - \alpha_{01}) + \alpha_{10}(\alpha_0 -
+    \alpha_{10}) + 2\alpha_{01}\alpha_{10}}{\alpha_0^2(\alpha_0 + 1)},
+
+and so is :math:`P(D > 0) = P(B > 1/2)` with :math:`B = \theta_{01} / (\theta_{01} +
+\theta_{10}) \sim \mathrm{Beta}(\alpha_{01}, \alpha_{10})`. Equal-tailed intervals come from
+Monte-Carlo draws of the Dirichlet posteriors. Each judge's own :math:`S_e` is a sum of two
+cells, :math:`\mathrm{Beta}(\alpha_{10} + \alpha_{11}, \alpha_{00} + \alpha_{01})` for the old
+judge; so the Jeffreys Dirichlet puts a uniform Beta(1, 1) prior on each judge's Se and Sp.
+
+McNemar's exact test (McNemar, 1947), the frequentist baseline, is the two-sided binomial test
+of :math:`n_{01}` successes in :math:`n_{01} + n_{10}` discordant pairs with probability 1/2
+(:func:`scipy.stats.binomtest`).
+
+The success rate when only the judge changed
+--------------------------------------------
+On the unlabelled items each judge gives its own corrected success rate: the prevalence
+family's exact posterior (:func:`bayesjudge.prevalence.exact_posterior`, Jeffreys priors,
+:math:`J > 0`) of that judge alone, with the Rogan-Gladen estimate beside it. The items are the
+same, so the true rate is the same; if the corrected rates differ, one judge's calibration does
+not carry over to the unlabelled items (the gold items are not like them, or the judge's errors
+depend on something the gold set lacks). The posterior of the difference
+:math:`\pi_{new} - \pi_{old}` uses the pairing: the calibration cells :math:`\theta_1,
+\theta_0` as above and the unlabelled (old, new) cells :math:`q \sim \mathrm{Dirichlet}(a +
+u)` are drawn jointly, each judge's rate is inverted as
+
+.. math::
+
+    \pi_j = \frac{R_j + S_{p,j} - 1}{S_{e,j} + S_{p,j} - 1}, \qquad
+    R_{old} = q_{10} + q_{11},\ R_{new} = q_{01} + q_{11},
+
+and draws are kept only where both judges have :math:`J > 0` and both rates lie in [0, 1] (the
+prior restricted to where the prevalence model holds for each judge). Assumed: the gold items
+of each class are a sample of that class among the unlabelled items (each judge's
+:math:`P(\text{verdict} \mid \text{gold})`, and the two judges' joint verdicts given gold,
+carry over); the unlabelled items are exchangeable. Shared items enter the difference once,
+through the joint cells, so the two rates' common sampling noise cancels instead of adding.
+
+Which judge to keep
+-------------------
+The one with the higher Youden :math:`J = S_e + S_p - 1`, with the posterior probability that
+it is higher; beside it, which judge gives the narrower interval of :math:`\pi` for the same
+labels.
+
+References
+----------
+McNemar, Q. (1947). Note on the sampling error of the difference between correlated proportions
+or percentages. *Psychometrika* 12, 153-157.
+Rogan, W. J. and Gladen, B. (1978). Estimating prevalence from the results of a screening test.
+*American Journal of Epidemiology* 107, 71-76.
+Youden, W. J. (1950). Index for rating diagnostic tests. *Cancer* 3, 32-35.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any, Literal
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+from scipy import stats
+
+from bayesjudge.errors import DataError
+from bayesjudge.io.labels import JoinReport, join_labels, read_labels
+from bayesjudge.io.mapping import Field, conform
+from bayesjudge.io.problems import row_names
+from bayesjudge.results import Estimate, Interval, PosteriorSummary
+from bayesjudge.validation import DEFAULT_SEED, check_choice, check_int, check_prob, seed_stream
+
+__all__ = [
+    "CLASSES",
+    "PRIORS",
+    "ClassComparison",
+    "Difference",
+    "JudgeComparison",
+    "JudgeVersions",
+    "compare_judges",
+    "dirichlet_difference",
+    "load_judge_versions",
+    "mcnemar_exact",
+]
+
+#: The Dirichlet priors of the paired cells, by name: every cell's concentration.
+type PriorName = Literal["jeffreys", "uniform"]
+PRIORS: dict[str, float] = {"jeffreys": 0.5, "uniform": 1.0}
+
+#: The item classes of the paired tables, in order.
+CLASSES: tuple[str, ...] = ("gold_pass", "gold_fail", "unlabelled")
+
+#: Fewest kept draws of the paired difference of pi for the analysis to pass.
+MIN_KEPT = 1000
+
+_CELLS = ("00", "01", "10", "11")  # (old verdict, new verdict), flattened row-major
+_SHOWN = 5
+
+type Source = pd.DataFrame | str | os.PathLike[str] | IO[bytes]
+
+
+def _shown(ids: Sequence[object]) -> str:
+    head = ", ".join(repr(i) for i in list(ids)[:_SHOWN])
+    rest = len(ids) - _SHOWN
+    return head + (f", and {rest} more" if rest > 0 else "")
+
+
+# --------------------------------------------------------------------------- the data
+@dataclass(frozen=True, slots=True, eq=False)
+class JudgeVersions:
+    """Two judges' verdicts on shared items, paired by item id, with gold labels on some.
+
+    Build it with :meth:`from_frame` (one table with two verdict columns),
+    :meth:`from_verdicts` (one verdict table per judge, joined by id) or
+    :func:`load_judge_versions` (files and evaluation logs).
+
+    Attributes
+    ----------
+    items : tuple of str
+        The items both judges gave a verdict on, in order of first appearance.
+    old, new : ndarray of float, shape (items,)
+        The two judges' verdicts, 1.0 PASS and 0.0 FAIL.
+    labels : ndarray of float, shape (items,)
+        Gold label 1.0 / 0.0, NaN for unlabelled items.
+    names : tuple of (str, str)
+        The old and the new judge's names (columns, scorers, or ``"old"``/``"new"``).
+    only_old, only_new : tuple of str
+        Items only the old (new) judge gave a verdict on: not paired, so left out of the
+        comparison, and listed in every output.
+    neither : tuple of str
+        Items neither judge gave a verdict on (e.g. a sample that errored).
+    unpaired_labelled : int
+        Gold-labelled items among ``only_old``, ``only_new`` and ``neither``.
+    source : str
+        What was read.
+    join : JoinReport or None
+        The label join, when gold labels came from a separate sheet.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"item": ["a", "b", "c"], "v1": [1, 0, 1], "v2": [1, None, 0],
+    ...                       "label": [1, None, None]})
+    >>> data = JudgeVersions.from_frame(frame, old="v1", new="v2")
+    >>> data.items, data.names, data.only_old
+    (('a', 'c'), ('v1', 'v2'), ('b',))
+    """
+
+    items: tuple[str, ...]
+    old: NDArray[np.float64]
+    new: NDArray[np.float64]
+    labels: NDArray[np.float64]
+    names: tuple[str, str] = ("old", "new")
+    only_old: tuple[str, ...] = ()
+    only_new: tuple[str, ...] = ()
+    neither: tuple[str, ...] = ()
+    unpaired_labelled: int = 0
+    source: str = "data"
+    join: JoinReport | None = None
+
+    @classmethod
+    def from_frame(
+        cls,
+        frame: pd.DataFrame,
+        *,
+        old: str,
+        new: str,
+        item: str = "item",
+        label: str | None = "label",
+        positive: Sequence[str] = (),
+        negative: Sequence[str] = (),
+    ) -> JudgeVersions:
+        """Read one table with one row per item and one verdict column per judge.
+
+        Verdicts and labels may be spelled as :mod:`bayesjudge.io.mapping` reads them
+        (``PASS``/``FAIL``, ``yes``/``no``, ``1``/``0``, ...); a blank verdict means the judge
+        gave none on that item.
+
+        Parameters
+        ----------
+        frame : DataFrame
+            The table.
+        old, new : str
+            The verdict columns of the old and the new judge (their names name the judges).
+        item : str
+            The item-id column.
+        label : str or None
+            The gold-label column (blank for unlabelled items), if the table has one.
+        positive, negative : sequence of str
+            Extra PASS and FAIL spellings.
+
+        Raises
+        ------
+        DataError
+            Naming the column and row of a bad value, a repeated item id, or the same column
+            given as both judges.
+        """
+        merged = _one_table(
+            frame, old=old, new=new, item=item, label=label, positive=positive, negative=negative
+        )
+        return cls._from_joined(
+            merged, names=(old, new), source=str(frame.attrs.get("source", "data"))
+        )
+
+    @classmethod
+    def from_verdicts(
+        cls,
+        old: pd.DataFrame,
+        new: pd.DataFrame,
+        *,
+        names: tuple[str, str] = ("old", "new"),
+        source: str = "data",
+    ) -> JudgeVersions:
+        """Pair two verdict tables by item id (an outer join: no item is lost).
+
+        Parameters
+        ----------
+        old, new : DataFrame
+            Conformed tables (see :func:`bayesjudge.io.conform`): ``item`` (text), ``verdict``
+            (1.0/0.0, NaN for none) and optionally ``label``; one row per item.
+        names : (str, str)
+            The judges' names.
+        source : str
+            What was read, for messages.
+
+        Raises
+        ------
+        DataError
+            On an item given twice in one table (naming its rows), or an item whose gold
+            labels in the two tables disagree.
+
+        Examples
+        --------
+        >>> old = pd.DataFrame({"item": ["a", "b"], "verdict": [1.0, 0.0]})
+        >>> new = pd.DataFrame({"item": ["b", "c"], "verdict": [1.0, 1.0]})
+        >>> data = JudgeVersions.from_verdicts(old, new)
+        >>> data.items, data.only_old, data.only_new
+        (('b',), ('a',), ('c',))
+        """
+        return cls._from_joined(_merge(old, new, names=names), names=names, source=source)
+
+    @classmethod
+    def _from_joined(
+        cls,
+        frame: pd.DataFrame,
+        *,
+        names: tuple[str, str],
+        source: str,
+        join: JoinReport | None = None,
+    ) -> JudgeVersions:
+        """Split a table of (item, old, new[, label]) into paired and unpaired items."""
+        if frame.empty:
+            raise DataError(f"{source}: no items")
+        items = frame["item"].astype(str).to_numpy(dtype=object)
+        old = frame["old"].to_numpy(dtype=float)
+        new = frame["new"].to_numpy(dtype=float)
+        labels = (
+            frame["label"].to_numpy(dtype=float)
+            if "label" in frame.columns
+            else np.full(len(frame), np.nan)
+        )
+        has_old, has_new = ~np.isnan(old), ~np.isnan(new)
+        paired = has_old & has_new
+        if not paired.any():
+            raise DataError(
+                f"{source}: no item has a verdict from both judges ({names[0]!r} on "
+                f"{int(has_old.sum())} item(s), {names[1]!r} on {int(has_new.sum())}); check "
+                "that both read the same items and that their ids agree"
+            )
+
+        def frozen(values: NDArray[np.float64]) -> NDArray[np.float64]:
+            out = np.array(values, dtype=np.float64)
+            out.flags.writeable = False
+            return out
+
+        return cls(
+            items=tuple(str(i) for i in items[paired]),
+            old=frozen(old[paired]),
+            new=frozen(new[paired]),
+            labels=frozen(labels[paired]),
+            names=(str(names[0]), str(names[1])),
+            only_old=tuple(str(i) for i in items[has_old & ~has_new]),
+            only_new=tuple(str(i) for i in items[has_new & ~has_old]),
+            neither=tuple(str(i) for i in items[~has_old & ~has_new]),
+            unpaired_labelled=int((~paired & ~np.isnan(labels)).sum()),
+            source=source,
+            join=join,
+        )
+
+    @property
+    def n_items(self) -> int:
+        """Number of paired items."""
+        return len(self.items)
+
+    @property
+    def n_labelled(self) -> tuple[int, int]:
+        """Numbers of paired gold-FAIL and gold-PASS items, in that order."""
+        return int((self.labels == 0.0).sum()), int((self.labels == 1.0).sum())
+
+    @property
+    def n_unlabelled(self) -> int:
+        """Number of paired items without a gold label."""
+        return int(np.isnan(self.labels).sum())
+
+    def tables(self) -> NDArray[np.int64]:
+        """Return the paired 2x2 tables, shape (3, 2, 2): class x old verdict x new verdict.
+
+        The classes are :data:`CLASSES` (gold PASS, gold FAIL, unlabelled).
+
+        Examples
+        --------
+        >>> data = JudgeVersions.from_verdicts(
+        ...     pd.DataFrame({"item": ["a", "b", "c"], "verdict": [1.0, 1.0, 0.0],
+        ...                   "label": [1.0, 1.0, None]}),
+        ...     pd.DataFrame({"item": ["a", "b", "c"], "verdict": [1.0, 0.0, 0.0]}))
+        >>> data.tables()[0].tolist(), data.tables()[2].tolist()
+        ([[0, 0], [1, 1]], [[1, 0], [0, 0]])
+        """
+        out = np.zeros((3, 2, 2), dtype=np.int64)
+        klass = np.where(np.isnan(self.labels), 2, np.where(self.labels == 1.0, 0, 1))
+        np.add.at(out, (klass, self.old.astype(int), self.new.astype(int)), 1)
+        return out
+
+    def input_dict(self) -> dict[str, Any]:
+        """Return what was read and paired, for the ``input`` block of the JSON output."""
+        n_fail, n_pass = self.n_labelled
+        return {
+            "source": self.source,
+            "judges": {"old": self.names[0], "new": self.names[1]},
+            "paired": self.n_items,
+            "gold_pass": n_pass,
+            "gold_fail": n_fail,
+            "unlabelled": self.n_unlabelled,
+            "only_old": list(self.only_old),
+            "only_new": list(self.only_new),
+            "neither": list(self.neither),
+            "unpaired_labelled": self.unpaired_labelled,
+            "join": None if self.join is None else self.join.to_dict(),
+        }
+
+    def unpaired_note(self) -> str | None:
+        """Say which items were left out of the pairing, or None when none was."""
+        parts = []
+        for name, ids in (
+            (f"only {self.names[0]!r}", self.only_old),
+            (f"only {self.names[1]!r}", self.only_new),
+            ("neither judge", self.neither),
+        ):
+            if ids:
+                parts.append(f"{len(ids)} item(s) judged by {name}: {_shown(ids)}")
+        if not parts:
+            return None
+        labelled = (
+            f" ({self.unpaired_labelled} of them gold-labelled)" if self.unpaired_labelled else ""
+        )
+        return "not paired, so left out" + labelled + ": " + "; ".join(parts)
+
+
+def _one_table(
+    frame: pd.DataFrame,
+    *,
+    old: str,
+    new: str,
+    item: str,
+    label: str | None,
+    positive: Sequence[str],
+    negative: Sequence[str],
+) -> pd.DataFrame:
+    """Conform a table with two verdict columns to (item, old, new[, label])."""
+    if old == new:
+        raise DataError(f"old and new name the same column {old!r}; name two judges")
+    columns = {"item": item, "old": old, "new": new}
+    fields = [
+        Field("item", "text"),
+        Field("old", "binary", missing=True),
+        Field("new", "binary", missing=True),
+    ]
+    if label is not None and label in frame.columns:
+        columns["label"] = label
+        fields.append(Field("label", "binary", missing=True))
+    conformed = conform(frame, fields, columns=columns, positive=positive, negative=negative)
+    _check_unique(conformed, what=f"column {item!r}")
+    return conformed
+
+
+def _merge(old: pd.DataFrame, new: pd.DataFrame, *, names: tuple[str, str]) -> pd.DataFrame:
+    """Outer-join two conformed verdict tables by item id to (item, old, new[, label])."""
+    if names[0] == names[1]:
+        raise DataError(f"names: both judges are called {names[0]!r}; give two names")
+    for name, table in zip(names, (old, new), strict=True):
+        missing = [c for c in ("item", "verdict") if c not in table.columns]
+        if missing:
+            raise DataError(f"judge {name!r}: the table has no column(s) {missing}")
+        _check_unique(table, what=f"judge {name!r}: column 'item'")
+    parts = []
+    for suffix, table in (("old", old), ("new", new)):
+        keep = ["item", "verdict", *(["label"] if "label" in table.columns else [])]
+        part = table[keep].assign(item=table["item"].astype(str))
+        parts.append(part.rename(columns={"verdict": suffix, "label": f"label_{suffix}"}))
+    merged = parts[0].merge(parts[1], on="item", how="outer", sort=False)
+    given = [c for c in ("label_old", "label_new") if c in merged.columns]
+    if len(given) == 2:
+        a, b = (merged[c].to_numpy(dtype=float) for c in given)
+        clash = ~np.isnan(a) & ~np.isnan(b) & (a != b)
+        if clash.any():
+            ids = merged.loc[clash, "item"].tolist()
+            raise DataError(
+                f"the gold labels of the two tables disagree on {int(clash.sum())} item(s): "
+                f"{_shown(ids)}; keep the labels in one place (or a separate --labels sheet)"
+            )
+        merged["label"] = np.where(np.isnan(a), b, a)
+        merged = merged.drop(columns=given)
+    elif given:
+        merged = merged.rename(columns={given[0]: "label"})
+    return merged
+
+
+def _check_unique(frame: pd.DataFrame, *, what: str) -> None:
+    ids = frame["item"].astype(str)
+    repeated = ids.duplicated(keep=False).to_numpy()
+    if repeated.any():
+        first = np.flatnonzero(repeated)
+        item = ids.iloc[first[0]]
+        rows = np.flatnonzero((ids == item).to_numpy())
+        where = ", ".join(row_names(frame.index, rows[:3]))
+        raise DataError(
+            f"{what}: item {item!r} appears more than once ({where}); "
+            "keep one verdict per item and judge (an eval log with epochs: --epochs)"
+        )
+
+
+def _log_verdicts(
+    path: str | os.PathLike[str],
+    *,
+    judge: str | None,
+    partial: str | None,
+    epochs: str | None,
+    system: str | None,
+) -> pd.DataFrame:
+    """Return one verdict per item (columns item, verdict) of one judge of an eval log."""
+    from bayesjudge.io.logs import item_verdicts, read_eval_log
+
+    log = read_eval_log(path, judge=judge, partial=partial)  # type: ignore[arg-type]
+    log = log.select(system=system)
+    verdicts = item_verdicts(log, epochs=epochs)  # type: ignore[arg-type]
+    return verdicts[["item", "verdict"]]
+
+
+def _table_verdicts(
+    source: Source,
+    *,
+    columns: Mapping[str, str] | None,
+    positive: Sequence[str],
+    negative: Sequence[str],
+    format: str,
+) -> pd.DataFrame:
+    from bayesjudge.io.tables import read_table
+
+    table = read_table(source, format=format, argument="judge verdicts")  # type: ignore[arg-type]
+    fields = [
+        Field("item", "text"),
+        Field("verdict", "binary", missing=True),
+        Field("label", "binary", required=False, missing=True),
+    ]
+    return conform(table, fields, columns=columns, positive=positive, negative=negative)
+
+
+def _is_log(source: Source, format: str) -> bool:
+    from bayesjudge.io.source import log_tool
+
+    return log_tool(source, format=format) is not None  # type: ignore[arg-type]
+
+
+def load_judge_versions(
+    old: Source,
+    new: Source | None = None,
+    *,
+    old_judge: str | None = None,
+    new_judge: str | None = None,
+    labels: Source | None = None,
+    columns: Mapping[str, str] | None = None,
+    label_columns: Mapping[str, str] | None = None,
+    positive: Sequence[str] = (),
+    negative: Sequence[str] = (),
+    partial: str | None = None,
+    epochs: str | None = None,
+    system: str | None = None,
+    format: str = "auto",
+) -> JudgeVersions:
+    r"""Read two judges' verdicts on shared items, and gold labels, from files or logs.
+
+    * **one table** (``new`` omitted, ``old_judge`` and ``new_judge`` name two verdict columns):
+      one row per item, an ``item`` column (``columns={"item": "id"}``) and optionally
+      ``label``;
+    * **one evaluation log** (``new`` omitted; ``old_judge`` and ``new_judge`` name two scorers
+      of an Inspect AI log, or two judges of another tool's log);
+    * **two tables** (``old`` and ``new``: each with ``item`` and ``verdict`` columns, optionally
+      ``label``), joined by item id;
+    * **two logs**, each read with its judge (``old_judge`` / ``new_judge``, by default its
+      only one).
+
+    Gold labels kept in a separate sheet (``labels``: columns ``item``, ``label``) are joined by
+    id exactly as ``bayesjudge estimate --labels`` does (:func:`bayesjudge.io.join_labels`):
+    ids compared as text, a repeated label id refused, label ids absent from the verdicts warned
+    of. Items only one judge answered are listed, never dropped silently
+    (:class:`JudgeVersions`).
+
+    Parameters
+    ----------
+    old, new : path, binary file or DataFrame
+        The data (see above).
+    old_judge, new_judge : str, optional
+        The verdict columns (one table), scorers (one log) or judges of each log.
+    labels : path, binary file or DataFrame, optional
+        Gold labels apart.
+    columns : mapping, optional
+        ``{name: column}`` of the verdict tables (``item``, ``verdict``, ``label``).
+    label_columns : mapping, optional
+        Column mapping of the labels table.
+    positive, negative : sequence of str
+        Extra PASS and FAIL spellings.
+    partial : {"fail", "pass", "drop"}, optional
+        Inspect logs: what a partial grade counts as.
+    epochs : {"first", "majority", "any", "all"}, optional
+        Eval logs: how several rulings of one item become one verdict.
+    system : str, optional
+        Eval logs: the model to read, when a log holds several.
+    format : str
+        The format of the data files (``"auto"``: recognised).
+
+    Returns
+    -------
+    JudgeVersions
+
+    Raises
+    ------
+    DataError
+        Naming the file, column and row of every problem.
+
+    Examples
+    --------
+    >>> import io
+    >>> text = b"item,judge_v1,judge_v2\na,PASS,PASS\nb,FAIL,PASS\nc,FAIL,FAIL\n"
+    >>> gold = b"item,label\na,1\nb,0\n"
+    >>> data = load_judge_versions(io.BytesIO(text), old_judge="judge_v1",
+    ...                            new_judge="judge_v2", labels=io.BytesIO(gold))
+    >>> data.n_labelled, data.n_unlabelled
+    ((1, 1), 1)
+    """
+    mapping = dict(columns or {})
+    if new is None:
+        if old_judge is None or new_judge is None:
+            raise DataError(
+                "one data file holds both judges: name them with --old and --new (old_judge= "
+                "and new_judge= in Python): two verdict columns, or two scorers of a log"
+            )
+        names = (old_judge, new_judge)
+        if _is_log(old, format):
+            path = _log_path(old)
+            first = _log_verdicts(
+                path, judge=old_judge, partial=partial, epochs=epochs, system=system
+            )
+            second = _log_verdicts(
+                path, judge=new_judge, partial=partial, epochs=epochs, system=system
+            )
+            merged = _merge(first, second, names=names)
+            source = os.fspath(path)
+        else:
+            from bayesjudge.io.tables import read_table
+
+            table = read_table(old, format=format, argument="judge verdicts")  # type: ignore[arg-type]
+            merged = _one_table(
+                table,
+                old=old_judge,
+                new=new_judge,
+                item=mapping.get("item", "item"),
+                label=mapping.get("label", "label"),
+                positive=positive,
+                negative=negative,
+            )
+            source = str(table.attrs.get("source", "data"))
+    else:
+        frames: list[pd.DataFrame] = []
+        sources: list[str] = []
+        for given, judge in ((old, old_judge), (new, new_judge)):
+            if _is_log(given, format):
+                path = _log_path(given)
+                frame = _log_verdicts(
+                    path, judge=judge, partial=partial, epochs=epochs, system=system
+                )
+                sources.append(os.fspath(path))
+            else:
+                one = mapping if judge is None else {**mapping, "verdict": judge}
+                frame = _table_verdicts(
+                    given, columns=one, positive=positive, negative=negative, format=format
+                )
+                sources.append(str(frame.attrs.get("source", "data")))
+            frames.append(frame)
+        names = ("old", "new")
+        merged = _merge(frames[0], frames[1], names=names)
+        source = " and ".join(sources)
+    join = None
+    if labels is not None:
+        merged, join = _with_labels(merged, labels, label_columns, positive, negative)
+    return JudgeVersions._from_joined(merged, names=names, source=source, join=join)
+
+
+def _log_path(source: Source) -> str | os.PathLike[str]:
+    if not isinstance(source, str | os.PathLike):
+        raise DataError("an eval log is read from a file path, not a table or a stream")
+    return source
+
+
+def _with_labels(
+    frame: pd.DataFrame,
+    labels: Source,
+    label_columns: Mapping[str, str] | None,
+    positive: Sequence[str],
+    negative: Sequence[str],
+) -> tuple[pd.DataFrame, JoinReport]:
+    """Join gold labels kept apart onto the (item, old, new) table, by id."""
+    if "label" in frame.columns and frame["label"].notna().any():
+        raise DataError(
+            "the verdicts already carry gold labels in a 'label' column; give labels in one "
+            "place only (drop the column or the --labels sheet)"
+        )
+    gold = read_labels(labels, columns=label_columns, positive=positive, negative=negative)
+    return join_labels(frame.drop(columns="label", errors="ignore"), gold)
+
+
+# --------------------------------------------------------------------------- closed forms
+def dirichlet_difference(
+    counts: ArrayLike, *, prior: PriorName = "jeffreys"
+) -> tuple[float, float, float]:
+    r"""Return the exact posterior mean, sd and P(> 0) of :math:`\theta_{01} - \theta_{10}`.
+
+    The cells of a paired 2x2 table (old verdict x new verdict) have the posterior
+    :math:`\mathrm{Dirichlet}(\alpha)`, :math:`\alpha = a + n` (:data:`PRIORS`). For
+    :math:`D = \theta_{01} - \theta_{10}`, the share of items the new judge passes minus the
+    share the old judge passes,
+
+    .. math::
+
+        E[D] = \frac{\alpha_{01} - \alpha_{10}}{\alpha_0}, \quad
+        \mathrm{Var}[D] = \frac{\alpha_{01}(\alpha_0 - \alpha_{01}) + \alpha_{10}(\alpha_0 -
+        \alpha_{10}) + 2\alpha_{01}\alpha_{10}}{\alpha_0^2(\alpha_0 + 1)}, \quad
+        P(D > 0) = 1 - I_{1/2}(\alpha_{01}, \alpha_{10}),
+
+    the last because :math:`\theta_{01}/(\theta_{01} + \theta_{10}) \sim
+    \mathrm{Beta}(\alpha_{01}, \alpha_{10})` (the aggregation property of the Dirichlet
+    distribution; Frigyik, Kapila and Gupta, "Introduction to the Dirichlet distribution and
+    related processes", 2010).
+
+    Parameters
+    ----------
+    counts : array_like, shape (2, 2)
+        ``counts[o, n]``: items with old verdict ``o`` and new verdict ``n``.
+    prior : {"jeffreys", "uniform"}
+        Every cell's prior concentration: 1/2 or 1.
+
+    Returns
+    -------
+    mean, sd, prob_positive : float
+
+    Examples
+    --------
+    >>> mean, sd, p = dirichlet_difference([[10, 6], [1, 40]])
+    >>> round(mean, 4), round(sd, 4), round(p, 3)
+    (0.0847, 0.0463, 0.975)
+    """
+    check_choice(prior, name="prior", allowed=PRIORS)
+    table = np.asarray(counts, dtype=float)
+    if table.shape != (2, 2) or (table < 0).any():
+        raise ValueError(f"counts must be a 2x2 table of non-negative counts; got {counts!r}")
+    alpha = table.ravel() + PRIORS[prior]
+    total = alpha.sum()
+    a01, a10 = alpha[1], alpha[2]
+    mean = (a01 - a10) / total
+    var = (a01 * (total - a01) + a10 * (total - a10) + 2.0 * a01 * a10) / (total**2 * (total + 1.0))
+    return float(mean), float(np.sqrt(var)), float(stats.beta.sf(0.5, a01, a10))
+
+
+def mcnemar_exact(counts: ArrayLike) -> float:
+    r"""Return the two-sided p-value of McNemar's exact test on a paired 2x2 table.
+
+    Under the null hypothesis that the two judges pass an item equally often, each of the
+    :math:`b + c` discordant pairs (:math:`b = n_{01}`, :math:`c = n_{10}`) is old-PASS/new-FAIL
+    or old-FAIL/new-PASS with probability 1/2, so :math:`b \sim \mathrm{Bin}(b + c, 1/2)`; the
+    p-value is :func:`scipy.stats.binomtest`'s two-sided one (McNemar, 1947), and 1 when there is
+    no discordant pair.
+
+    Parameters
+    ----------
+    counts : array_like, shape (2, 2)
+        ``counts[o, n]``: items with old verdict ``o`` and new verdict ``n``.
+
+    Examples
+    --------
+    >>> round(mcnemar_exact([[10, 6], [1, 40]]), 4)
+    0.125
+    """
+    table = np.asarray(counts, dtype=np.int64)
+    if table.shape != (2, 2) or (table < 0).any():
+        raise ValueError(f"counts must be a 2x2 table of non-negative counts; got {counts!r}")
+    b, c = int(table[0, 1]), int(table[1, 0])
+    if b + c == 0:
+        return 1.0
+    return float(stats.binomtest(b, b + c, 0.5).pvalue)
+
+
+def _beta_summary(name: str, a: float, b: float, prob: float) -> PosteriorSummary:
+    dist = stats.beta(a, b)
+    tail = (1.0 - prob) / 2.0
+    return PosteriorSummary(
+        name=name,
+        mean=float(dist.mean()),
+        sd=float(dist.std()),
+        median=float(dist.median()),
+        eti=Interval(float(dist.ppf(tail)), float(dist.ppf(1.0 - tail)), prob, "eti"),
+    )
+
+
+def _draw_summary(
+    name: str,
+    draws: NDArray[np.float64],
+    prob: float,
+    *,
+    mean: float | None = None,
+    sd: float | None = None,
+) -> PosteriorSummary:
+    tail = (1.0 - prob) / 2.0
+    low, median, high = np.quantile(draws, [tail, 0.5, 1.0 - tail])
+    return PosteriorSummary(
+        name=name,
+        mean=float(np.mean(draws)) if mean is None else mean,
+        sd=float(np.std(draws, ddof=1)) if sd is None else sd,
+        median=float(median),
+        eti=Interval(float(low), float(high), prob, "eti"),
+    )
+
+
+# --------------------------------------------------------------------------- the analysis
+@dataclass(frozen=True, slots=True)
+class ClassComparison:
+    """The paired table of one item class and what it says about the change of judge.
+
+    Attributes
+    ----------
+    klass : str
+        ``"gold_pass"``, ``"gold_fail"`` or ``"unlabelled"``.
+    table : ndarray of int, shape (2, 2)
+        ``table[o, n]``: items with old verdict ``o`` and new verdict ``n``.
+    flip_rate : PosteriorSummary
+        The share of items whose verdict changed, Beta posterior under the same prior.
+    mcnemar_p : float
+        McNemar's exact two-sided p-value (:func:`mcnemar_exact`).
+    """
+
+    klass: str
+    table: NDArray[np.int64]
+    flip_rate: PosteriorSummary
+    mcnemar_p: float
+
+    @property
+    def n(self) -> int:
+        """Items in the class."""
+        return int(self.table.sum())
+
+    @property
+    def pass_to_fail(self) -> int:
+        """Items the old judge passed and the new one failed."""
+        return int(self.table[1, 0])
+
+    @property
+    def fail_to_pass(self) -> int:
+        """Items the old judge failed and the new one passed."""
+        return int(self.table[0, 1])
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the class's block of the JSON output."""
+        return {
+            "n": self.n,
+            "table": self.table.tolist(),
+            "pass_to_fail": self.pass_to_fail,
+            "fail_to_pass": self.fail_to_pass,
+            "flip_rate": self.flip_rate.to_dict(),
+            "mcnemar_p": self.mcnemar_p,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """The posterior of a change (new minus old) and the probability that it is positive.
+
+    Attributes
+    ----------
+    summary : PosteriorSummary
+        Mean, sd, median and equal-tailed interval.
+    prob_positive : float
+        Posterior probability that the change is above 0.
+    exact : bool
+        Whether mean, sd and ``prob_positive`` are closed forms (the interval is from draws).
+    kept : int or None
+        Draws kept (the paired difference of pi keeps only draws where both judges' models
+        hold); None where no draw was dropped.
+    """
+
+    summary: PosteriorSummary
+    prob_positive: float
+    exact: bool
+    kept: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return ``{"mean", "sd", "low", "high", "prob", "prob_positive", ...}``."""
+        out: dict[str, Any] = {
+            **self.summary.to_dict(),
+            "prob_positive": self.prob_positive,
+            "exact": self.exact,
+        }
+        if self.kept is not None:
+            out["kept_draws"] = self.kept
+        return out
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class JudgeComparison:
+    r"""Two judge versions compared on the same items (:func:`compare_judges`).
+
+    Attributes
+    ----------
+    data : JudgeVersions
+        The paired data.
+    prob : float
+        Mass of every interval.
+    prior : str
+        The Dirichlet prior of the paired cells (``"jeffreys"`` or ``"uniform"``).
+    seed : int or str
+        The seed of the Monte-Carlo draws (``"generator"`` when a Generator was passed).
+    draws : int
+        Monte-Carlo draws.
+    classes : dict of str to ClassComparison
+        By :data:`CLASSES` (the unlabelled class only when there are unlabelled items).
+    se, sp, j : dict of str to PosteriorSummary
+        ``{"old": ..., "new": ...}``: each judge's Se, Sp, J from the gold items.
+    change : dict of str to Difference
+        ``{"se": ..., "sp": ..., "j": ...}``: new minus old.
+    pi : dict of str to PosteriorSummary, or None
+        ``{"old": ..., "new": ...}``: each judge's corrected success rate on the unlabelled
+        items (exact posterior of the prevalence model); None without unlabelled items.
+    rogan_gladen : dict of str to Estimate, or None
+        Each judge's Rogan-Gladen estimate on the unlabelled items (delta-method interval).
+    pi_change : Difference or None
+        The paired posterior of :math:`\pi_{new} - \pi_{old}` on the same unlabelled items.
+    keep : str
+        ``"old"`` or ``"new"``: the judge with the higher posterior mean J.
+    narrower : str or None
+        The judge whose interval of pi is narrower (None without unlabelled items).
+    """
+
+    data: JudgeVersions
+    prob: float
+    prior: str
+    seed: int | str
+    draws: int
+    classes: dict[str, ClassComparison]
+    se: dict[str, PosteriorSummary]
+    sp: dict[str, PosteriorSummary]
+    j: dict[str, PosteriorSummary]
+    change: dict[str, Difference]
+    pi: dict[str, PosteriorSummary] | None
+    rogan_gladen: dict[str, Estimate] | None
+    pi_change: Difference | None
+    keep: str
+    narrower: str | None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def passed(self) -> bool:
+        """Whether enough Monte-Carlo draws of the paired difference of pi were kept.
+
+        The draws are kept where both judges have J > 0 and both rates lie in [0, 1]; fewer
+        than :data:`MIN_KEPT` kept means the data put most posterior mass where one judge's
+        model does not hold, and the difference is not reported as an answer.
+        """
+        return self.pi_change is None or (self.pi_change.kept or 0) >= MIN_KEPT
+
+    @property
+    def keep_name(self) -> str:
+        """The name of the judge to keep."""
+        return self.data.names[0 if self.keep == "old" else 1]
+
+    def failures(self) -> list[str]:
+        """Return why the analysis did not pass (empty when it did)."""
+        if self.passed or self.pi_change is None:
+            return []
+        return [
+            f"the paired difference of pi kept {self.pi_change.kept} of {self.draws} draws "
+            f"(fewer than {MIN_KEPT}): most posterior mass has a judge with J <= 0 or a rate "
+            "outside [0, 1]; label more items"
+        ]
+
+    def reason(self) -> str:
+        """Say which judge to keep, and why, in one sentence."""
+        p_new = self.change["j"].prob_positive
+        p_keep = p_new if self.keep == "new" else 1.0 - p_new
+        text = (
+            f"keep {self.keep_name!r} ({self.keep}): higher Youden J, posterior probability "
+            f"{p_keep:.3f}"
+        )
+        if self.narrower is not None:
+            name = self.data.names[0 if self.narrower == "old" else 1]
+            agree = "the same judge" if self.narrower == self.keep else "the other judge"
+            text += f"; the narrower interval of pi comes from {name!r} ({agree})"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON object of ``bayesjudge judges --json``.
+
+        ``{"judges": {"old", "new"}, "prior", "prob", "seed", "draws", "classes": {CLASS:
+        {"n", "table", "pass_to_fail", "fail_to_pass", "flip_rate": S, "mcnemar_p"}}, "se":
+        {"old": S, "new": S, "change": D}, "sp": ..., "j": ..., "pi": {"old": S, "new": S,
+        "change": D, "rogan_gladen": {"old": row, "new": row}} or null, "keep": {"judge",
+        "name", "prob_higher_j", "narrower_pi", "reason"}, "passed", "failures", "notes",
+        "input": {...}}`` with ``S = {"mean", "sd", "low", "high", "prob"}`` and ``D`` adding
+        ``prob_positive``, ``exact`` and (for pi) ``kept_draws``.
+        """
+        pi: dict[str, Any] | None = None
+        if self.pi is not None and self.rogan_gladen is not None:
+            pi = {
+                "old": self.pi["old"].to_dict(),
+                "new": self.pi["new"].to_dict(),
+                "change": None if self.pi_change is None else self.pi_change.to_dict(),
+                "rogan_gladen": {k: e.to_dict() for k, e in self.rogan_gladen.items()},
+            }
+        p_new = self.change["j"].prob_positive
+        return {
+            "judges": {"old": self.data.names[0], "new": self.data.names[1]},
+            "prior": self.prior,
+            "prob": self.prob,
+            "seed": self.seed,
+            "draws": self.draws,
+            "classes": {k: c.to_dict() for k, c in self.classes.items()},
+            **{
+                name: {
+                    "old": getattr(self, name)["old"].to_dict(),
+                    "new": getattr(self, name)["new"].to_dict(),
+                    "change": self.change[name].to_dict(),
+                }
+                for name in ("se", "sp", "j")
+            },
+            "pi": pi,
+            "keep": {
+                "judge": self.keep,
+                "name": self.keep_name,
+                "prob_higher_j": p_new if self.keep == "new" else 1.0 - p_new,
+                "narrower_pi": self.narrower,
+                "reason": self.reason(),
+            },
+            "passed": self.passed,
+            "failures": self.failures(),
+            "notes": list(self.notes),
+            "input": self.data.input_dict(),
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return every summary as one table.
+
+        Columns ``quantity`` (``se``, ``sp``, ``j``, ``pi``, ``flip_rate``), ``subject``
+        (``old``, ``new``, ``change``, or a class of :data:`CLASSES`), ``mean``, ``sd``,
+        ``low``, ``high``, ``prob`` and ``prob_positive`` (changes only).
+        """
+        rows: list[dict[str, Any]] = []
+        for name in ("se", "sp", "j"):
+            for who in ("old", "new"):
+                rows.append(
+                    {"quantity": name, "subject": who, **getattr(self, name)[who].to_dict()}
+                )
+            change = self.change[name]
+            rows.append(
+                {
+                    "quantity": name,
+                    "subject": "change",
+                    **change.summary.to_dict(),
+                    "prob_positive": change.prob_positive,
+                }
+            )
+        if self.pi is not None:
+            for who in ("old", "new"):
+                rows.append({"quantity": "pi", "subject": who, **self.pi[who].to_dict()})
+            if self.pi_change is not None:
+                rows.append(
+                    {
+                        "quantity": "pi",
+                        "subject": "change",
+                        **self.pi_change.summary.to_dict(),
+                        "prob_positive": self.pi_change.prob_positive,
+                    }
+                )
+        for klass, comparison in self.classes.items():
+            rows.append(
+                {"quantity": "flip_rate", "subject": klass, **comparison.flip_rate.to_dict()}
+            )
+        frame = pd.DataFrame(rows)
+        if "prob_positive" not in frame.columns:
+            frame["prob_positive"] = np.nan
+        return frame
+
+    def summary(self) -> Any:
+        """Return the one-screen summary (a :class:`~bayesjudge.reporting.summary.ReportSummary`).
+
+        Its headline is the change in Youden's J, new minus old, and the judge to keep.
+        """
+        from bayesjudge.reporting.summary import (
+            DEFINITIONS,
+            Headline,
+            ReportSummary,
+            ReportWarning,
+        )
+
+        j = self.change["j"].summary
+        headline = Headline(
+            "change in Youden's J (new - old)",
+            j.mean,
+            j.eti.low,
+            j.eti.high,
+            self.prob,
+            unit="points",
+            answer=f"Keep {self.keep_name} ({self.keep})",
+        )
+        warnings: list[ReportWarning | None] = []
+        unpaired = self.data.unpaired_note()
+        if unpaired is not None:
+            warnings.append(ReportWarning("Items not paired", unpaired))
+        for failure in self.failures():
+            warnings.append(ReportWarning("Difference of pi not supported", failure))
+        if self.pi_change is not None and self.pi is not None:
+            d = self.pi_change.summary
+            if not d.eti.contains(0.0):
+                warnings.append(
+                    ReportWarning(
+                        "Corrected success rate moves with the judge alone",
+                        f"pi_new - pi_old has the {self.prob:g} interval "
+                        f"[{d.eti.low:+.3f}, {d.eti.high:+.3f}] on the same items",
+                        "One judge's calibration does not carry over to the unlabelled items: "
+                        "check that the gold items are like them.",
+                    )
+                )
+        reading = self.reason() + "."
+        return ReportSummary(
+            headline,
+            diagnostics=None,
+            definitions=DEFINITIONS.items(),
+            trust="the paired posterior: the same items graded by both judges, so the change "
+            "is read from the items whose verdict changed (McNemar's exact test beside it)",
+            reading=reading[0].upper() + reading[1:],
+            warnings=warnings,
+            exact_note="closed-form Beta and Dirichlet posteriors, intervals from independent "
+            "Monte-Carlo draws: no sampler, nothing to check",
+            hedge_wide=False,  # the reading states the probability, which weighs the width
+        )
+
+
+def compare_judges(
+    data: JudgeVersions,
+    *,
+    prob: float = 0.95,
+    prior: PriorName = "jeffreys",
+    draws: int = 40_000,
+    random_seed: int | np.random.Generator | None = None,
+) -> JudgeComparison:
+    r"""Compare two judge versions on the same items (see the module docstring for the model).
+
+    Per gold class: the paired 2x2 table, the flip rate (Beta posterior of the share of changed
+    verdicts) and McNemar's exact p-value. From the gold items: each judge's Se, Sp and J and
+    the posterior of their changes, paired through the Dirichlet posterior of each class's
+    cells (exact mean, sd and :math:`P(\Delta > 0)` for Se and Sp by
+    :func:`dirichlet_difference`; exact mean and sd for J; intervals and :math:`P(\Delta J >
+    0)` from ``draws`` Monte-Carlo draws). On the unlabelled items: each judge's corrected
+    success rate (exact posterior of the prevalence model, Jeffreys priors, J > 0; Rogan-Gladen
+    beside it) and the paired posterior of their difference. Which judge to keep: the one with
+    the higher posterior mean J.
+
+    Parameters
+    ----------
+    data : JudgeVersions
+        The paired verdicts; both gold classes must have at least one paired item.
+    prob : float
+        Mass of every interval.
+    prior : {"jeffreys", "uniform"}
+        Dirichlet prior of the paired cells: every cell 1/2 (Jeffreys) or 1 (uniform).
+    draws : int
+        Monte-Carlo draws of the Dirichlet posteriors (at least 1000).
+    random_seed : int, Generator or None
+        Seed of the draws (``None``: the default seed).
+
+    Returns
+    -------
+    JudgeComparison
+
+    Raises
+    ------
+    DataError
+        If a gold class has no paired item (its Se or Sp cannot be compared).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> gold = np.r_[np.ones(60), np.zeros(60), np.full(200, np.nan)]
+    >>> truth = np.where(np.isnan(gold), rng.random(320) < 0.7, gold == 1)
+    >>> old = np.where(truth, rng.random(320) < 0.8, rng.random(320) < 0.2).astype(float)
+    >>> new = np.where(truth, rng.random(320) < 0.9, rng.random(320) < 0.1).astype(float)
+    >>> frame = pd.DataFrame({"item": range(320), "v1": old, "v2": new, "label": gold})
+    >>> result = compare_judges(JudgeVersions.from_frame(frame, old="v1", new="v2"))
+    >>> result.keep, result.change["j"].prob_positive > 0.9
+    ('new', True)
+    """
+    prob = check_prob(prob)
+    check_choice(prior, name="prior", allowed=PRIORS)
+    draws = check_int(draws, name="draws", minimum=1000)
+    if not isinstance(data, JudgeVersions):
+        raise TypeError(f"data must be JudgeVersions; got {type(data).__name__}")
+    tables = data.tables()
+    n_fail, n_pass = data.n_labelled
+    empty = [name for name, n in (("gold-PASS", n_pass), ("gold-FAIL", n_fail)) if n == 0]
+    if empty:
+        raise DataError(
+            f"no paired {' or '.join(empty)} item: the change in "
+            f"{'Se' if 'gold-PASS' in empty else 'Sp'} cannot be measured; give gold labels "
+            "of both classes (--labels)"
+        )
+    a = PRIORS[prior]
+    rng = seed_stream(random_seed, "draws")
+    seed: int | str = (
+        "generator"
+        if isinstance(random_seed, np.random.Generator)
+        else DEFAULT_SEED
+        if random_seed is None
+        else int(random_seed)
+    )
+
+    classes: dict[str, ClassComparison] = {}
+    for position, klass in enumerate(CLASSES):
+        table = tables[position]
+        if table.sum() == 0:
+            continue
+        flips = int(table[0, 1] + table[1, 0])
+        classes[klass] = ClassComparison(
+            klass=klass,
+            table=table,
+            flip_rate=_beta_summary(
+                f"flip_rate[{klass}]", a + flips, a + int(table.sum()) - flips, prob
+            ),
+            mcnemar_p=mcnemar_exact(table),
+        )
+
+    # each class's cells: Dirichlet posterior draws, columns 00, 01, 10, 11
+    cells = [rng.dirichlet(tables[k].ravel() + a, size=draws) for k in range(3)]
+    pos, neg = cells[0], cells[1]
+    se_draws = {"old": pos[:, 2] + pos[:, 3], "new": pos[:, 1] + pos[:, 3]}
+    sp_draws = {"old": neg[:, 0] + neg[:, 1], "new": neg[:, 0] + neg[:, 2]}
+    alpha = [tables[k].ravel() + a for k in range(2)]
+    se = {
+        "old": _beta_summary("se[old]", alpha[0][2] + alpha[0][3], alpha[0][0] + alpha[0][1], prob),
+        "new": _beta_summary("se[new]", alpha[0][1] + alpha[0][3], alpha[0][0] + alpha[0][2], prob),
+    }
+    sp = {
+        "old": _beta_summary("sp[old]", alpha[1][0] + alpha[1][1], alpha[1][2] + alpha[1][3], prob),
+        "new": _beta_summary("sp[new]", alpha[1][0] + alpha[1][2], alpha[1][1] + alpha[1][3], prob),
+    }
+    j = {
+        who: _draw_summary(
+            f"j[{who}]",
+            se_draws[who] + sp_draws[who] - 1.0,
+            prob,
+            mean=se[who].mean + sp[who].mean - 1.0,
+            sd=float(np.hypot(se[who].sd, sp[who].sd)),
+        )
+        for who in ("old", "new")
+    }
+    d_se = dirichlet_difference(tables[0], prior=prior)
+    # Sp_new - Sp_old = theta_10 - theta_01: the transposed table's difference
+    d_sp = dirichlet_difference(tables[1].T, prior=prior)
+    se_change = se_draws["new"] - se_draws["old"]
+    sp_change = sp_draws["new"] - sp_draws["old"]
+    j_change = se_change + sp_change
+    change = {
+        "se": Difference(
+            _draw_summary("change[se]", se_change, prob, mean=d_se[0], sd=d_se[1]), d_se[2], True
+        ),
+        "sp": Difference(
+            _draw_summary("change[sp]", sp_change, prob, mean=d_sp[0], sd=d_sp[1]), d_sp[2], True
+        ),
+        "j": Difference(
+            _draw_summary(
+                "change[j]",
+                j_change,
+                prob,
+                mean=d_se[0] + d_sp[0],
+                sd=float(np.hypot(d_se[1], d_sp[1])),
+            ),
+            float(np.mean(j_change > 0.0)),
+            False,
+        ),
+    }
+    keep = "new" if change["j"].summary.mean > 0.0 else "old"
+
+    notes: list[str] = []
+    unpaired = data.unpaired_note()
+    if unpaired is not None:
+        notes.append(unpaired)
+    pi = rogan = pi_change = None
+    narrower = None
+    if data.n_unlabelled:
+        pi, rogan = _each_judge_pi(tables, prob)
+        pi_change = _paired_pi_change(cells, se_draws, sp_draws, prob)
+        widths = {who: pi[who].eti.width for who in ("old", "new")}
+        narrower = "new" if widths["new"] < widths["old"] else "old"
+    else:
+        notes.append("no unlabelled paired items: the corrected success rates are not compared")
+    return JudgeComparison(
+        data=data,
+        prob=prob,
+        prior=prior,
+        seed=seed,
+        draws=draws,
+        classes=classes,
+        se=se,
+        sp=sp,
+        j=j,
+        change=change,
+        pi=pi,
+        rogan_gladen=rogan,
+        pi_change=pi_change,
+        keep=keep,
+        narrower=narrower,
+        notes=tuple(notes),
+    )
+
+
+def _each_judge_pi(
+    tables: NDArray[np.int64], prob: float
+) -> tuple[dict[str, PosteriorSummary], dict[str, Estimate]]:
+    """Each judge alone: the prevalence family's exact posterior of pi and Rogan-Gladen."""
+    from bayesjudge.prevalence import JudgeCounts, exact_posterior, rogan_gladen
+
+    pos, neg, unl = tables
+    # old passes: row 1 of each table; new passes: column 1
+    passes = {
+        "old": (pos[1].sum(), neg[1].sum(), unl[1].sum()),
+        "new": (pos[:, 1].sum(), neg[:, 1].sum(), unl[:, 1].sum()),
+    }
+    pi: dict[str, PosteriorSummary] = {}
+    rogan: dict[str, Estimate] = {}
+    for who, (x1, x0, k) in passes.items():
+        counts = JudgeCounts(
+            m1=int(pos.sum()), x1=int(x1), m0=int(neg.sum()), x0=int(x0), n=int(unl.sum()), k=int(k)
+        )
+        post = exact_posterior(counts)
+        pi[who] = PosteriorSummary(
+            name=f"pi[{who}]",
+            mean=post.mean,
+            sd=post.sd,
+            median=float(post.quantile(0.5)),
+            eti=post.eti(prob),
+        )
+        rogan[who] = rogan_gladen(counts, prob=prob)
+    return pi, rogan
+
+
+def _paired_pi_change(
+    cells: list[NDArray[np.float64]],
+    se: dict[str, NDArray[np.float64]],
+    sp: dict[str, NDArray[np.float64]],
+    prob: float,
+) -> Difference:
+    """Return the paired posterior of pi_new - pi_old (joint cells, kept where both models hold)."""
+    q = cells[2]
+    rate = {"old": q[:, 2] + q[:, 3], "new": q[:, 1] + q[:, 3]}
+    pi = {}
+    ok = np.ones(q.shape[0], dtype=bool)
+    for who in ("old", "new"):
+        j = se[who] + sp[who] - 1.0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pi[who] = (rate[who] + sp[who] - 1.0) / j
+        ok &= (j > 0.0) & (pi[who] >= 0.0) & (pi[who] <= 1.0)
+    kept = int(ok.sum())
+    if kept < 2:
+        nan = float("nan")
+        summary = PosteriorSummary("change[pi]", nan, nan, nan, Interval(0.0, 0.0, prob, "eti"))
+        return Difference(summary, nan, False, kept)
+    diff = pi["new"][ok] - pi["old"][ok]
+    return Difference(
+        _draw_summary("change[pi]", diff, prob), float(np.mean(diff > 0.0)), False, kept
+    )
