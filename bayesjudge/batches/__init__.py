@@ -1,0 +1,1 @@
+"""Batches over time: evaluation runs, releases and judge versions compared."""

@@ -405,18 +405,21 @@ def _one_table(
     """Conform a table with two verdict columns to (item, old, new[, label])."""
     if old == new:
         raise DataError(f"old and new name the same column {old!r}; name two judges")
-    columns = {"item": item, "old": old, "new": new}
+    if "label" in (old, new) or item in (old, new):
+        raise DataError(f"old and new must be verdict columns, not the item or label; got {old!r}")
+    columns = {"item": item}
+    # the verdict columns are read under their own names, so that messages name them
     fields = [
         Field("item", "text"),
-        Field("old", "binary", missing=True),
-        Field("new", "binary", missing=True),
+        Field(old, "binary", missing=True),
+        Field(new, "binary", missing=True),
     ]
     if label is not None and label in frame.columns:
         columns["label"] = label
         fields.append(Field("label", "binary", missing=True))
     conformed = conform(frame, fields, columns=columns, positive=positive, negative=negative)
     _check_unique(conformed, what=f"column {item!r}")
-    return conformed
+    return conformed.rename(columns={old: "old", new: "new"})
 
 
 def _merge(old: pd.DataFrame, new: pd.DataFrame, *, names: tuple[str, str]) -> pd.DataFrame:
