@@ -100,7 +100,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from bayesjudge.errors import DataError
+from bayesjudge.errors import DataError, NotIdentifiableError
 from bayesjudge.io.labels import JoinReport, join_labels, read_labels
 from bayesjudge.io.mapping import Field, conform
 from bayesjudge.io.problems import row_names
@@ -401,6 +401,7 @@ def _one_table(
     label: str | None,
     positive: Sequence[str],
     negative: Sequence[str],
+    strict: bool = False,
 ) -> pd.DataFrame:
     """Conform a table with two verdict columns to (item, old, new[, label])."""
     if old == new:
@@ -417,7 +418,9 @@ def _one_table(
     if label is not None and label in frame.columns:
         columns["label"] = label
         fields.append(Field("label", "binary", missing=True))
-    conformed = conform(frame, fields, columns=columns, positive=positive, negative=negative)
+    conformed = conform(
+        frame, fields, columns=columns, positive=positive, negative=negative, strict=strict
+    )
     _check_unique(conformed, what=f"column {item!r}")
     return conformed.rename(columns={old: "old", new: "new"})
 
@@ -475,11 +478,12 @@ def _log_verdicts(
     partial: str | None,
     epochs: str | None,
     system: str | None,
+    options: Mapping[str, str | None],
 ) -> pd.DataFrame:
     """Return one verdict per item (columns item, verdict) of one judge of an eval log."""
     from bayesjudge.io.logs import item_verdicts, read_eval_log
 
-    log = read_eval_log(path, judge=judge, partial=partial)  # type: ignore[arg-type]
+    log = read_eval_log(path, judge=judge, partial=partial, **options)  # type: ignore[arg-type]
     log = log.select(system=system)
     verdicts = item_verdicts(log, epochs=epochs)  # type: ignore[arg-type]
     return verdicts[["item", "verdict"]]
@@ -492,6 +496,7 @@ def _table_verdicts(
     positive: Sequence[str],
     negative: Sequence[str],
     format: str,
+    strict: bool,
 ) -> pd.DataFrame:
     from bayesjudge.io.tables import read_table
 
@@ -501,7 +506,9 @@ def _table_verdicts(
         Field("verdict", "binary", missing=True),
         Field("label", "binary", required=False, missing=True),
     ]
-    return conform(table, fields, columns=columns, positive=positive, negative=negative)
+    return conform(
+        table, fields, columns=columns, positive=positive, negative=negative, strict=strict
+    )
 
 
 def _is_log(source: Source, format: str) -> bool:
@@ -524,6 +531,9 @@ def load_judge_versions(
     partial: str | None = None,
     epochs: str | None = None,
     system: str | None = None,
+    filter: str | None = None,
+    item_field: str | None = None,
+    strict: bool = False,
     format: str = "auto",
 ) -> JudgeVersions:
     r"""Read two judges' verdicts on shared items, and gold labels, from files or logs.
@@ -564,6 +574,11 @@ def load_judge_versions(
         Eval logs: how several rulings of one item become one verdict.
     system : str, optional
         Eval logs: the model to read, when a log holds several.
+    filter, item_field : str, optional
+        lm-eval logs: the filter; promptfoo and lm-eval logs: the item id field
+        (see :func:`bayesjudge.io.logs.read_eval_log`).
+    strict : bool
+        Tables: reject columns the contract does not read.
     format : str
         The format of the data files (``"auto"``: recognised).
 
@@ -587,6 +602,7 @@ def load_judge_versions(
     ((1, 1), 1)
     """
     mapping = dict(columns or {})
+    options = {k: v for k, v in (("filter", filter), ("item_field", item_field)) if v is not None}
     if new is None:
         if old_judge is None or new_judge is None:
             raise DataError(
@@ -597,10 +613,20 @@ def load_judge_versions(
         if _is_log(old, format):
             path = _log_path(old)
             first = _log_verdicts(
-                path, judge=old_judge, partial=partial, epochs=epochs, system=system
+                path,
+                judge=old_judge,
+                partial=partial,
+                epochs=epochs,
+                system=system,
+                options=options,
             )
             second = _log_verdicts(
-                path, judge=new_judge, partial=partial, epochs=epochs, system=system
+                path,
+                judge=new_judge,
+                partial=partial,
+                epochs=epochs,
+                system=system,
+                options=options,
             )
             merged = _merge(first, second, names=names)
             source = os.fspath(path)
@@ -616,6 +642,7 @@ def load_judge_versions(
                 label=mapping.get("label", "label"),
                 positive=positive,
                 negative=negative,
+                strict=strict,
             )
             source = str(table.attrs.get("source", "data"))
     else:
@@ -625,13 +652,23 @@ def load_judge_versions(
             if _is_log(given, format):
                 path = _log_path(given)
                 frame = _log_verdicts(
-                    path, judge=judge, partial=partial, epochs=epochs, system=system
+                    path,
+                    judge=judge,
+                    partial=partial,
+                    epochs=epochs,
+                    system=system,
+                    options=options,
                 )
                 sources.append(os.fspath(path))
             else:
                 one = mapping if judge is None else {**mapping, "verdict": judge}
                 frame = _table_verdicts(
-                    given, columns=one, positive=positive, negative=negative, format=format
+                    given,
+                    columns=one,
+                    positive=positive,
+                    negative=negative,
+                    format=format,
+                    strict=strict,
                 )
                 sources.append(str(frame.attrs.get("source", "data")))
             frames.append(frame)
@@ -833,8 +870,8 @@ class Difference:
 
     Attributes
     ----------
-    summary : PosteriorSummary
-        Mean, sd, median and equal-tailed interval.
+    summary : PosteriorSummary or None
+        Mean, sd, median and equal-tailed interval; None when fewer than two draws were kept.
     prob_positive : float
         Posterior probability that the change is above 0.
     exact : bool
@@ -844,15 +881,16 @@ class Difference:
         hold); None where no draw was dropped.
     """
 
-    summary: PosteriorSummary
+    summary: PosteriorSummary | None
     prob_positive: float
     exact: bool
     kept: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return ``{"mean", "sd", "low", "high", "prob", "prob_positive", ...}``."""
+        empty = dict.fromkeys(("mean", "sd", "low", "high", "prob"))
         out: dict[str, Any] = {
-            **self.summary.to_dict(),
+            **(empty if self.summary is None else self.summary.to_dict()),
             "prob_positive": self.prob_positive,
             "exact": self.exact,
         }
@@ -1006,7 +1044,8 @@ class JudgeComparison:
 
         Columns ``quantity`` (``se``, ``sp``, ``j``, ``pi``, ``flip_rate``), ``subject``
         (``old``, ``new``, ``change``, or a class of :data:`CLASSES`), ``mean``, ``sd``,
-        ``low``, ``high``, ``prob`` and ``prob_positive`` (changes only).
+        ``low``, ``high``, ``prob``, and for changes ``prob_positive``, ``exact`` and (pi)
+        ``kept_draws``.
         """
         rows: list[dict[str, Any]] = []
         for name in ("se", "sp", "j"):
@@ -1015,26 +1054,12 @@ class JudgeComparison:
                     {"quantity": name, "subject": who, **getattr(self, name)[who].to_dict()}
                 )
             change = self.change[name]
-            rows.append(
-                {
-                    "quantity": name,
-                    "subject": "change",
-                    **change.summary.to_dict(),
-                    "prob_positive": change.prob_positive,
-                }
-            )
+            rows.append({"quantity": name, "subject": "change", **change.to_dict()})
         if self.pi is not None:
             for who in ("old", "new"):
                 rows.append({"quantity": "pi", "subject": who, **self.pi[who].to_dict()})
-            if self.pi_change is not None:
-                rows.append(
-                    {
-                        "quantity": "pi",
-                        "subject": "change",
-                        **self.pi_change.summary.to_dict(),
-                        "prob_positive": self.pi_change.prob_positive,
-                    }
-                )
+            if self.pi_change is not None and self.pi_change.summary is not None:
+                rows.append({"quantity": "pi", "subject": "change", **self.pi_change.to_dict()})
         for klass, comparison in self.classes.items():
             rows.append(
                 {"quantity": "flip_rate", "subject": klass, **comparison.flip_rate.to_dict()}
@@ -1057,6 +1082,7 @@ class JudgeComparison:
         )
 
         j = self.change["j"].summary
+        assert j is not None  # the changes of Se, Sp and J always have their draws
         headline = Headline(
             "change in Youden's J (new - old)",
             j.mean,
@@ -1072,7 +1098,7 @@ class JudgeComparison:
             warnings.append(ReportWarning("Items not paired", unpaired))
         for failure in self.failures():
             warnings.append(ReportWarning("Difference of pi not supported", failure))
-        if self.pi_change is not None and self.pi is not None:
+        if self.passed and self.pi_change is not None and self.pi_change.summary is not None:
             d = self.pi_change.summary
             if not d.eti.contains(0.0):
                 warnings.append(
@@ -1302,7 +1328,12 @@ def _each_judge_pi(
             median=float(post.quantile(0.5)),
             eti=post.eti(prob),
         )
-        rogan[who] = rogan_gladen(counts, prob=prob)
+        try:
+            rogan[who] = rogan_gladen(counts, prob=prob)
+        except NotIdentifiableError as exc:
+            rogan[who] = Estimate.not_identifiable(
+                "rogan_gladen_delta", f"J = {exc.j:.3g} <= 0 on the gold items", j=exc.j
+            )
     return pi, rogan
 
 
@@ -1324,9 +1355,7 @@ def _paired_pi_change(
         ok &= (j > 0.0) & (pi[who] >= 0.0) & (pi[who] <= 1.0)
     kept = int(ok.sum())
     if kept < 2:
-        nan = float("nan")
-        summary = PosteriorSummary("change[pi]", nan, nan, nan, Interval(0.0, 0.0, prob, "eti"))
-        return Difference(summary, nan, False, kept)
+        return Difference(None, float("nan"), False, kept)
     diff = pi["new"][ok] - pi["old"][ok]
     return Difference(
         _draw_summary("change[pi]", diff, prob), float(np.mean(diff > 0.0)), False, kept

@@ -39,6 +39,7 @@ __all__ = ["build_parser", "main"]
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``bayesjudge`` command."""
     from bayesjudge._version import __version__
+    from bayesjudge.batches.versions_cli import register as register_judge_versions
     from bayesjudge.channels.cli import register as register_channels
     from bayesjudge.gates.cli import register as register_gates
     from bayesjudge.panels.cli import register as register_panels
@@ -59,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_panels(commands)
     register_studies(commands)
     register_systems(commands)
+    register_judge_versions(commands)
     commands.choices["report"].set_defaults(example_report=_example_report)
     return parser
 
