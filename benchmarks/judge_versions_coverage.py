@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(text)
     if args.out is not None:
-        write_result(args.out, text, "python benchmarks/" + " ".join(sys.argv))
+        write_result(args.out, text, "python " + " ".join(sys.argv))
     return 0
 
 
