@@ -97,15 +97,17 @@ from typing import IO, Any, Literal
 
 import numpy as np
 import pandas as pd
+import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from bayesjudge.errors import DataError, NotIdentifiableError
+from bayesjudge.inference.provenance import provenance_attrs, seed_label
 from bayesjudge.io.labels import JoinReport, join_labels, read_labels
 from bayesjudge.io.mapping import Field, conform
 from bayesjudge.io.problems import row_names
 from bayesjudge.results import Estimate, Interval, PosteriorSummary
-from bayesjudge.validation import DEFAULT_SEED, check_choice, check_int, check_prob, seed_stream
+from bayesjudge.validation import check_choice, check_int, check_prob, seed_stream
 
 __all__ = [
     "CLASSES",
@@ -912,7 +914,7 @@ class JudgeComparison:
     prior : str
         The Dirichlet prior of the paired cells (``"jeffreys"`` or ``"uniform"``).
     seed : int or str
-        The seed of the Monte-Carlo draws (``"generator"`` when a Generator was passed).
+        The seed of the Monte-Carlo draws (``"numpy Generator"`` when a Generator was passed).
     draws : int
         Monte-Carlo draws.
     classes : dict of str to ClassComparison
@@ -932,6 +934,12 @@ class JudgeComparison:
         ``"old"`` or ``"new"``: the judge with the higher posterior mean J.
     narrower : str or None
         The judge whose interval of pi is narrower (None without unlabelled items).
+    posterior : DataTree
+        The Monte-Carlo draws (group ``posterior``, dims ``chain`` (one), ``draw``, ``judge``):
+        ``se``, ``sp``, ``j`` per judge, ``se_change``, ``sp_change``, ``j_change`` and
+        ``pi_change`` (NaN in the draws not kept); attrs with the provenance.
+    notes : tuple of str
+        What was left out, and why.
     """
 
     data: JudgeVersions
@@ -949,6 +957,7 @@ class JudgeComparison:
     pi_change: Difference | None
     keep: str
     narrower: str | None
+    posterior: xr.DataTree
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -1065,8 +1074,8 @@ class JudgeComparison:
                 {"quantity": "flip_rate", "subject": klass, **comparison.flip_rate.to_dict()}
             )
         frame = pd.DataFrame(rows)
-        if "prob_positive" not in frame.columns:
-            frame["prob_positive"] = np.nan
+        if "kept_draws" in frame.columns:
+            frame["kept_draws"] = frame["kept_draws"].astype("Int64")
         return frame
 
     def summary(self) -> Any:
@@ -1115,7 +1124,7 @@ class JudgeComparison:
             headline,
             diagnostics=None,
             definitions=DEFINITIONS.items(),
-            trust="the paired posterior: the same items graded by both judges, so the change "
+            trust="The paired posterior: the same items graded by both judges, so the change "
             "is read from the items whose verdict changed (McNemar's exact test beside it)",
             reading=reading[0].upper() + reading[1:],
             warnings=warnings,
@@ -1195,13 +1204,7 @@ def compare_judges(
         )
     a = PRIORS[prior]
     rng = seed_stream(random_seed, "draws")
-    seed: int | str = (
-        "generator"
-        if isinstance(random_seed, np.random.Generator)
-        else DEFAULT_SEED
-        if random_seed is None
-        else int(random_seed)
-    )
+    seed = seed_label(random_seed)
 
     classes: dict[str, ClassComparison] = {}
     for position, klass in enumerate(CLASSES):
@@ -1275,9 +1278,10 @@ def compare_judges(
         notes.append(unpaired)
     pi = rogan = pi_change = None
     narrower = None
+    pi_draws = None
     if data.n_unlabelled:
         pi, rogan = _each_judge_pi(tables, prob)
-        pi_change = _paired_pi_change(cells, se_draws, sp_draws, prob)
+        pi_change, pi_draws = _paired_pi_change(cells, se_draws, sp_draws, prob)
         widths = {who: pi[who].eti.width for who in ("old", "new")}
         narrower = "new" if widths["new"] < widths["old"] else "old"
     else:
@@ -1298,8 +1302,53 @@ def compare_judges(
         pi_change=pi_change,
         keep=keep,
         narrower=narrower,
+        posterior=_posterior_tree(
+            data,
+            {"se": se_draws, "sp": sp_draws},
+            {"se_change": se_change, "sp_change": sp_change, "j_change": j_change},
+            pi_draws,
+            prior=prior,
+            random_seed=random_seed,
+        ),
         notes=tuple(notes),
     )
+
+
+def _posterior_tree(
+    data: JudgeVersions,
+    each: dict[str, dict[str, NDArray[np.float64]]],
+    changes: dict[str, NDArray[np.float64]],
+    pi_change: NDArray[np.float64] | None,
+    *,
+    prior: str,
+    random_seed: int | np.random.Generator | None,
+) -> xr.DataTree:
+    """Return the draws as an ArviZ-style DataTree with the provenance in its attrs."""
+    import json
+
+    judge = {name: np.stack([draws["old"], draws["new"]], axis=-1) for name, draws in each.items()}
+    judge["j"] = judge["se"] + judge["sp"] - 1.0
+    variables: dict[str, Any] = {
+        name: (("chain", "draw", "judge"), values[None]) for name, values in judge.items()
+    }
+    variables.update({name: (("chain", "draw"), values[None]) for name, values in changes.items()})
+    if pi_change is not None:
+        variables["pi_change"] = (("chain", "draw"), pi_change[None])
+    size = next(iter(changes.values())).size
+    dataset = xr.Dataset(
+        variables, coords={"chain": [0], "draw": np.arange(size), "judge": ["old", "new"]}
+    )
+    tree = xr.DataTree.from_dict({"posterior": dataset})
+    tree.attrs.update(provenance_attrs(random_seed))
+    tree.attrs.update(
+        {
+            "model": "judge_versions",
+            "method": "closed-form Dirichlet posteriors of the paired cells, Monte-Carlo draws",
+            "prior": f"Dirichlet, every cell {PRIORS[prior]:g} ({prior})",
+            "judges": json.dumps({"old": data.names[0], "new": data.names[1]}),
+        }
+    )
+    return tree
 
 
 def _each_judge_pi(
@@ -1342,7 +1391,7 @@ def _paired_pi_change(
     se: dict[str, NDArray[np.float64]],
     sp: dict[str, NDArray[np.float64]],
     prob: float,
-) -> Difference:
+) -> tuple[Difference, NDArray[np.float64]]:
     """Return the paired posterior of pi_new - pi_old (joint cells, kept where both models hold)."""
     q = cells[2]
     rate = {"old": q[:, 2] + q[:, 3], "new": q[:, 1] + q[:, 3]}
@@ -1354,9 +1403,9 @@ def _paired_pi_change(
             pi[who] = (rate[who] + sp[who] - 1.0) / j
         ok &= (j > 0.0) & (pi[who] >= 0.0) & (pi[who] <= 1.0)
     kept = int(ok.sum())
+    every = np.where(ok, pi["new"] - pi["old"], np.nan)
     if kept < 2:
-        return Difference(None, float("nan"), False, kept)
-    diff = pi["new"][ok] - pi["old"][ok]
-    return Difference(
-        _draw_summary("change[pi]", diff, prob), float(np.mean(diff > 0.0)), False, kept
-    )
+        return Difference(None, float("nan"), False, kept), every
+    diff = every[ok]
+    summary = _draw_summary("change[pi]", diff, prob)
+    return Difference(summary, float(np.mean(diff > 0.0)), False, kept), every

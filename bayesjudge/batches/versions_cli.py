@@ -9,7 +9,8 @@ the flip rate with McNemar's exact test; each judge's Se, Sp and J and the poste
 change; each judge's corrected success rate on the unlabelled items and the paired posterior of
 the difference; and which judge to keep (:func:`bayesjudge.batches.versions.compare_judges`).
 With ``--json`` the output is :meth:`JudgeComparison.to_dict
-<bayesjudge.batches.versions.JudgeComparison.to_dict>`. Exit codes: 0 done, 2 bad input, 3 too
+<bayesjudge.batches.versions.JudgeComparison.to_dict>`; ``--out DIR`` also writes a report
+folder (:mod:`bayesjudge.batches.versions_report`). Exit codes: 0 done, 2 bad input, 3 too
 few Monte-Carlo draws of the difference of pi were kept (the data do not support it).
 """
 
@@ -28,10 +29,11 @@ from bayesjudge.cli.common import (
     emit_json,
     fmt,
     input_options,
+    named_paths,
     positive_int,
     print_answer,
 )
-from bayesjudge.cli.options import add_json_option, add_prob_and_seed
+from bayesjudge.cli.options import add_prob_and_seed, add_report_options
 from bayesjudge.reporting.output import escape_terminal
 
 __all__ = ["register"]
@@ -88,9 +90,8 @@ def register(commands: Any) -> None:
         help="Monte-Carlo draws of the Dirichlet posteriors (default %(default)s, at least 1000)",
     )
     add_prob_and_seed(sub)
-    add_json_option(sub)
+    add_report_options(sub, run_judges)
     add_input_options(sub, threshold=False)
-    sub.set_defaults(handler=run_judges)
 
 
 def run_judges(args: argparse.Namespace) -> int:
@@ -132,11 +133,16 @@ def run_judges(args: argparse.Namespace) -> int:
         draws=args.draws,
         random_seed=args.random_seed,
     )
+    if args.out is not None:
+        from bayesjudge.reporting.write import write_report
+
+        source = args.old_data if args.new_data is None else f"{args.old_data} and {args.new_data}"
+        write_report(args.out, result, source=source, inputs=named_paths(args, skip=["out"]))
     if args.json:
         emit_json(result.to_dict())
     else:
         _print(result)
-        print_answer(result.summary())
+        print_answer(result.summary(), report=args.out)
     if result.passed:
         return EXIT_OK
     for failure in result.failures():

@@ -43,9 +43,13 @@ def _builder(analysis: object) -> Callable[..., ReportContent]:
         from bayesjudge.panels.report import report_content as panels
 
         return panels
+    if module == "bayesjudge.batches.versions":
+        from bayesjudge.batches.versions_report import report_content as judge_versions
+
+        return judge_versions
     raise TypeError(
         "analysis: expected what analyze_prevalence, analyze_gate, analyze_channel, "
-        f"analyze_systems or analyze_panel returned, got {type(analysis).__name__}"
+        f"analyze_systems, analyze_panel or compare_judges returned, got {type(analysis).__name__}"
     )
 
 

@@ -216,3 +216,25 @@ def test_a_judge_worse_than_chance_exits_3(
     captured = capsys.readouterr()
     assert "kept 0 of 2000 draws" in captured.err
     assert "Difference of pi not supported" in captured.out
+
+
+def test_out_writes_a_readable_report(
+    inspect_log: Path,
+    gold: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    readable_report: Any,
+) -> None:
+    import xarray as xr
+
+    out = tmp_path / "report"
+    argv = ["judges", str(inspect_log), "--old", "grader_v1", "--new", "grader_v2"]
+    assert main([*argv, "--labels", str(gold), "--out", str(out), *FAST]) == EXIT_OK
+    assert f"report written to {out}" in capsys.readouterr().out
+    names = {p.name for p in out.iterdir()}
+    assert {"report.html", "summary.md", "posterior.nc", "tables.csv", "comparison.json"} <= names
+    readable_report(out, names=("grader_v1", "grader_v2"))
+    tree = xr.open_datatree(out / "posterior.nc")
+    assert tree["posterior"]["se"].shape == (1, 2000, 2)
+    assert tree.attrs["model"] == "judge_versions"
+    assert "Paired tables" in (out / "summary.md").read_text(encoding="utf-8")
