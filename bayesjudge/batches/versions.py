@@ -1270,7 +1270,9 @@ def compare_judges(
             False,
         ),
     }
-    keep = "new" if change["j"].summary.mean > 0.0 else "old"
+    keep = (
+        "new" if d_se[0] + d_sp[0] > 0.0 else "old"
+    )  # the exact posterior mean of the change in J
 
     notes: list[str] = []
     unpaired = data.unpaired_note()
