@@ -32,7 +32,8 @@ import numpy as np
 import pandas as pd
 from _record import write_result
 
-from bayesjudge.batches.versions import JudgeVersions, compare_judges
+from bayesjudge.batches.versions import compare_judges
+from bayesjudge.batches.versions_data import JudgeVersions
 
 PI = 0.7
 SCENARIOS = {

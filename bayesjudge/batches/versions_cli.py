@@ -96,7 +96,8 @@ def register(commands: Any) -> None:
 
 def run_judges(args: argparse.Namespace) -> int:
     """Run ``bayesjudge judges``; return the exit code."""
-    from bayesjudge.batches.versions import compare_judges, load_judge_versions
+    from bayesjudge.batches.versions import compare_judges
+    from bayesjudge.batches.versions_data import load_judge_versions
 
     options = input_options(args, source="old_data")
     if options.scorer is not None:

@@ -12,13 +12,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from bayesjudge.batches.versions import (
-    JudgeVersions,
-    compare_judges,
-    dirichlet_difference,
-    load_judge_versions,
-    mcnemar_exact,
-)
+from bayesjudge.batches.versions import compare_judges, dirichlet_difference, mcnemar_exact
+from bayesjudge.batches.versions_data import JudgeVersions, load_judge_versions
 from bayesjudge.errors import DataError
 from bayesjudge.prevalence import JudgeCounts, exact_posterior
 
