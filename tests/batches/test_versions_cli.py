@@ -238,3 +238,29 @@ def test_out_writes_a_readable_report(
     assert tree["posterior"]["se"].shape == (1, 2000, 2)
     assert tree.attrs["model"] == "judge_versions"
     assert "Paired tables" in (out / "summary.md").read_text(encoding="utf-8")
+
+
+def test_two_tables_with_their_verdict_columns_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = tmp_path / "old.csv"
+    new = tmp_path / "new.csv"
+    old.write_text("item,graded,label\na,PASS,1\nb,FAIL,0\nc,PASS,\nd,PASS,1\n")
+    new.write_text("item,score_v2\na,PASS\nb,PASS\nc,FAIL\n")
+    argv = ["judges", str(old), str(new), "--old", "graded", "--new", "score_v2", "--json"]
+    # three paired items: too few for the difference of pi, which exits 3 after the JSON
+    assert main([*argv, *FAST]) == EXIT_DIAGNOSTICS
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["passed"] is False
+    assert payload["classes"]["gold_fail"]["table"] == [[0, 1], [0, 0]]
+    assert payload["input"]["only_old"] == ["d"]
+    assert payload["input"]["unpaired_labelled"] == 1
+
+
+def test_help_names_the_forms(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["judges", "--help"])
+    out = capsys.readouterr().out
+    assert "--old NAME" in out
+    assert "--labels FILE" in out
+    assert "McNemar" in out
