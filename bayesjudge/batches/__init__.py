@@ -6,7 +6,10 @@ Where to find each piece:
 * :mod:`~bayesjudge.batches.monitor`: :func:`monitor_batches`, an anytime-valid monitor of the
   corrected success rate and of judge drift, beside a per-batch Bayesian rule;
 * :mod:`~bayesjudge.batches.cli`: the ``bayesjudge monitor`` command;
-* :mod:`~bayesjudge.batches.simulate`: seeded simulators of batch counts.
+* :mod:`~bayesjudge.batches.simulate`: seeded simulators of batch counts;
+* :mod:`~bayesjudge.batches.versions_data` and :mod:`~bayesjudge.batches.versions`: two judge
+  versions on the same items (:func:`load_judge_versions`, :func:`compare_judges`), compared as a
+  paired design; :mod:`~bayesjudge.batches.versions_cli`: the ``bayesjudge judges`` command.
 """
 
 from bayesjudge._lazy import lazy_exports
@@ -16,9 +19,13 @@ _NAMES = {
     "COUNT_COLUMNS": ".data",
     "BatchedData": ".data",
     "BatchStatus": ".monitor",
+    "JudgeComparison": ".versions",
+    "JudgeVersions": ".versions_data",
     "MonitorAnalysis": ".monitor",
     "batch_counts": ".simulate",
     "batch_counts_frame": ".simulate",
+    "compare_judges": ".versions",
+    "load_judge_versions": ".versions_data",
     "monitor_batches": ".monitor",
 }
 

@@ -40,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``bayesjudge`` command."""
     from bayesjudge._version import __version__
     from bayesjudge.batches.cli import register as register_batches
+    from bayesjudge.batches.versions_cli import register as register_judge_versions
     from bayesjudge.channels.cli import register as register_channels
     from bayesjudge.gates.cli import register as register_gates
     from bayesjudge.panels.cli import register as register_panels
@@ -63,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_systems(commands)
     register_repeated(commands)
     register_batches(commands)
+    register_judge_versions(commands)
     commands.choices["report"].set_defaults(example_report=_example_report)
     return parser
 

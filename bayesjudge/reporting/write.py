@@ -47,9 +47,13 @@ def _builder(analysis: object) -> Callable[..., ReportContent]:
         from bayesjudge.repeated.report import report_content as repeated
 
         return repeated
+    if module == "bayesjudge.batches.versions":
+        from bayesjudge.batches.versions_report import report_content as judge_versions
+
+        return judge_versions
     raise TypeError(
         "analysis: expected what analyze_prevalence, analyze_gate, analyze_channel, "
-        f"analyze_systems, analyze_panel or analyze_repeated returned, got "
+        "analyze_systems, analyze_panel, analyze_repeated or compare_judges returned, got "
         f"{type(analysis).__name__}"
     )
 
