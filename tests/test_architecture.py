@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-FAMILIES = ("prevalence", "gates", "channels", "studies", "systems", "panels")
+FAMILIES = ("prevalence", "gates", "channels", "studies", "systems", "panels", "batches")
 
 
 def _module_name(path: Path) -> str:
