@@ -16,6 +16,7 @@ Examples
 from __future__ import annotations
 
 __all__ = [
+    "BATCHES_TARGET_ACCEPT",
     "CHANNEL_DRAWS",
     "CHANNEL_TARGET_ACCEPT",
     "GATE_TARGET_ACCEPT",
@@ -42,3 +43,5 @@ SYSTEMS_TARGET_ACCEPT = 0.95
 PANEL_TARGET_ACCEPT = 0.9
 #: NUTS target acceptance of the repeated-samples model (a non-centred item hierarchy).
 REPEATED_TARGET_ACCEPT = 0.95
+#: NUTS target acceptance of the state-space model across batches (random walks on the logit scale).
+BATCHES_TARGET_ACCEPT = 0.95

@@ -1,0 +1,629 @@
+r"""Drift across batches: the state-space model of pi, Se and Sp fitted to per-batch counts.
+
+A team re-runs its evaluation on every release and re-labels a few items each time. Each batch
+:math:`t` gives the six counts of the prevalence model (a frame with the columns
+:data:`BATCH_COLUMNS`, one row per batch in time order, as
+``bayesjudge.batches`` tables reduce to). :func:`fit_drift` fits
+:func:`bayesjudge.models.batches.batches_model`, in which the true success rate
+:math:`\pi_t` and the judge's :math:`\mathrm{Se}_t`, :math:`\mathrm{Sp}_t` move as Gaussian
+random walks on the logit scale with learned step sizes, so that
+
+* each batch's pi is corrected with the judge of *that* batch, informed by its own gold labels
+  and, through the walk, by its neighbours' (a batch with few labels borrows strength);
+* the change since the previous batch, :math:`\pi_t - \pi_{t-1}`, has a posterior;
+* the judge's drift between batches is read as
+  :math:`P(|\mathrm{Se}_t - \mathrm{Se}_{t-1}| > d \text{ or } |\mathrm{Sp}_t -
+  \mathrm{Sp}_{t-1}| > d \mid \text{data})` for a stated tolerance :math:`d` (``drift_size``,
+  0.05 by default), and a batch is flagged when that probability reaches ``drift_prob``.
+
+The naive per-batch pass rate :math:`k_t / n_t` (with its Wilson interval) is reported beside
+the corrected rate, as every family reports its baselines. :func:`drift_figure` draws both over
+time with the judge's Se and Sp and the flagged batches; :func:`simulate_drift` draws batches
+from known paths, for recovery checks.
+
+References: Rogan and Gladen (1978), "Estimating prevalence from the results of a screening
+test"; Harvey (1989), "Forecasting, Structural Time Series Models and the Kalman Filter".
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from numpy.typing import ArrayLike
+
+from bayesjudge.errors import DataError
+from bayesjudge.estimators.intervals import wilson_interval
+from bayesjudge.inference.defaults import BATCHES_TARGET_ACCEPT
+from bayesjudge.inference.diagnostics import Diagnostics
+from bayesjudge.inference.fit import ModelRun, NutsSettings, diagnostics_of, fit_model
+from bayesjudge.inference.predictive import predictive_counts
+from bayesjudge.inference.sampling import Sampler
+from bayesjudge.io.problems import row_names
+from bayesjudge.priors import PrevalencePriors
+from bayesjudge.validation import check_prob, check_unit, rng_from
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "BATCH_COLUMNS",
+    "DRIFT",
+    "STEP_SCALE",
+    "TARGET_ACCEPT",
+    "DriftFit",
+    "drift_figure",
+    "fit_drift",
+    "simulate_drift",
+]
+
+#: Name of the state-space model, as recorded in the posterior attrs.
+DRIFT = "batches_drift"
+#: The columns of a per-batch counts frame, in order.
+BATCH_COLUMNS = ("batch", "m1", "x1", "m0", "x0", "n", "k")
+#: Half-normal scale of the learned step sizes (logit scale per batch); the model's default.
+STEP_SCALE = 0.5
+#: NUTS target acceptance of the state-space model.
+TARGET_ACCEPT = BATCHES_TARGET_ACCEPT
+#: Quantities reported per batch (their Monte Carlo error is checked).
+REPORTED = ("pi", "se", "sp", "pi_change", "se_change", "sp_change")
+_COUNTS = BATCH_COLUMNS[1:]
+_STEPS = ("sigma_pi", "sigma_se", "sigma_sp")
+_PAIRS = (("x1", "m1"), ("x0", "m0"), ("k", "n"))
+
+
+def _batch_counts(counts: pd.DataFrame) -> tuple[tuple[str, ...], dict[str, np.ndarray]]:
+    """Validate a per-batch counts frame; return the batch names and the counts as int arrays."""
+    if not isinstance(counts, pd.DataFrame):
+        raise TypeError(f"counts must be a pandas DataFrame; got {type(counts).__name__}")
+    columns = [str(c) for c in counts.columns]
+    missing = [c for c in BATCH_COLUMNS if c not in columns]
+    if missing:
+        raise DataError(
+            f"the counts need the columns {list(BATCH_COLUMNS)}; missing {missing} "
+            f"(the frame has {columns})"
+        )
+    extra = [c for c in columns if c not in BATCH_COLUMNS]
+    if extra:
+        raise DataError(
+            f"the counts have columns the model does not read: {extra}; give exactly "
+            f"{list(BATCH_COLUMNS)}"
+        )
+    if len(counts) < 2:
+        raise DataError(f"the counts need at least two batches (rows); got {len(counts)}")
+    names = counts["batch"].to_numpy(dtype=object)
+    for position, name in enumerate(names):
+        if name is None or (isinstance(name, float) and np.isnan(name)) or name is pd.NA:
+            where = row_names(counts.index, [position])[0]
+            raise DataError(f"column 'batch' is missing a value in {where}")
+    batches = tuple(str(name) for name in names)
+    seen: dict[str, int] = {}
+    for position, name in enumerate(batches):
+        if name in seen:
+            first, again = row_names(counts.index, [seen[name], position])
+            raise DataError(
+                f"column 'batch' names each batch once; {name!r} is in {first} and {again}"
+            )
+        seen[name] = position
+    out: dict[str, np.ndarray] = {}
+    for column in _COUNTS:
+        values = counts[column].to_numpy(dtype=object)
+        ints = np.empty(values.size, dtype=np.int64)
+        for position, value in enumerate(values):
+            number = _whole(value)
+            if number is None or number < 0:
+                where = row_names(counts.index, [position])[0]
+                raise DataError(
+                    f"column {column!r} must hold non-negative whole numbers; {where} "
+                    f"(batch {batches[position]!r}) has {value!r}"
+                )
+            ints[position] = number
+        out[column] = ints
+    for part, total in _PAIRS:
+        over = np.flatnonzero(out[part] > out[total])
+        if over.size:
+            position = int(over[0])
+            where = row_names(counts.index, [position])[0]
+            raise DataError(
+                f"column {part!r} counts passes among column {total!r}, so it cannot exceed it; "
+                f"{where} (batch {batches[position]!r}) has {part}={out[part][position]} > "
+                f"{total}={out[total][position]}"
+            )
+    for column, what in (("m1", "gold-PASS"), ("m0", "gold-FAIL")):
+        if out[column].sum() == 0:
+            raise DataError(
+                f"column {column!r} is 0 in every batch: without {what} items in some batch the "
+                "judge's accuracy is not identified; label a few items of that class"
+            )
+    return batches, out
+
+
+def _whole(value: object) -> int | None:
+    """Return a whole number as int, or None (missing, fractional, text, bool)."""
+    if isinstance(value, bool | np.bool_) or value is None or value is pd.NA:
+        return None
+    if isinstance(value, int | np.integer):
+        return int(value)
+    if isinstance(value, float | np.floating) and np.isfinite(value) and float(value).is_integer():
+        return int(value)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class DriftFit:
+    """The state-space fit across batches: posterior, per-batch summaries and drift flags.
+
+    Made by :func:`fit_drift`.
+
+    Attributes
+    ----------
+    tree : DataTree
+        The checked posterior (groups ``posterior``, ``sample_stats``,
+        ``posterior_predictive``, ``observed_data``, ``constant_data``; dims ``batch`` and
+        ``step``).
+    batches : tuple of str
+        Batch names in time order.
+    counts : DataFrame
+        The validated counts (columns :data:`BATCH_COLUMNS`).
+    prob : float
+        Mass of every interval.
+    drift_size : float
+        The tolerance :math:`d` of the judge's drift.
+    drift_prob : float
+        The posterior probability of a drift beyond :math:`d` at which a batch is flagged.
+    """
+
+    tree: xr.DataTree
+    batches: tuple[str, ...]
+    counts: pd.DataFrame
+    prob: float
+    drift_size: float
+    drift_prob: float
+
+    @property
+    def diagnostics(self) -> Diagnostics:
+        """The diagnostics of the fit (R-hat, ESS, divergences, MCSE, predictive checks)."""
+        return diagnostics_of(self.tree)
+
+    @property
+    def passed(self) -> bool:
+        """Whether every diagnostic check passed."""
+        return bool(self.diagnostics.passed)
+
+    def _draws(self, name: str) -> np.ndarray:
+        """Return the draws of ``name`` as an array (samples, then the batch or step axis)."""
+        values = self.tree["posterior"][name]
+        extra = [d for d in values.dims if d not in ("chain", "draw")]
+        return np.asarray(values.stack(sample=("chain", "draw")).transpose("sample", *extra))
+
+    def drift_probability(self) -> pd.Series:
+        r"""Return :math:`P(|\Delta\mathrm{Se}_t| > d \text{ or } |\Delta\mathrm{Sp}_t| > d)`.
+
+        One value per batch after the first (index ``step``): the posterior probability that
+        the judge's sensitivity or specificity moved by more than ``drift_size`` since the
+        previous batch.
+        """
+        se = np.abs(self._draws("se_change")) > self.drift_size
+        sp = np.abs(self._draws("sp_change")) > self.drift_size
+        return pd.Series(
+            (se | sp).mean(axis=0), index=pd.Index(self.batches[1:], name="step"), name="drift"
+        )
+
+    @property
+    def drifted(self) -> tuple[str, ...]:
+        """The batches whose judge drifted: drift probability at least ``drift_prob``."""
+        flags = self.drift_probability()
+        return tuple(str(b) for b in flags.index[flags.to_numpy() >= self.drift_prob])
+
+    def naive(self) -> pd.DataFrame:
+        """Return the naive pass rate ``k / n`` of each batch with its Wilson interval.
+
+        NaN for a batch without unlabelled items (Wilson 1927).
+        """
+        k = self.counts["k"].to_numpy(dtype=float)
+        n = self.counts["n"].to_numpy(dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rate = np.where(n > 0, k / n, np.nan)
+            low, high = wilson_interval(k, np.where(n > 0, n, 1.0), prob=self.prob)
+        return pd.DataFrame(
+            {
+                "naive": rate,
+                "naive_low": np.where(n > 0, low, np.nan),
+                "naive_high": np.where(n > 0, high, np.nan),
+            },
+            index=pd.Index(self.batches, name="batch"),
+        )
+
+    def _interval(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        draws = self._draws(name)
+        tail = (1.0 - self.prob) / 2.0
+        low, high = np.quantile(draws, [tail, 1.0 - tail], axis=0)
+        return draws.mean(axis=0), low, high
+
+    def to_frame(self) -> pd.DataFrame:
+        r"""Return one row per batch: counts, naive rate, posterior of pi, Se, Sp and changes.
+
+        Columns: the counts, ``naive``, ``naive_low``, ``naive_high``; for ``pi``, ``se``,
+        ``sp`` and ``j`` the posterior mean and equal-tailed bounds (``pi``, ``pi_low``,
+        ``pi_high``, ...); the change since the previous batch ``pi_change`` (with bounds,
+        ``p_pi_down`` = :math:`P(\pi_t < \pi_{t-1})`), ``se_change``, ``sp_change``; ``drift``
+        (the probability of :meth:`drift_probability`) and ``drifted`` (flagged). The change
+        columns are NaN in the first batch.
+        """
+        frame = self.counts.set_index("batch").join(self.naive())
+        frame.index = pd.Index(self.batches, name="batch")
+        for name in ("pi", "se", "sp", "j"):
+            mean, low, high = self._interval(name)
+            frame[name], frame[f"{name}_low"], frame[f"{name}_high"] = mean, low, high
+        for name in ("pi_change", "se_change", "sp_change"):
+            mean, low, high = self._interval(name)
+            for suffix, values in (("", mean), ("_low", low), ("_high", high)):
+                frame[name + suffix] = np.concatenate([[np.nan], values])
+        down = (self._draws("pi_change") < 0.0).mean(axis=0)
+        frame["p_pi_down"] = np.concatenate([[np.nan], down])
+        frame["drift"] = np.concatenate([[np.nan], self.drift_probability().to_numpy()])
+        frame["drifted"] = frame.index.isin(self.drifted)
+        return frame
+
+    def steps(self) -> pd.DataFrame:
+        """Return the posterior mean and equal-tailed bounds of the three step sizes."""
+        rows = {}
+        for name in _STEPS:
+            draws = self._draws(name)
+            tail = (1.0 - self.prob) / 2.0
+            low, high = np.quantile(draws, [tail, 1.0 - tail])
+            rows[name] = {"mean": float(draws.mean()), "low": float(low), "high": float(high)}
+        return pd.DataFrame.from_dict(rows, orient="index")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the fit as plain values (JSON-ready): batches, steps, drift and diagnostics."""
+        frame = self.to_frame().reset_index()
+        rows = json.loads(frame.to_json(orient="records"))
+        return {
+            "model": DRIFT,
+            "prob": self.prob,
+            "drift_size": self.drift_size,
+            "drift_prob": self.drift_prob,
+            "batches": rows,
+            "drifted": list(self.drifted),
+            "steps": self.steps().to_dict(orient="index"),
+            "fixed_steps": self.tree.attrs.get("fixed_steps"),
+            "passed": self.passed,
+            "diagnostics": self.diagnostics.json_block(),
+        }
+
+
+def fit_drift(
+    counts: pd.DataFrame,
+    *,
+    priors: PrevalencePriors | None = None,
+    step_scale: float = STEP_SCALE,
+    fixed_steps: float | None = None,
+    drift_size: float = 0.05,
+    drift_prob: float = 0.9,
+    draws: int = 1000,
+    tune: int = 1000,
+    chains: int = 4,
+    target_accept: float = TARGET_ACCEPT,
+    random_seed: int | np.random.Generator | None = None,
+    progressbar: bool | None = None,
+    sampler: Sampler = "auto",
+    escalate: bool = True,
+    prob: float = 0.95,
+) -> DriftFit:
+    r"""Fit pi, Se and Sp across batches as random walks on the logit scale.
+
+    .. math::
+
+        \mathrm{logit}\,\theta_t = \mathrm{logit}\,\theta_{t-1} + \sigma_\theta z_{\theta t},
+        \quad x_{1t} \sim \mathrm{Bin}(m_{1t}, \mathrm{Se}_t), \;
+        x_{0t} \sim \mathrm{Bin}(m_{0t}, 1 - \mathrm{Sp}_t), \;
+        k_t \sim \mathrm{Bin}(n_t, \pi_t\mathrm{Se}_t + (1 - \pi_t)(1 - \mathrm{Sp}_t)),
+
+    for :math:`\theta \in \{\pi, \mathrm{Se}, \mathrm{Sp}\}`
+    (:func:`bayesjudge.models.batches.batches_model`; Rogan and Gladen 1978; Harvey 1989),
+    sampled with NUTS through the shared fitting path and checked
+    (:func:`bayesjudge.check_fit`: R-hat, ESS, divergences, Monte Carlo error of the reported
+    quantities, and posterior predictive checks of every batch's three counts).
+
+    Parameters
+    ----------
+    counts : DataFrame
+        One row per batch in time order with the columns ``batch, m1, x1, m0, x0, n, k``
+        (:data:`BATCH_COLUMNS`; the six counts of :class:`bayesjudge.JudgeCounts`).
+    priors : PrevalencePriors, optional
+        Beta priors of the first batch's pi, Se and Sp; Jeffreys Beta(1/2, 1/2) by default.
+    step_scale : float, default 0.5
+        Half-normal scale of the learned step sizes (logit scale per batch).
+    fixed_steps : float, optional
+        Fix the three step sizes at this value instead of learning them; a large value (e.g.
+        100) makes every batch an independent prevalence fit.
+    drift_size : float, default 0.05
+        Tolerance :math:`d` of the judge's drift on the probability scale.
+    drift_prob : float, default 0.9
+        Posterior probability of a drift beyond ``drift_size`` at which a batch is flagged.
+    draws, tune, chains : int
+        Draws per chain (1000), tuning steps per chain (1000) and chains (4).
+    target_accept : float, default 0.95
+        NUTS target acceptance rate.
+    random_seed : int, Generator or None
+        Seed; None uses the default seed.
+    progressbar : bool, optional
+        Show the sampler's progress bar; by default only when stderr is a terminal.
+    sampler : {"auto", "nutpie", "pymc"}, default "auto"
+        The NUTS implementation (nutpie when installed).
+    escalate : bool, default True
+        Retry once when a sampler check fails.
+    prob : float, default 0.95
+        Mass of every interval.
+
+    Returns
+    -------
+    DriftFit
+
+    Raises
+    ------
+    DataError
+        Naming the column and row of bad counts (missing columns, a missing or repeated batch
+        name, negative or fractional counts, passes above their total, no gold items of a
+        class in any batch).
+    ValueError
+        On a step scale, fixed step, tolerance or probability out of range.
+
+    Warns
+    -----
+    FitWarning
+        When a diagnostic check still fails after the retry.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> counts = pd.DataFrame({"batch": ["r1", "r2", "r3"], "m1": [30, 30, 30],
+    ...     "x1": [27, 27, 28], "m0": [30, 30, 30], "x0": [3, 4, 9],
+    ...     "n": [400, 400, 400], "k": [280, 290, 320]})
+    >>> fit = fit_drift(counts, draws=500, random_seed=1, progressbar=False)
+    >>> list(fit.to_frame().index)
+    ['r1', 'r2', 'r3']
+    >>> bool(fit.to_frame()["pi"].between(0.6, 0.9).all())
+    True
+    """
+    batches, arrays = _batch_counts(counts)
+    if priors is None:
+        priors = PrevalencePriors()
+    if not isinstance(priors, PrevalencePriors):
+        raise TypeError(f"priors must be a PrevalencePriors; got {type(priors).__name__}")
+    prob = check_prob(prob)
+    drift_prob = check_prob(drift_prob, name="drift_prob")
+    drift_size = check_unit(drift_size, name="drift_size", open_interval=True)
+    if not step_scale > 0 or not np.isfinite(step_scale):
+        raise ValueError(f"step_scale must be a positive number; got {step_scale!r}")
+    if fixed_steps is not None and (not fixed_steps > 0 or not np.isfinite(fixed_steps)):
+        raise ValueError(f"fixed_steps must be a positive number or None; got {fixed_steps!r}")
+    settings = NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
+    step = None if fixed_steps is None else float(fixed_steps)
+    scale = float(step_scale)
+
+    def build() -> Any:
+        from bayesjudge.models.batches import batches_model
+
+        return batches_model(batches, arrays, priors=priors, step_scale=scale, fixed_steps=step)
+
+    data = {
+        "m1": arrays["m1"],
+        "x1_obs": arrays["x1"],
+        "m0": arrays["m0"],
+        "x0_obs": arrays["x0"],
+        "n": arrays["n"],
+        "k_obs": arrays["k"],
+    }
+    run = ModelRun(DRIFT, (DRIFT, len(batches), priors, scale, step), build, data, priors)
+
+    def complete(trace: xr.DataTree, rng: np.random.Generator) -> xr.DataTree:
+        posterior = trace["posterior"].to_dataset()
+        posterior = posterior.assign_coords(batch=list(batches), step=list(batches[1:]))
+        fpr = 1.0 - posterior["sp"]
+        predictive = predictive_counts(
+            {
+                "x1": (arrays["m1"], posterior["se"]),
+                "x0": (arrays["m0"], fpr),
+                "k": (arrays["n"], posterior["judged_rate"]),
+            },
+            rng,
+        )
+        coords = {"batch": list(batches)}
+        return xr.DataTree.from_dict(
+            {
+                "posterior": posterior,
+                "posterior_predictive": predictive,
+                "sample_stats": trace["sample_stats"].to_dataset(),
+                "observed_data": xr.Dataset(
+                    {name: ("batch", arrays[name]) for name in ("x1", "x0", "k")}, coords=coords
+                ),
+                "constant_data": xr.Dataset(
+                    {name: ("batch", arrays[name]) for name in ("m1", "m0", "n")}, coords=coords
+                ),
+            }
+        )
+
+    tree = fit_model(
+        run,
+        settings=settings,
+        complete=complete,
+        random_seed=random_seed,
+        sampler=sampler,
+        progressbar=progressbar,
+        escalate=escalate,
+        prob=prob,
+        check_vars=[*REPORTED, "j", "judged_rate", *(_STEPS if step is None else ())],
+        mcse_vars=list(REPORTED),
+        attrs={
+            "batches": list(batches),
+            "counts": json.dumps({k: v.tolist() for k, v in arrays.items()}),
+            "step_scale": scale,
+            "fixed_steps": step,
+        },
+    )
+    frame = pd.DataFrame({"batch": list(batches), **arrays}, columns=list(BATCH_COLUMNS))
+    return DriftFit(tree, batches, frame, prob, drift_size, drift_prob)
+
+
+def simulate_drift(
+    pi: ArrayLike,
+    se: ArrayLike,
+    sp: ArrayLike,
+    *,
+    labelled: ArrayLike = 100,
+    unlabelled: ArrayLike = 500,
+    random_seed: int | np.random.Generator | None = None,
+) -> pd.DataFrame:
+    r"""Draw per-batch counts from known paths of pi, Se and Sp.
+
+    In batch :math:`t`, ``labelled`` items are drawn from the batch and gold-labelled
+    (:math:`m_{1t} \sim \mathrm{Bin}(m_t, \pi_t)`, :math:`m_{0t} = m_t - m_{1t}`), the judge
+    passes :math:`x_{1t} \sim \mathrm{Bin}(m_{1t}, \mathrm{Se}_t)` and
+    :math:`x_{0t} \sim \mathrm{Bin}(m_{0t}, 1 - \mathrm{Sp}_t)` of them, and
+    :math:`k_t \sim \mathrm{Bin}(n_t, \pi_t\mathrm{Se}_t + (1 - \pi_t)(1 - \mathrm{Sp}_t))` of
+    the ``unlabelled`` items.
+
+    Parameters
+    ----------
+    pi, se, sp : array_like
+        True paths, one value in [0, 1] per batch (equal lengths, at least two).
+    labelled, unlabelled : int or array_like
+        Gold-labelled and unlabelled items per batch (scalars or one per batch).
+    random_seed : int, Generator or None
+        Seed of the draws (the ``simulate`` stream).
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`BATCH_COLUMNS`, batches named ``b1``, ``b2``, ...
+
+    Examples
+    --------
+    >>> frame = simulate_drift([0.7, 0.7, 0.6], [0.9] * 3, [0.9, 0.9, 0.75], random_seed=0)
+    >>> list(frame.columns)
+    ['batch', 'm1', 'x1', 'm0', 'x0', 'n', 'k']
+    >>> int(frame["m1"].iloc[0] + frame["m0"].iloc[0])
+    100
+    """
+    paths = {}
+    for name, values in (("pi", pi), ("se", se), ("sp", sp)):
+        array = np.asarray(values, dtype=float)
+        if array.ndim != 1 or array.size < 2:
+            raise ValueError(f"{name} must be a 1-d sequence of at least two rates; got {values!r}")
+        if not np.all((array >= 0.0) & (array <= 1.0)):
+            raise ValueError(f"{name} must hold rates in [0, 1]; got {array.tolist()}")
+        paths[name] = array
+    size = paths["pi"].size
+    if paths["se"].size != size or paths["sp"].size != size:
+        raise ValueError(
+            f"pi, se and sp need one value per batch each; got lengths {size}, "
+            f"{paths['se'].size}, {paths['sp'].size}"
+        )
+    sizes = {}
+    for name, values in (("labelled", labelled), ("unlabelled", unlabelled)):
+        array = np.broadcast_to(np.asarray(values), (size,))
+        if not np.issubdtype(array.dtype, np.integer) or np.any(array < 0):
+            raise ValueError(f"{name} must be non-negative whole numbers; got {values!r}")
+        sizes[name] = array.astype(np.int64)
+    rng = rng_from(random_seed)
+    m1 = rng.binomial(sizes["labelled"], paths["pi"])
+    m0 = sizes["labelled"] - m1
+    x1 = rng.binomial(m1, paths["se"])
+    x0 = rng.binomial(m0, 1.0 - paths["sp"])
+    rate = paths["pi"] * paths["se"] + (1.0 - paths["pi"]) * (1.0 - paths["sp"])
+    k = rng.binomial(sizes["unlabelled"], rate)
+    return pd.DataFrame(
+        {
+            "batch": [f"b{t + 1}" for t in range(size)],
+            "m1": m1,
+            "x1": x1,
+            "m0": m0,
+            "x0": x0,
+            "n": sizes["unlabelled"],
+            "k": k,
+        }
+    )
+
+
+def drift_figure(fit: DriftFit, *, title: str | None = None) -> Figure:
+    """Draw the corrected and naive rates over the batches, the judge's Se and Sp, and drift.
+
+    Top: the posterior mean of pi per batch with its equal-tailed band (blue) and the naive
+    pass rate ``k / n`` with its Wilson interval (black); bottom: the judge's Se and Sp with
+    their bands. Batches whose judge drifted (:attr:`DriftFit.drifted`) are shaded in both.
+
+    Parameters
+    ----------
+    fit : DriftFit
+        A fit from :func:`fit_drift`.
+    title : str, optional
+        Title above the top panel.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> counts = pd.DataFrame({"batch": ["r1", "r2", "r3"], "m1": [30, 30, 30],
+    ...     "x1": [27, 27, 28], "m0": [30, 30, 30], "x0": [3, 4, 9],
+    ...     "n": [400, 400, 400], "k": [280, 290, 320]})
+    >>> fit = fit_drift(counts, draws=500, random_seed=1, progressbar=False)
+    >>> drift_figure(fit).axes[1].get_xlabel()
+    'batch'
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch
+
+    blue, orange, green, shade = "#4c72b0", "#dd8452", "#55a868", "#c44e52"
+    frame = fit.to_frame()
+    x = np.arange(len(frame))
+    fig = Figure(figsize=(max(6.0, 0.6 * len(frame) + 3.0), 6.0))
+    top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[1.3, 1.0])
+    percent = f"{100 * fit.prob:g}%"
+    for ax in (top, bottom):
+        for position, drifted in enumerate(frame["drifted"].to_numpy()):
+            if drifted:
+                ax.axvspan(position - 0.5, position + 0.5, color=shade, alpha=0.15, lw=0)
+    top.fill_between(x, frame["pi_low"], frame["pi_high"], color=blue, alpha=0.25, lw=0)
+    top.plot(x, frame["pi"], color=blue, marker="o", label=f"corrected pi ({percent} band)")
+    naive = frame["naive"].to_numpy()
+    top.errorbar(
+        x,
+        naive,
+        yerr=np.vstack([naive - frame["naive_low"], frame["naive_high"] - naive]),
+        color="black",
+        fmt="s",
+        ms=4,
+        capsize=3,
+        lw=1,
+        label=f"naive pass rate k/n (Wilson {percent})",
+    )
+    top.set_ylabel("success rate")
+    if title:
+        top.set_title(title, fontsize=11)
+    for name, colour, label in (("se", orange, "Se"), ("sp", green, "Sp")):
+        bottom.fill_between(
+            x, frame[f"{name}_low"], frame[f"{name}_high"], color=colour, alpha=0.25, lw=0
+        )
+        bottom.plot(x, frame[name], color=colour, marker="o", label=f"judge {label}")
+    bottom.set_ylabel("judge accuracy")
+    bottom.set_xlabel("batch")
+    bottom.set_xticks(x, list(frame.index), rotation=45 if len(frame) > 12 else 0, fontsize=8)
+    handles, labels = bottom.get_legend_handles_labels()
+    if frame["drifted"].any():
+        handles.append(Patch(color=shade, alpha=0.15, label="judge drifted"))
+        labels.append(
+            f"judge drifted (P(|change in Se or Sp| > {fit.drift_size:g}) >= {fit.drift_prob:g})"
+        )
+    top.legend(fontsize=8, loc="best", framealpha=0.9)
+    bottom.legend(handles, labels, fontsize=8, loc="best", framealpha=0.9)
+    fig.tight_layout()
+    return fig
