@@ -4,7 +4,9 @@ r"""The whole answer of the repeated-samples family: posterior, baselines, check
 what the command line, the JSON and the report show: the mean success rate of items like these
 (``population_rate``, the headline) and over the observed items (``mean_rate``), pass@k and
 pass^k, the share of items never, sometimes and always solved, the judge's Se and Sp, the
-diagnostics, and baselines computed on the rows as if they were independent (labelled so).
+diagnostics, and the baselines: clustered ones that count an item's answers (and a cluster's
+items) together (:func:`~bayesjudge.repeated.baselines.repeated_baselines`), and, to show what
+the clustering changes, the prevalence baselines on the rows read as independent (labelled so).
 
 **How much the repetition widens the interval.** The baselines read every answer as an
 independent item: the answers of one item are correlated (an item the system cannot solve fails
@@ -27,12 +29,13 @@ from bayesjudge.inference.diagnostics import Diagnostics
 from bayesjudge.inference.fit import diagnostics_of
 from bayesjudge.inference.summary import posterior_summary
 from bayesjudge.prevalence import JudgeCounts, baseline_estimates
+from bayesjudge.repeated.baselines import repeated_baselines
 from bayesjudge.repeated.data import RepeatedData
 from bayesjudge.repeated.fit import fit_repeated
 from bayesjudge.repeated.priors import RepeatedPriors
 from bayesjudge.reporting.summary import Headline, ReportSummary, ReportWarning
 from bayesjudge.results import Estimate, PosteriorSummary, estimates_frame
-from bayesjudge.validation import DEFAULT_SEED, check_prob
+from bayesjudge.validation import DEFAULT_SEED, check_prob, seed_stream
 
 __all__ = ["DEFINITIONS", "RepeatedAnalysis", "analyze_repeated", "rows_counts"]
 
@@ -80,8 +83,9 @@ class RepeatedAnalysis:
     se, sp, sigma : PosteriorSummary
         The judge's Se and Sp, the spread of item difficulty on the logit scale.
     baselines : list of Estimate
-        Single-row prevalence baselines on the answers read as independent items (method
-        names prefixed ``rows_as_independent:``).
+        The clustered baselines of :func:`~bayesjudge.repeated.baselines.repeated_baselines`,
+        then the single-row prevalence baselines on the answers read as independent items
+        (method names prefixed ``rows_as_independent:``).
     widening : float or None
         Width of the model's interval of ``population_rate`` over that of the Rogan-Gladen
         delta interval on the rows (None when that baseline is not identifiable).
@@ -225,9 +229,9 @@ class RepeatedAnalysis:
             trust=(
                 "The repeated-samples model: it gives each item its own success probability, "
                 "so the answers of one item count as correlated evidence, and corrects each "
-                "answer's verdict for the judge's Se and Sp. The baselines below read every "
-                "answer as an independent item; their intervals are too narrow for a mean over "
-                "items."
+                "answer's verdict for the judge's Se and Sp. The clustered baselines below count "
+                "an item's answers together; the rows marked as independent read every answer "
+                "as its own item, so their intervals are too narrow for a mean over items."
             ),
             reading=self.reading(),
             warnings=warnings,
@@ -301,8 +305,17 @@ def analyze_repeated(
     def summary(name: str, **coords: Any) -> PosteriorSummary:
         return posterior_summary(post, name, prob=prob, coords=coords or None)
 
-    baselines = []
-    for row in baseline_estimates(rows_counts(data), prob=prob, random_seed=seed):
+    resample = seed_stream(seed, "resample")
+    cluster = None if data.cluster_index is None else data.cluster_index[data.answer_item]
+    baselines = repeated_baselines(
+        data.answer_verdict,
+        data.answer_label,
+        data.answer_item,
+        cluster,
+        prob=prob,
+        random_seed=resample,
+    )
+    for row in baseline_estimates(rows_counts(data), prob=prob, random_seed=resample):
         baselines.append(
             Estimate(
                 f"{ROWS}:{row.method}",

@@ -14,6 +14,7 @@ import pytest
 from bayesjudge.cli.app import main
 from bayesjudge.cli.common import EXIT_BAD_INPUT, EXIT_DIAGNOSTICS, EXIT_OK
 from bayesjudge.repeated import simulate_repeated
+from bayesjudge.repeated.baselines import REPEATED_BASELINE_METHODS
 
 TINY = ["--draws", "500", "--tune", "500", "--no-progress", "--random-seed", "3"]
 S_KEYS = {"mean", "sd", "low", "high", "prob"}
@@ -46,7 +47,10 @@ def test_json_keys_report_and_exit_0(tmp_path, capsys) -> None:
     assert payload["data"]["items"] == 40
     assert payload["data"]["answers"] == 160
     assert payload["input"]["columns"]["item"] == "question"
-    assert all(b["method"].startswith("rows_as_independent:") for b in payload["baselines"])
+    methods = [b["method"] for b in payload["baselines"]]
+    clustered = [m for m in methods if not m.startswith("rows_as_independent:")]
+    assert clustered == list(REPEATED_BASELINE_METHODS)
+    assert "rows_as_independent:rogan_gladen_delta" in methods
     assert payload["widening"] > 0
     assert (out / "report.html").is_file()
     assert (out / "posterior.csv").is_file()
