@@ -151,8 +151,16 @@ class ChannelAnalysis(Shown):
         return steps_frame(self)
 
     def diagnostics_dict(self) -> dict[str, Any]:
-        """Return the ``diagnostics`` block of the JSON output."""
-        return self.diagnostics.json_block(method=self.method)
+        """Return the ``diagnostics`` block of the JSON output.
+
+        Its ``predictive_check`` (the key every family's block has) is None: no channel fit has
+        a count its model restricts. The steps' rates and the stack model are saturated (a
+        rate for every count), the slice hierarchy gives each slice its own rates (partially
+        pooled), so each reproduces any counts; the one testable restriction, the Markov
+        condition, is assumed by no reported number and is reported as a finding in
+        ``composition.markov_check`` (:mod:`bayesjudge.channels.fit`).
+        """
+        return {**self.diagnostics.json_block(method=self.method), "predictive_check": None}
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON object of ``bayesjudge channel --json``."""

@@ -13,6 +13,24 @@ provenance in the attrs):
 
 Their exact conjugate counterparts, which need no MCMC, are in
 :mod:`bayesjudge.channels.posterior`.
+
+**Posterior predictive checks.** A check can only fail where the model restricts the counts,
+and of these four only the Markov null does:
+
+* the step model gives every step its own correction and corruption rate (and the first stage
+  its own accuracy): one rate per observed count, so any counts are reproduced;
+* the stack model is saturated (a rate for every history), by construction;
+* the slice hierarchy gives each slice its own rates, partially pooled; with the spread of the
+  slices free it reproduces any per-slice counts, so a check of them would test the prior of
+  the spread, not the fit;
+* the Markov null restricts each later stage to depend on the one before it only. Whether it
+  holds is the question :func:`bayesjudge.channels.posterior.markov_check` answers (its
+  Pearson statistic is the discrepancy of exactly these counts), and no reported number
+  assumes it: the per-step rates are exact for any dependence and the composition gap is
+  measured against the saturated stack model. So :func:`fit_markov` runs the sampler checks
+  only, and ``bayesjudge channel`` reports a failed Markov check as a finding (the
+  ``composition.markov_check`` verdict and a report warning), not as a failed fit; its JSON
+  ``diagnostics.predictive_check`` is None.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ baselines at each cap and the lag-1 independence check, and returns one :class:`
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from typing import Any, overload
 
@@ -207,6 +208,29 @@ class GateAnalysis:
             return gate_summary(self)
         return self.summaries[name if cap is None else f"{name}[{cap}]"]
 
+    @property
+    def predictive_check(self) -> dict[str, Any] | None:
+        """The posterior predictive check of the histograms of passes (None where not recorded).
+
+        :meth:`bayesjudge.inference.ppc.TablePredictiveCheck.to_dict` of
+        :func:`bayesjudge.gates.predictive.gate_predictive_check`; its tests are among the
+        :attr:`diagnostics` (``ppc_tail_prob`` checks naming the group and the count most off),
+        so a failed test fails the diagnostics.
+        """
+        text = self.posterior.attrs.get("predictive_check")
+        return None if text is None else dict(json.loads(text))
+
+    def diagnostics_dict(self) -> dict[str, Any]:
+        """Return the ``diagnostics`` block of the JSON output.
+
+        The sampler's block (:meth:`~bayesjudge.inference.diagnostics.Diagnostics.json_block`)
+        with the posterior predictive check under ``predictive_check``
+        (:attr:`predictive_check`; None for a posterior recorded without one), whose failed
+        tests are among the ``failures``.
+        """
+        block = self.diagnostics.json_block(method="nuts", attempts=self.attempts)
+        return {**block, "predictive_check": self.predictive_check}
+
     def __str__(self) -> str:
         """Return the one-screen summary and the J(K) curve, as text for a terminal."""
         curve = self.curve_frame().round(3).to_string(index=False)
@@ -254,7 +278,7 @@ class GateAnalysis:
             posterior[name] = {str(c): self.summary(name, c).to_dict() for c in self.caps}
         out: dict[str, Any] = {
             "posterior": posterior,
-            "diagnostics": self.diagnostics.json_block(method="nuts", attempts=self.attempts),
+            "diagnostics": self.diagnostics_dict(),
             "estimates": [{"cap": e.cap, **e.estimate.to_dict()} for e in self.estimates],
             "independence_check": self.independence.to_dict(),
             "calibration": {"design": self.calibration, "check": self.calibration_check.to_dict()},

@@ -8,7 +8,10 @@ power of two, at least 32) so that refits on new data reuse the compiled model
 (:func:`bayesjudge.models.gate.gate_model`); the posterior gets the finite-sample success rate
 of the unlabelled items, the gate's Se(K), Sp(K), J(K), R(K) and bias at the caps asked for
 (closed forms of the class parameters, :func:`cap_curve_draws`), and posterior predictive
-counts of never-passed and always-passed items.
+counts of never-passed and always-passed items. The fit's diagnostics carry the posterior
+predictive check of the whole histogram of passes per group and number of rulings
+(:func:`bayesjudge.gates.predictive.gate_predictive_check`, recorded under the root attr
+``predictive_check``): a failed test fails the diagnostics like a failed convergence check.
 
 The numpy zero-inflated beta-binomial here (:func:`zibb_logpmf`) is the model's likelihood for
 the derived draws; a test checks it against the model's PyTensor log density.
@@ -31,9 +34,11 @@ from bayesjudge.gates.caps import check_caps
 from bayesjudge.gates.cells import GateCells, gate_cells, pad_cells
 from bayesjudge.gates.curves import beta_tail_moment
 from bayesjudge.gates.data import Rulings
+from bayesjudge.gates.predictive import gate_predictive_check
 from bayesjudge.gates.start import gate_start
 from bayesjudge.inference import defaults
 from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
+from bayesjudge.inference.ppc import TablePredictiveCheck
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.priors import GatePriors
 from bayesjudge.validation import check_choice
@@ -296,7 +301,9 @@ def fit_gate(
         ``always_passed`` items per group violation / compliant / unlabelled),
         ``constant_data`` (the cells). Root attrs as recorded by
         :func:`~bayesjudge.inference.fit.fit_model`, plus ``calibration``, ``caps``,
-        ``n_items``, ``n_labelled``, ``n_unlabelled``, ``n_cells``.
+        ``n_items``, ``n_labelled``, ``n_unlabelled``, ``n_cells`` and ``predictive_check``
+        (JSON of :func:`bayesjudge.gates.predictive.gate_predictive_check`, whose tests are
+        among the diagnostics).
 
     Raises
     ------
@@ -364,6 +371,8 @@ def fit_gate(
         start=gate_start(cells, priors=priors),
     )
 
+    latest: list[TablePredictiveCheck] = []
+
     def complete(trace: xr.DataTree, rng: np.random.Generator) -> xr.DataTree:
         posterior = trace["posterior"].to_dataset()
         posterior["pi_sample"] = (("chain", "draw"), _pi_sample(posterior, cells, rng))
@@ -391,7 +400,7 @@ def fit_gate(
                 "cell_weight": ("cell", cells.weight),
             }
         )
-        return xr.DataTree.from_dict(
+        tree = xr.DataTree.from_dict(
             {
                 "posterior": posterior,
                 "posterior_predictive": predictive,
@@ -400,6 +409,9 @@ def fit_gate(
                 "constant_data": constant,
             }
         )
+        latest[:] = [gate_predictive_check(posterior, cells, random_seed=rng)]
+        tree.attrs["predictive_check"] = json.dumps(latest[0].to_dict())
+        return tree
 
     attrs.update(
         {
@@ -420,5 +432,6 @@ def fit_gate(
         escalate=escalate,
         prob=prob,
         mcse_vars=list(REPORTED),
+        family_checks=lambda _: latest[0].checks(),
         attrs=attrs,
     )

@@ -342,10 +342,18 @@ class SystemsAnalysis(Shown):
         return tuple(sorted(self.systems, key=lambda s: -self.naive_rate[s]))
 
     def diagnostics_dict(self) -> dict[str, Any]:
-        """Return the ``diagnostics`` block of the JSON output (as in ``bayesjudge estimate``)."""
+        """Return the ``diagnostics`` block of the JSON output (as in ``bayesjudge estimate``).
+
+        With the fit's family predictive tests under ``predictive_check``
+        (:func:`bayesjudge.systems.predictive.systems_predictive_check`; for the average of the
+        two judge models, ``{"one judge": ..., "judge per system": ...}``; None for a posterior
+        recorded without one), whose failed tests are among the ``failures``.
+        """
         if self.diagnostics is None:  # a posterior not made by fit_systems: nothing recorded
             return unchecked_diagnostics("nuts")
-        return self.diagnostics.json_block(method="nuts", attempts=self.attempts)
+        block = self.diagnostics.json_block(method="nuts", attempts=self.attempts)
+        recorded = None if self.posterior is None else self.posterior.attrs.get("predictive_check")
+        return {**block, "predictive_check": None if recorded is None else json.loads(recorded)}
 
     def to_dict(self) -> dict[str, Any]:
         r"""Return the JSON object of ``bayesjudge rank --json``.
@@ -572,6 +580,13 @@ def _averaged_fit(
         **system.attrs,
         "judge": "averaged",
         "diagnostics": json.dumps(diagnostics.to_dict()),
+        "predictive_check": json.dumps(
+            {
+                label: json.loads(fit.attrs["predictive_check"])
+                for label, fit in (("one judge", shared), ("judge per system", system))
+                if "predictive_check" in fit.attrs
+            }
+        ),
         "attempts": json.dumps(attempts),
         "judge_evidence": evidence.to_json(),
     }

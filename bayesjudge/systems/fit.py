@@ -19,7 +19,10 @@ treats them differently, and the shared judge otherwise.
 
 Every fit carries a posterior predictive check: the unpaired model replicates its six counts
 per system, the paired models the joint verdict cells of every pair of systems and the judged
-gold answers (:mod:`bayesjudge.systems.predictive`).
+gold answers (:mod:`bayesjudge.systems.predictive`); beside the per-count checks, the family
+tests of :func:`bayesjudge.systems.predictive.systems_predictive_check` (each pair's table,
+the gold rates of all systems) are among the diagnostics and recorded in the root attr
+``predictive_check``.
 
 The cell models' data are ``pm.Data`` padded to a power of two (:meth:`Patterns.padded
 <bayesjudge.systems.data.Patterns.padded>`), so refits on new data of the same padded size
@@ -37,11 +40,17 @@ import xarray as xr
 from bayesjudge.errors import DataError
 from bayesjudge.inference import defaults
 from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
+from bayesjudge.inference.ppc import TablePredictiveCheck
 from bayesjudge.inference.predictive import predictive_counts
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.priors import SystemsPriors
 from bayesjudge.systems.data import SystemsData, bucket_size
-from bayesjudge.systems.predictive import pair_verdicts, paired_predictive
+from bayesjudge.systems.predictive import (
+    PairedModel,
+    pair_verdicts,
+    paired_predictive,
+    systems_predictive_check,
+)
 from bayesjudge.validation import check_choice
 
 __all__ = [
@@ -337,6 +346,7 @@ def fit_systems(
         restrict_j=bool(restrict_j),
     )
     systems = list(data.systems)
+    latest: list[TablePredictiveCheck] = []
 
     def complete(trace: xr.DataTree, rng: np.random.Generator) -> xr.DataTree:
         posterior = trace["posterior"].to_dataset()
@@ -368,16 +378,34 @@ def fit_systems(
             groups["constant_data"] = xr.Dataset(
                 {name: ("system", counts[name]) for name in ("m1", "m0", "n")}, coords=coords
             )
-        else:
-            groups.update(
-                paired_predictive(
-                    posterior,
-                    pair_verdicts(data.patterns()),
-                    model="two_system" if kind == "two_system" else "systems_irt",
-                    rng=rng,
-                )
+            check = systems_predictive_check(
+                posterior,
+                systems=systems,
+                m1=counts["m1"],
+                x1=counts["x1"],
+                m0=counts["m0"],
+                x0=counts["x0"],
+                random_seed=rng,
             )
-        return xr.DataTree.from_dict(groups)
+        else:
+            model: PairedModel = "two_system" if kind == "two_system" else "systems_irt"
+            pairs = pair_verdicts(data.patterns())
+            groups.update(paired_predictive(posterior, pairs, model=model, rng=rng))
+            check = systems_predictive_check(
+                posterior,
+                systems=systems,
+                m1=pairs.m1,
+                x1=pairs.x1,
+                m0=pairs.m0,
+                x0=pairs.x0,
+                pairs=pairs,
+                model=model,
+                random_seed=rng,
+            )
+        tree = xr.DataTree.from_dict(groups)
+        latest[:] = [check]
+        tree.attrs["predictive_check"] = json.dumps(check.to_dict())
+        return tree
 
     checked = ["pi", "se", "sp", "j"]
     if kind == "two_system":
@@ -404,5 +432,6 @@ def fit_systems(
         prob=prob,
         check_vars=checked,
         mcse_vars=[v for v in checked if v in REPORTED],
+        family_checks=lambda _: latest[0].checks(),
         attrs=attrs,
     )

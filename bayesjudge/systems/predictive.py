@@ -47,10 +47,21 @@ full-information estimation and goodness-of-fit testing in 2^n contingency table
 framework", 2005); with :math:`S` systems there are :math:`4 S (S - 1) / 2 + 2 S` counts, each
 checked at the same threshold, so the chance that some check fails on data the model generated
 grows with :math:`S`.
+
+**The family tests.** Beside these per-count checks, :func:`systems_predictive_check` tests
+each pair's table as a whole and the judge's gold rates of all systems together (the realised
+Pearson discrepancy of :mod:`bayesjudge.inference.ppc`, Bonferroni over the families, so its
+false-alarm rate stays near 5 % however many systems there are), for every systems fit, paired
+or not. Its result is recorded on the fit (root attr ``predictive_check``), shown in the JSON
+``diagnostics`` and its tests are among the diagnostics. With one judge for all systems the
+gold-rate family is the test that the judge treats the systems alike (a chi-square of the
+judge's rates across systems): a judge whose specificity is 0.75 on one system and 0.95 on
+another, fitted as one judge, fails it (``tests/systems/test_predictive.py``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Literal, get_args
@@ -60,6 +71,13 @@ import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
+from bayesjudge.inference.ppc import (
+    MAX_CHECK_DRAWS,
+    PPC_LEVEL,
+    CountFamily,
+    TablePredictiveCheck,
+    count_table_check,
+)
 from bayesjudge.inference.predictive import predictive_counts
 from bayesjudge.systems.data import (
     GOLD_FAIL_JUDGED_FAIL,
@@ -78,6 +96,7 @@ __all__ = [
     "irt_verdict_probabilities",
     "pair_verdicts",
     "paired_predictive",
+    "systems_predictive_check",
     "two_system_verdict_probabilities",
 ]
 
@@ -273,6 +292,25 @@ def irt_verdict_probabilities(
     return q.reshape(*q.shape[:-2], 4)
 
 
+def _pair_probabilities(
+    posterior: xr.Dataset, *, model: PairedModel, nodes: int = 32
+) -> NDArray[np.float64]:
+    """Joint verdict cell probabilities of every pair, shape (chain, draw, pairs, 4)."""
+    if model not in PAIRED_MODELS:
+        raise ValueError(f"model must be one of {list(PAIRED_MODELS)}; got {model!r}")
+    se = posterior["se"].transpose("chain", "draw", ...).to_numpy()
+    sp = posterior["sp"].transpose("chain", "draw", ...).to_numpy()
+    if model == "two_system":
+        joint = posterior["joint"].transpose("chain", "draw", ...).to_numpy()
+        q = two_system_verdict_probabilities(joint, se=se, sp=sp)
+    else:
+        ability = posterior["ability"].transpose("chain", "draw", ...).to_numpy()
+        sd = posterior["difficulty_sd"].transpose("chain", "draw").to_numpy()
+        q = irt_verdict_probabilities(ability, difficulty_sd=sd, se=se, sp=sp, nodes=nodes)
+    q = np.clip(q, 0.0, None)
+    return np.asarray(q / q.sum(axis=-1, keepdims=True))
+
+
 def paired_predictive(
     posterior: xr.Dataset,
     observed: PairVerdicts,
@@ -321,20 +359,10 @@ def paired_predictive(
     >>> groups["posterior_predictive"]["pair_verdicts"].sum("verdict_pair").values.ravel()
     array([30, 30, 30, 30, 30])
     """
-    if model not in PAIRED_MODELS:
-        raise ValueError(f"model must be one of {list(PAIRED_MODELS)}; got {model!r}")
     systems = list(observed.systems)
     se = posterior["se"].transpose("chain", "draw", ...).to_numpy()
     sp = posterior["sp"].transpose("chain", "draw", ...).to_numpy()
-    if model == "two_system":
-        joint = posterior["joint"].transpose("chain", "draw", ...).to_numpy()
-        q = two_system_verdict_probabilities(joint, se=se, sp=sp)
-    else:
-        ability = posterior["ability"].transpose("chain", "draw", ...).to_numpy()
-        sd = posterior["difficulty_sd"].transpose("chain", "draw").to_numpy()
-        q = irt_verdict_probabilities(ability, difficulty_sd=sd, se=se, sp=sp, nodes=nodes)
-    q = np.clip(q, 0.0, None)
-    q = q / q.sum(axis=-1, keepdims=True)
+    q = _pair_probabilities(posterior, model=model, nodes=nodes)
     totals = observed.tables.sum(axis=1)
     replicated = rng.multinomial(totals, q)
     coords = {
@@ -381,3 +409,117 @@ def paired_predictive(
         "observed_data": observed_data,
         "constant_data": constant_data,
     }
+
+
+def systems_predictive_check(
+    posterior: xr.Dataset,
+    *,
+    systems: Sequence[str],
+    m1: ArrayLike,
+    x1: ArrayLike,
+    m0: ArrayLike,
+    x0: ArrayLike,
+    pairs: PairVerdicts | None = None,
+    model: PairedModel | None = None,
+    level: float = PPC_LEVEL,
+    max_draws: int = MAX_CHECK_DRAWS,
+    random_seed: int | np.random.Generator | None = None,
+    nodes: int = 32,
+) -> TablePredictiveCheck:
+    r"""Test a systems posterior's joint verdict tables and gold rates, family by family.
+
+    The families of :func:`bayesjudge.inference.ppc.count_table_check` (realised Pearson
+    discrepancy against replicates, Bonferroni over the families):
+
+    * ``verdicts[A|B]`` for every pair of a paired design: its four joint verdict cells, one
+      multinomial of the pair's items (:func:`pair_verdicts`; each pair is its own family
+      because pairs share items, so their tables have no simple joint replicate);
+    * ``gold_rates``: every system's judged gold answers, :math:`x_{1s} \sim
+      \mathrm{Bin}(m_{1s}, \mathrm{Se}_s)` and :math:`x_{0s} \sim \mathrm{Bin}(m_{0s}, 1 -
+      \mathrm{Sp}_s)`, independent given the parameters. With one judge for all systems
+      (``judge="shared"``) its discrepancy is the chi-square of the judge's rates being the
+      same across systems, so a judge that treats the systems differently fails it.
+
+    Parameters
+    ----------
+    posterior : Dataset
+        Draws of ``se`` and ``sp`` (by ``system``, or shared); for a paired ``model`` also
+        those of :func:`paired_predictive`.
+    systems : sequence of str
+    m1, x1, m0, x0 : array_like of int, shape (systems,)
+        Gold-PASS answers and those judged PASS; gold-FAIL answers and those judged PASS.
+    pairs : PairVerdicts, optional
+        The joint verdict tables of a paired design (with ``model``).
+    model : {"two_system", "systems_irt"}, optional
+        The paired model that drew ``posterior``.
+    level : float, default 0.05
+        Family-wise level.
+    max_draws : int, default 2000
+        Posterior draws used, evenly thinned.
+    random_seed : int, Generator or None
+        Source of the replicated tables.
+    nodes : int, default 32
+        Quadrature nodes of the item-response model.
+
+    Returns
+    -------
+    TablePredictiveCheck
+
+    Examples
+    --------
+    A shared judge at Sp 0.8 where system B's gold-FAIL answers were passed 5 times in 100:
+
+    >>> post = xr.Dataset({"se": (("chain", "draw"), np.full((1, 200), 0.9)),
+    ...                    "sp": (("chain", "draw"), np.full((1, 200), 0.8))})
+    >>> check = systems_predictive_check(post, systems=["A", "B"], m1=[100, 100],
+    ...                                  x1=[90, 91], m0=[100, 100], x0=[21, 5], random_seed=0)
+    >>> check.failures[0].worst
+    'gold_rates: B: PASS verdicts among gold-FAIL answers'
+    """
+    names = list(systems)
+    se = posterior["se"].transpose("chain", "draw", ...).to_numpy()
+    sp = posterior["sp"].transpose("chain", "draw", ...).to_numpy()
+    batch = se.shape[:2]
+    se_s = _per_system(se, batch, len(names)).reshape(-1, len(names))
+    sp_s = _per_system(sp, batch, len(names)).reshape(-1, len(names))
+    families = []
+    if pairs is not None:
+        if model is None:
+            raise ValueError("a paired check needs the model that drew the posterior")
+        q = _pair_probabilities(posterior, model=model, nodes=nodes).reshape(se_s.shape[0], -1, 4)
+        for p, name in enumerate(pairs.pair_names):
+            if pairs.tables[p].sum() == 0:
+                continue
+            first, second = names[pairs.pairs[p][0]], names[pairs.pairs[p][1]]
+            subjects = [
+                f"{first}={a.upper()} {second}={b.upper()}"
+                for a, b in (cell.split("_") for cell in VERDICT_PAIRS)
+            ]
+            families.append(
+                CountFamily(f"verdicts[{name}]", subjects, pairs.tables[p], q[:, p], np.zeros(4))
+            )
+    subjects, observed, trials, probs = [], [], [], []
+    for s, name in enumerate(names):
+        for words, m, x, prob in (
+            ("PASS verdicts among gold-PASS answers", m1, x1, se_s[:, s]),
+            ("PASS verdicts among gold-FAIL answers", m0, x0, 1.0 - sp_s[:, s]),
+        ):
+            n = int(np.asarray(m)[s])
+            if n == 0:
+                continue
+            subjects.append(f"{name}: {words}")
+            observed.append(int(np.asarray(x)[s]))
+            trials.append(n)
+            probs.append(prob)
+    if subjects:
+        families.append(
+            CountFamily(
+                "gold_rates",
+                subjects,
+                observed,
+                np.stack(probs, axis=1),
+                np.arange(len(subjects)),
+                trials=trials,
+            )
+        )
+    return count_table_check(families, level=level, max_draws=max_draws, random_seed=random_seed)

@@ -99,6 +99,7 @@ def test_json_schema_is_exactly_as_specified(json_run):
         "divergences",
         "failures",
         "attempts",
+        "predictive_check",
     }
     assert payload["diagnostics"]["passed"] is True
     assert payload["calibration"]["design"] == "by_class"

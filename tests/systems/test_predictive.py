@@ -17,12 +17,14 @@ from scipy import integrate, stats
 from scipy.special import expit
 
 from bayesjudge.inference.diagnostics import check_fit
+from bayesjudge.inference.ppc import PPC_LEVEL
 from bayesjudge.systems.data import Patterns, SystemsData
 from bayesjudge.systems.predictive import (
     VERDICT_PAIRS,
     irt_verdict_probabilities,
     pair_verdicts,
     paired_predictive,
+    systems_predictive_check,
     two_system_verdict_probabilities,
 )
 from bayesjudge.systems.simulate import simulate_systems
@@ -240,3 +242,147 @@ def test_paired_predictive_refuses_an_unknown_model():
             model="systems",  # type: ignore[arg-type]
             rng=np.random.default_rng(0),
         )
+
+
+# ------------------------------------------------------------------ the family tests
+def _shared_judge_posterior(counts, draws=400):
+    """A one-judge posterior at the pooled gold rates of all systems (its best fit to them)."""
+    se = counts.x1.sum() / counts.m1.sum()
+    sp = 1.0 - counts.x0.sum() / counts.m0.sum()
+    shape = (1, draws)
+    return xr.Dataset(
+        {
+            "se": (("chain", "draw"), np.full(shape, se)),
+            "sp": (("chain", "draw"), np.full(shape, sp)),
+        }
+    )
+
+
+def _gold_check(sp, *, seed, design="unpaired"):
+    sim = simulate_systems(
+        [0.6, 0.7], n_unlabelled=200, n_labelled=300, se=0.9, sp=sp, design=design, random_seed=seed
+    )
+    counts = SystemsData.from_frame(sim.frame).system_counts()
+    return systems_predictive_check(
+        _shared_judge_posterior(counts),
+        systems=("A", "B"),
+        m1=counts.m1,
+        x1=counts.x1,
+        m0=counts.m0,
+        x0=counts.x0,
+        random_seed=seed,
+    )
+
+
+def test_a_shared_judge_fails_the_gold_rates_of_a_judge_that_treats_the_systems_differently():
+    check = _gold_check([0.75, 0.95], seed=7)
+    assert [t.family for t in check.failures] == ["gold_rates"]
+    assert check.failures[0].worst.startswith("gold_rates: ")
+    assert "PASS verdicts among gold-FAIL answers" in check.failures[0].worst
+    (text,) = check.to_dict()["failures"]
+    assert text.startswith("gold_rates (tail probability")
+
+
+def test_a_shared_judge_passes_the_gold_rates_of_a_judge_that_treats_them_alike():
+    assert _gold_check([0.85, 0.85], seed=7).passed
+    failed = sum(not _gold_check([0.85, 0.85], seed=seed).passed for seed in range(20))
+    assert failed <= 3  # at the pooled rates, 5% expected: 1 of 20
+
+
+def test_each_pair_is_a_family_and_impossible_verdicts_fail_it():
+    theta, se, sp = np.array([0.2, 0.2, 0.1, 0.5]), 0.9, 0.9
+    posterior = _two_system_posterior(theta, se, sp, draws=400)
+    q = two_system_verdict_probabilities(theta, se=se, sp=sp)[0]
+    gold = {(6, 3): 40, (3, 6): 40, (5, 4): 5, (4, 5): 5}
+    expected = dict(
+        zip([(1, 1), (1, 2), (2, 1), (2, 2)], np.round(400 * q).astype(int), strict=True)
+    )
+    impossible = {(1, 2): 200, (2, 1): 200}
+    results = {}
+    for name, table in (("expected", expected), ("impossible", impossible)):
+        pairs = pair_verdicts(_cells(table, gold))
+        results[name] = systems_predictive_check(
+            posterior,
+            systems=("A", "B"),
+            m1=pairs.m1,
+            x1=pairs.x1,
+            m0=pairs.m0,
+            x0=pairs.x0,
+            pairs=pairs,
+            model="two_system",
+            random_seed=3,
+        )
+    assert [t.family for t in results["expected"].tests] == ["verdicts[A|B]", "gold_rates"]
+    assert results["expected"].passed
+    assert results["expected"].threshold == pytest.approx(PPC_LEVEL / 2)
+    assert [s.subject for s in results["expected"].statistics[:4]] == [
+        "A=FAIL B=FAIL",
+        "A=FAIL B=PASS",
+        "A=PASS B=FAIL",
+        "A=PASS B=PASS",
+    ]
+    assert [t.family for t in results["impossible"].failures] == ["verdicts[A|B]"]
+    with pytest.raises(ValueError, match="needs the model"):
+        systems_predictive_check(
+            posterior, systems=("A", "B"), m1=[1, 1], x1=[1, 1], m0=[1, 1], x0=[0, 0], pairs=pairs
+        )
+
+
+def test_many_systems_keep_the_family_wise_false_alarm_rate():
+    """Four systems (6 pairs, 7 families) at the truth: at most 3 of 20 datasets fail."""
+    failed = 0
+    for seed in range(20):
+        sim = simulate_systems(
+            [0.5, 0.7, 0.6, 0.65],
+            n_unlabelled=300,
+            n_labelled=60,
+            se=0.9,
+            sp=0.8,
+            difficulty_sd=1.2,
+            random_seed=200 + seed,
+        )
+        pairs = pair_verdicts(SystemsData.from_frame(sim.frame).patterns())
+        shape = (1, 100)
+        posterior = xr.Dataset(
+            {
+                "ability": (("chain", "draw", "system"), np.broadcast_to(sim.ability, (*shape, 4))),
+                "difficulty_sd": (("chain", "draw"), np.full(shape, sim.difficulty_sd)),
+                "se": (("chain", "draw"), np.full(shape, 0.9)),
+                "sp": (("chain", "draw"), np.full(shape, 0.8)),
+            }
+        )
+        check = systems_predictive_check(
+            posterior,
+            systems=sim.systems,
+            m1=pairs.m1,
+            x1=pairs.x1,
+            m0=pairs.m0,
+            x0=pairs.x0,
+            pairs=pairs,
+            model="systems_irt",
+            random_seed=seed,
+        )
+        assert len(check.tests) == 7
+        failed += not check.passed
+    assert failed <= 3
+
+
+@pytest.mark.slow
+def test_a_shared_judge_fit_to_a_differential_judge_fails_its_diagnostics():
+    """End to end: fit_systems with one judge records the failed gold-rate family."""
+    import json
+
+    from bayesjudge.errors import FitWarning
+    from bayesjudge.systems.fit import fit_systems
+
+    sim = simulate_systems(
+        [0.6, 0.7], n_unlabelled=600, n_labelled=300, se=0.9, sp=[0.75, 0.95], random_seed=7
+    )
+    with pytest.warns(FitWarning, match="gold_rates"):
+        tree = fit_systems(
+            SystemsData.from_frame(sim.frame), judge="shared", random_seed=1, progressbar=False
+        )
+    block = json.loads(tree.attrs["predictive_check"])
+    assert block["passed"] is False
+    assert any(f.startswith("gold_rates") for f in block["failures"])
+    assert any("gold_rates" in f for f in json.loads(tree.attrs["diagnostics_failures"]))
