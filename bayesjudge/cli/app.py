@@ -75,6 +75,7 @@ _EXAMPLE_COMMANDS: dict[str, tuple[str, ...]] = {
     "channel": ("channel", "--by-slice"),
     "systems": ("rank",),
     "panel": ("panel",),
+    "repeated": ("repeated", "--item", "item", "--epoch", "epoch", "--cluster", "cluster"),
 }
 
 

@@ -683,12 +683,13 @@ def register(commands: Any) -> None:
             )
             sub.add_argument(
                 "--example",
-                choices=["judge", "gate", "channel", "systems", "panel"],
+                choices=["judge", "gate", "channel", "systems", "panel", "repeated"],
                 default=None,
                 help="report on a bundled example instead of DATA: judge (this command's "
                 "prevalence report, the default without DATA), gate (bayesjudge gate), "
-                "channel (bayesjudge channel --by-slice), systems (bayesjudge rank) or panel "
-                "(bayesjudge panel)",
+                "channel (bayesjudge channel --by-slice), systems (bayesjudge rank), panel "
+                "(bayesjudge panel) or repeated (bayesjudge repeated --item item --epoch epoch "
+                "--cluster cluster)",
             )
             sub.set_defaults(handler=_cmd_report, outputs={"out": "report"})
     _register_check(commands)

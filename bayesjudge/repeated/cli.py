@@ -54,8 +54,8 @@ def register(commands: Any) -> None:
         "logit-normal across items, a cluster level when given; each answer's verdict "
         "corrected for the judge's Se and Sp) to one row per judged answer, check it, and "
         "report the mean success rate over items, pass@k, pass^k and the share of items "
-        "never, sometimes and always solved, beside baselines that read every answer as an "
-        "independent item.",
+        "never, sometimes and always solved, beside clustered baselines and, to show what "
+        "the clustering changes, baselines that read every answer as an independent item.",
     )
     sub.add_argument(
         "data",
@@ -174,6 +174,6 @@ def _print(source: str, analysis: Any) -> None:
         echo(f"{s.name:<22} {fmt(s.mean)} {fmt(s.eti.low)} {fmt(s.eti.high)}")
     if analysis.widening is not None:
         echo(f"interval width over the rows-as-independent one: {analysis.widening:.2f}")
-    echo("baselines (every answer read as an independent item):")
+    echo("baselines (clustered by item or --cluster; rows_as_independent: each answer an item):")
     echo(estimates_table(analysis.baselines, analysis.prob))
     echo(f"seed {analysis.seed}; priors {analysis.priors.describe()}")
