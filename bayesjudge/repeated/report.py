@@ -6,7 +6,7 @@
 the estimand ("mean success rate over 200 items, 5 answers each") and reads how much the
 repetition widened the interval compared with treating the rows as independent. Figures: the
 per-item success distribution (the posterior mean of each item's success probability, with the
-never / sometimes / always bands), and the mean success rate beside the baselines on the rows.
+never / sometimes / always bands), and the mean success rate beside the baselines.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def _figures(analysis: RepeatedAnalysis) -> dict[str, str]:
     fig.tight_layout()
     figures["Per-item success distribution"] = png(fig)
 
-    # the mean success rate beside the baselines on the rows
+    # the mean success rate beside the baselines (clustered, and on the rows)
     draws = post["population_rate"].to_numpy().reshape(-1)
     p = analysis.population_rate
     rows = [("repeated model", p.mean, p.eti.low, p.eti.high, True)]
@@ -59,15 +59,17 @@ def _figures(analysis: RepeatedAnalysis) -> dict[str, str]:
             continue
         iv = e.interval
         low, high = (iv.low, iv.high) if iv else (np.nan, np.nan)
-        rows.append((e.method.split(":", 1)[-1] + " (rows)", e.estimate, low, high, False))
+        prefix, _, method = e.method.rpartition(":")
+        name = f"{method} (rows)" if prefix else e.method
+        rows.append((name, e.estimate, low, high, False))
     fig = interval_figure(
         draws,
         rows,
-        title=f"Mean success rate: posterior and {mass} intervals of baselines on the rows",
+        title=f"Mean success rate: posterior and {mass} intervals of the baselines",
         naive=analysis.naive,
         naive_name="judged pass rate of all answers (naive)",
         model_name="repeated model (Bayesian)",
-        other_name="baseline, rows read as independent",
+        other_name="baseline (rows: answers read as independent items)",
     )
     figures["Mean success rate beside the baselines"] = png(fig)
     return figures
@@ -76,8 +78,8 @@ def _figures(analysis: RepeatedAnalysis) -> dict[str, str]:
 def report_content(analysis: RepeatedAnalysis, *, source: str = "answers") -> ReportContent:
     """Return what the report of a repeated-samples analysis holds.
 
-    Sections: the posterior summaries and the baselines on the rows. Figures: the per-item
-    success distribution, and the mean success rate beside the baselines. Files:
+    Sections: the posterior summaries and the baselines (clustered, then on the rows). Figures:
+    the per-item success distribution, and the mean success rate beside the baselines. Files:
     ``posterior.csv`` (:meth:`~bayesjudge.repeated.analysis.RepeatedAnalysis.to_frame`),
     ``estimates.csv``, ``diagnostics.csv`` and ``provenance.json``.
     """
@@ -99,7 +101,8 @@ def report_content(analysis: RepeatedAnalysis, *, source: str = "answers") -> Re
         sections=[
             Section(f"Posterior summaries ({mass} equal-tailed intervals)", table=summaries),
             Section(
-                f"Baselines on the rows read as independent items ({mass} intervals)",
+                f"Baselines ({mass} intervals): clustered by item (or cluster), then the rows "
+                "read as independent items",
                 table=estimates,
             ),
         ],

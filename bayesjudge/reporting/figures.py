@@ -202,6 +202,6 @@ def interval_figure(
     ]
     if naive is not None:
         handles.append(Line2D([], [], color="black", ls=":", lw=1.2, label=naive_name))
-    top.legend(handles=handles, fontsize=8, loc="upper left", framealpha=0.9)
+    top.legend(handles=handles, fontsize=8, loc="best", framealpha=0.9)
     fig.tight_layout()
     return fig

@@ -70,18 +70,38 @@ def table_html(frame: pd.DataFrame) -> str:
     """Return a DataFrame as an HTML table, floats to 4 places, missing values blank.
 
     A column name may break after an underscore (``c_<wbr>low``), so a wide table of short
-    numbers fits the page instead of scrolling sideways.
+    numbers fits the page instead of scrolling sideways. A ``note`` column shows a mark per
+    row (``[1]``) and each distinct note is written once under the table, as the terminal
+    tables do, so long notes neither squeeze the numbers nor push the table off the page.
 
     Examples
     --------
     >>> print(table_html(pd.DataFrame({"c_low": [0.25]})).split("<th>")[1].split("</th>")[0])
     c_<wbr>low
+    >>> page = table_html(pd.DataFrame({"m": ["a", "b"], "note": ["assumes <x>", None]}))
+    >>> "<td>[1]</td>" in page, page.split("</table>")[1].strip()
+    (True, '<ul class="table-notes"><li>[1] assumes &lt;x&gt;</li></ul>')
     """
+    notes: list[str] = []
+    if "note" in frame.columns:
+        marks = []
+        for value in frame["note"]:
+            if isinstance(value, str) and value:
+                if value not in notes:
+                    notes.append(value)
+                marks.append(f"[{notes.index(value) + 1}]")
+            else:
+                marks.append("")
+        frame = frame.assign(note=marks)
     page = frame.to_html(
         index=False, na_rep="", float_format=lambda x: f"{x:.4f}", classes="table", border=0
     )
     head, cut, body = page.partition("</thead>")
-    return head.replace("_", "_<wbr>") + cut + body
+    out = head.replace("_", "_<wbr>") + cut + body
+    if notes:
+        items = "".join(f"<li>[{k}] {html.escape(n)}</li>" for k, n in enumerate(notes, 1))
+        out += f'\n<ul class="table-notes">{items}</ul>'
+    return out
 
 
 def markdown_table(frame: pd.DataFrame) -> str:
@@ -127,6 +147,7 @@ ul.diag-lines { list-style: none; padding-left: 0; }
 .note { color: #555; font-size: 0.85em; }
 details summary { cursor: pointer; color: #4c72b0; }
 .table-wrap { overflow-x: auto; }
+ul.table-notes { list-style: none; padding-left: 0; color: #555; font-size: 0.85em; }
 footer.footer { margin-top: 3em; border-top: 1px solid #ddd; padding-top: 0.6em;
   color: #666; font-size: 0.8em; }
 """
