@@ -69,7 +69,7 @@ def _figures(analysis: RepeatedAnalysis) -> dict[str, str]:
         naive=analysis.naive,
         naive_name="judged pass rate of all answers (naive)",
         model_name="repeated model (Bayesian)",
-        other_name="baseline (rows: answers read as independent items)",
+        other_name="baseline; (rows) = answers read as independent items",
     )
     figures["Mean success rate beside the baselines"] = png(fig)
     return figures
