@@ -45,6 +45,7 @@ from bayesjudge.inference.predictive import predictive_counts
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.io.problems import row_names
 from bayesjudge.priors import PrevalencePriors
+from bayesjudge.reporting.summary import Headline, ReportSummary, ReportWarning
 from bayesjudge.validation import check_prob, check_unit, rng_from
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BATCH_COLUMNS",
+    "DEFINITIONS",
     "DRIFT",
     "STEP_SCALE",
     "TARGET_ACCEPT",
@@ -69,6 +71,14 @@ BATCH_COLUMNS = ("batch", "m1", "x1", "m0", "x0", "n", "k")
 STEP_SCALE = 0.5
 #: NUTS target acceptance of the state-space model.
 TARGET_ACCEPT = BATCHES_TARGET_ACCEPT
+#: Plain definitions shown in the report.
+DEFINITIONS: dict[str, str] = {
+    "pi_t": "the true success rate of batch t (the share of its answers that are correct)",
+    "Se_t, Sp_t": "the judge's sensitivity (PASS on a correct answer) and specificity (FAIL on "
+    "a wrong one) in batch t",
+    "drift": "the judge's Se or Sp moving by more than the tolerance between two batches",
+    "naive": "the judge's pass rate k / n of a batch's unlabelled answers",
+}
 #: Quantities reported per batch (their Monte Carlo error is checked).
 REPORTED = ("pi", "se", "sp", "pi_change", "se_change", "sp_change")
 _COUNTS = BATCH_COLUMNS[1:]
@@ -279,6 +289,62 @@ class DriftFit:
             rows[name] = {"mean": float(draws.mean()), "low": float(low), "high": float(high)}
         return pd.DataFrame.from_dict(rows, orient="index")
 
+    def summary(self) -> ReportSummary:
+        r"""Return the one-screen summary: the last batch's pi beside its naive rate, and drift.
+
+        The reading gives the change of pi since the previous batch with
+        :math:`P(\pi_t < \pi_{t-1})`, and names the batches whose judge drifted.
+        """
+        frame = self.to_frame()
+        last = frame.iloc[-1]
+        name = str(frame.index[-1])
+        naive = None if pd.isna(last["naive"]) else float(last["naive"])
+        headline = Headline(
+            f"true success rate pi in the last batch ({name})",
+            float(last["pi"]),
+            float(last["pi_low"]),
+            float(last["pi_high"]),
+            self.prob,
+            naive=naive,
+            naive_name="judged pass rate of that batch (naive)",
+        )
+        mass = f"{100 * self.prob:g}%"
+        reading = (
+            f"In batch {name} the corrected success rate is {100 * last['pi']:.1f}% "
+            f"({mass} interval {100 * last['pi_low']:.1f}% to {100 * last['pi_high']:.1f}%)"
+        )
+        if len(frame) > 1:
+            reading += (
+                f"; since the batch before it pi moved by {100 * last['pi_change']:+.1f} points "
+                f"({100 * last['pi_change_low']:+.1f} to {100 * last['pi_change_high']:+.1f}), "
+                f"and P(pi went down) = {last['p_pi_down']:.2f}"
+            )
+        reading += "."
+        warnings = []
+        if self.drifted:
+            warnings.append(
+                ReportWarning(
+                    "The judge drifted",
+                    f"P(Se or Sp moved by more than {self.drift_size:g}) >= {self.drift_prob:g} "
+                    f"at {', '.join(self.drifted)}",
+                    "Re-check the judge on fresh gold labels before reading its naive rates.",
+                )
+            )
+        return ReportSummary(
+            headline,
+            diagnostics=self.diagnostics,
+            definitions=DEFINITIONS.items(),
+            warnings=warnings,
+            trust=(
+                "The state-space model: each batch's pi, Se and Sp take a random-walk step from "
+                "the batch before, with step sizes learned from the data, so a batch with few "
+                "gold labels borrows its judge from its neighbours; the naive rates ignore the "
+                "judge's errors and its drift."
+            ),
+            reading=reading,
+            quantities=("pi", "se", "sp"),
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """Return the fit as plain values (JSON-ready): batches, steps, drift and diagnostics."""
         frame = self.to_frame().reset_index()
@@ -308,7 +374,7 @@ def fit_drift(
     draws: int = 1000,
     tune: int = 1000,
     chains: int = 4,
-    target_accept: float = TARGET_ACCEPT,
+    target_accept: float | None = None,
     random_seed: int | np.random.Generator | None = None,
     progressbar: bool | None = None,
     sampler: Sampler = "auto",
@@ -348,8 +414,8 @@ def fit_drift(
         Posterior probability of a drift beyond ``drift_size`` at which a batch is flagged.
     draws, tune, chains : int
         Draws per chain (1000), tuning steps per chain (1000) and chains (4).
-    target_accept : float, default 0.95
-        NUTS target acceptance rate.
+    target_accept : float, optional
+        NUTS target acceptance rate (default :data:`TARGET_ACCEPT`, 0.95).
     random_seed : int, Generator or None
         Seed; None uses the default seed.
     progressbar : bool, optional
@@ -403,6 +469,8 @@ def fit_drift(
         raise ValueError(f"step_scale must be a positive number; got {step_scale!r}")
     if fixed_steps is not None and (not fixed_steps > 0 or not np.isfinite(fixed_steps)):
         raise ValueError(f"fixed_steps must be a positive number or None; got {fixed_steps!r}")
+    if target_accept is None:
+        target_accept = TARGET_ACCEPT
     settings = NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
     step = None if fixed_steps is None else float(fixed_steps)
     scale = float(step_scale)

@@ -47,13 +47,18 @@ def _builder(analysis: object) -> Callable[..., ReportContent]:
         from bayesjudge.repeated.report import report_content as repeated
 
         return repeated
+    if module == "bayesjudge.batches.statespace":
+        from bayesjudge.batches.drift_report import report_content as drift
+
+        return drift
     if module == "bayesjudge.batches.versions":
         from bayesjudge.batches.versions_report import report_content as judge_versions
 
         return judge_versions
     raise TypeError(
         "analysis: expected what analyze_prevalence, analyze_gate, analyze_channel, "
-        "analyze_systems, analyze_panel, analyze_repeated or compare_judges returned, got "
+        "analyze_systems, analyze_panel, analyze_repeated, compare_judges or fit_drift "
+        "returned, got "
         f"{type(analysis).__name__}"
     )
 
