@@ -15,6 +15,7 @@ exact posterior is given, ``bayes_exact``.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
@@ -366,7 +367,7 @@ def analyze_prevalence(
     0.74
     """
     from bayesjudge.inference.provenance import seed_label
-    from bayesjudge.prevalence.exact import exact_posterior
+    from bayesjudge.prevalence.exact import MIN_PI_SHAPE, exact_posterior
 
     check_choice(method, name="method", allowed=get_args(Method))
     prob = check_prob(prob)
@@ -389,6 +390,15 @@ def analyze_prevalence(
     )
     seed = seed_label(random_seed)
     label_plan = None
+    exact_ok = min(priors.pi.alpha, priors.pi.beta) >= MIN_PI_SHAPE
+    if method == "nuts" and not exact_ok and (plan or exact):
+        warnings.warn(
+            f"the label plan and the exact reference row need a prior on pi with both shapes at "
+            f"least {MIN_PI_SHAPE} (got pi ~ {priors.pi}); they are left out",
+            UserWarning,
+            stacklevel=2,
+        )
+        plan = exact = False
     if plan:
         from bayesjudge.prevalence.plan import plan_labels
 

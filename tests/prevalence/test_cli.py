@@ -536,3 +536,17 @@ def test_report_prints_its_answer_and_the_page_to_open(capsys, small_csv, tmp_pa
     assert re.search(r"^  true success rate pi: \d+\.\d% \(95% interval ", out, re.MULTILINE)
     assert "  Diagnostics passed: all" in out
     assert lines[-1] == f"report written to {out_dir}: open {out_dir / 'report.html'}"
+
+
+def test_exact_refuses_a_prior_on_pi_too_sharp_for_its_grid_and_sampling_follows(capsys, small_csv):
+    from bayesjudge.prevalence.exact import MIN_PI_SHAPE
+
+    prior = ("--prior", "pi=beta:0.01,0.01")
+    code, _, err = run(capsys, "estimate", str(small_csv), "--method", "exact", *prior)
+    assert code == EXIT_BAD_INPUT
+    assert f"at least {MIN_PI_SHAPE}" in err
+    assert "without --method exact" in err
+    # what the message suggests: the sampler, same data and prior
+    code, out, _ = run(capsys, "estimate", str(small_csv), "--json", *prior, *FAST_FIT)
+    assert code == EXIT_OK
+    assert json.loads(out)["provenance"]["priors"]["pi"] == "Beta(0.01, 0.01)"
