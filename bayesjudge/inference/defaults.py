@@ -19,6 +19,7 @@ __all__ = [
     "CHANNEL_DRAWS",
     "CHANNEL_TARGET_ACCEPT",
     "GATE_TARGET_ACCEPT",
+    "PANEL_INDEPENDENCE",
     "PANEL_TARGET_ACCEPT",
     "PREVALENCE_TARGET_ACCEPT",
     "SYSTEMS_TARGET_ACCEPT",
@@ -39,3 +40,6 @@ CHANNEL_DRAWS = 1000
 SYSTEMS_TARGET_ACCEPT = 0.95
 #: NUTS target acceptance of the panel model.
 PANEL_TARGET_ACCEPT = 0.9
+#: Prior probability, per class, that a panel's judges are conditionally independent (the spike
+#: of the loadings' spike-and-slab prior, ``dependence="random_effect"``).
+PANEL_INDEPENDENCE = 0.5

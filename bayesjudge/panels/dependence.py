@@ -72,6 +72,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import log_ndtr, logsumexp, ndtr, ndtri
 
+from bayesjudge.inference import defaults
+
 __all__ = [
     "DEPENDENCE_STATES",
     "INDEPENDENCE",
@@ -98,7 +100,7 @@ QUADRATURE_HALF_WIDTH = 6.5
 LOADING_MAX = 0.99
 #: Prior probability, per class, that the judges' errors are conditionally independent (the
 #: spike of the loadings' spike-and-slab prior) in :func:`bayesjudge.panels.fit.fit_panel`.
-INDEPENDENCE = 0.5
+INDEPENDENCE = defaults.PANEL_INDEPENDENCE
 #: The states of the loadings' spike-and-slab prior: the classes whose judges share the item
 #: effect.
 STATES = ("none", "fail", "pass", "both")
