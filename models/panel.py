@@ -77,6 +77,16 @@ such a judge's estimate). With one judge it is the prevalence model's :math:`J >
 It is built without a wall: the model samples ``accuracy_mean`` :math:`\bar a > 0` (log scale)
 and the deviations ``accuracy_offset`` (summing to zero, a fixed orthogonal basis), both flat.
 
+**A spike at independence.** With ``independence`` :math:`q > 0` the loadings' prior is a
+spike-and-slab with one indicator per class: with probability :math:`q` every loading of class
+:math:`c` is exactly 0 (:math:`d_c = 0`), otherwise they follow ``priors.loading`` (the slab).
+The indicators are summed out: the potential ``loglik`` is :math:`\log \sum_s p(s) L_s` over
+the four states :math:`s = (d_0, d_1)` with :math:`p(s) = \prod_c q^{1-d_c}(1-q)^{d_c}` and
+:math:`L_s` the likelihood with the loadings of the classes not in use set to 0
+(:func:`bayesjudge.panels.dependence.state_log_likelihood` is its numpy twin), and the
+Deterministic ``state_logp`` [state] holds :math:`\log p(s \mid \text{rest}, \text{data})`,
+from which each draw's state is drawn after sampling. ``loading`` stays the slab's value.
+
 **Identifiability.** With gold labels of both classes each class's pattern law is observed
 directly; it has :math:`2^J - 1` free cells (with no missing verdicts) against :math:`2J`
 parameters (:math:`\mu_{tc}, \lambda_{tc}`). With two judges only the product
@@ -96,7 +106,8 @@ Variables (dims in brackets; ``class`` is (fail, pass)):
 * free: ``pi``, ``judged_rate`` [judge], ``accuracy_mean``, ``accuracy_offset`` [judge] (zero
   sum; two or more judges), ``loading_share`` [class, judge] (``dependence="random_effect"``);
 * derived: ``accuracy``, ``se``, ``sp``, ``j`` [judge]; ``loading`` [class, judge]
-  (:math:`0.99 \times` ``loading_share``, or zeros);
+  (:math:`0.99 \times` ``loading_share``, or zeros); ``state_logp`` [state] (``independence``
+  above 0);
 * data: ``pattern_label`` [pattern], ``pattern_verdict`` [pattern, judge], ``pattern_count``
   [pattern];
 * potentials: ``prior``, ``loglik`` and, with ``calibration="random"``,
