@@ -124,6 +124,9 @@ def replicate_row(
             draws=draws,
             random_seed=seed + rep,
             progressbar=False,
+            # the prior drawn from here has continuous loadings only: the model without the
+            # spike at independence (fit_panel's default since 2026-11-28 is independence=0.5)
+            independence=0.0,
         )
     post = tree["posterior"]
     truth = sim.truth

@@ -77,6 +77,16 @@ such a judge's estimate). With one judge it is the prevalence model's :math:`J >
 It is built without a wall: the model samples ``accuracy_mean`` :math:`\bar a > 0` (log scale)
 and the deviations ``accuracy_offset`` (summing to zero, a fixed orthogonal basis), both flat.
 
+**A spike at independence.** With ``independence`` :math:`q > 0` the loadings' prior is a
+spike-and-slab with one indicator per class: with probability :math:`q` every loading of class
+:math:`c` is exactly 0 (:math:`d_c = 0`), otherwise they follow ``priors.loading`` (the slab).
+The indicators are summed out: the potential ``loglik`` is :math:`\log \sum_s p(s) L_s` over
+the four states :math:`s = (d_0, d_1)` with :math:`p(s) = \prod_c q^{1-d_c}(1-q)^{d_c}` and
+:math:`L_s` the likelihood with the loadings of the classes not in use set to 0
+(:func:`bayesjudge.panels.dependence.state_log_likelihood` is its numpy twin), and the
+Deterministic ``state_logp`` [state] holds :math:`\log p(s \mid \text{rest}, \text{data})`,
+from which each draw's state is drawn after sampling. ``loading`` stays the slab's value.
+
 **Identifiability.** With gold labels of both classes each class's pattern law is observed
 directly; it has :math:`2^J - 1` free cells (with no missing verdicts) against :math:`2J`
 parameters (:math:`\mu_{tc}, \lambda_{tc}`). With two judges only the product
@@ -96,7 +106,8 @@ Variables (dims in brackets; ``class`` is (fail, pass)):
 * free: ``pi``, ``judged_rate`` [judge], ``accuracy_mean``, ``accuracy_offset`` [judge] (zero
   sum; two or more judges), ``loading_share`` [class, judge] (``dependence="random_effect"``);
 * derived: ``accuracy``, ``se``, ``sp``, ``j`` [judge]; ``loading`` [class, judge]
-  (:math:`0.99 \times` ``loading_share``, or zeros);
+  (:math:`0.99 \times` ``loading_share``, or zeros); ``state_logp`` [state] (``independence``
+  above 0);
 * data: ``pattern_label`` [pattern], ``pattern_verdict`` [pattern, judge], ``pattern_count``
   [pattern];
 * potentials: ``prior``, ``loglik`` and, with ``calibration="random"``,
@@ -114,7 +125,13 @@ from pymc.distributions.transforms import ZeroSumTransform
 from scipy.special import betaln
 
 from bayesjudge.panels.data import MISSING, UNLABELLED, PanelPatterns
-from bayesjudge.panels.dependence import LOADING_MAX, QUADRATURE_SIZE, latent_grid
+from bayesjudge.panels.dependence import (
+    DEPENDENCE_STATES,
+    LOADING_MAX,
+    QUADRATURE_SIZE,
+    STATES,
+    latent_grid,
+)
 from bayesjudge.priors import Beta, PanelPriors
 
 __all__ = [
@@ -202,12 +219,37 @@ def _beta_logp(
     return (a - 1.0) * log_value + (b - 1.0) * log1m_value - float(betaln(a, b))
 
 
+def _loglik(
+    label: pt.TensorVariable,
+    count: pt.TensorVariable,
+    pi: pt.TensorVariable,
+    log_fail_class: pt.TensorVariable,
+    log_pass_class: pt.TensorVariable,
+) -> pt.TensorVariable:
+    """Log likelihood of the pattern rows from each class's log pattern probabilities."""
+    labelled = pt.switch(pt.eq(label, 1), log_pass_class, log_fail_class)
+    unlabelled = pt.logaddexp(pt.log(pi) + log_pass_class, pt.log1p(-pi) + log_fail_class)
+    per_pattern = pt.switch(pt.lt(label, 0), unlabelled, labelled)
+    return pt.sum(count * per_pattern)
+
+
+def _log_state_prior(independence: float, fail_dependent: bool, pass_dependent: bool) -> float:
+    """Log prior probability of a dependence state: each class independent with ``independence``."""
+    return float(
+        sum(
+            np.log1p(-independence) if dependent else np.log(independence)
+            for dependent in (fail_dependent, pass_dependent)
+        )
+    )
+
+
 def panel_model(
     patterns: PanelPatterns,
     *,
     priors: PanelPriors | None = None,
     dependence: Dependence = "random_effect",
     calibration: Calibration = "by_class",
+    independence: float = 0.0,
     n_patterns: int | None = None,
     quadrature_size: int = QUADRATURE_SIZE,
 ) -> pm.Model:
@@ -234,6 +276,16 @@ def panel_model(
         class counts say nothing about pi (the Rogan-Gladen assumption). ``"random"``: a random
         sample of the same population, so each gold label is also a Bernoulli(pi) draw and
         enters as the potential ``calibration_labels``.
+    independence : float, default 0.0
+        Prior probability, for each class, that the judges' errors in that class are
+        conditionally independent (every loading of the class exactly 0, the spike); with
+        probability ``1 - independence`` the loadings are drawn from ``priors.loading`` (the
+        slab). The two classes' indicators are summed out of the likelihood (the potential
+        ``loglik`` is the log of the prior-weighted sum over the four states), and the
+        Deterministic ``state_logp`` [state] holds each state's log posterior probability given
+        the other parameters, from which the state of a draw is drawn after sampling
+        (:func:`bayesjudge.panels.fit.fit_panel`). 0 (the default) is the plain random-effect
+        model; ``dependence="random_effect"`` only; below 1.
     n_patterns : int, optional
         Pad the pattern data to this length (default: no padding).
     quadrature_size : int
@@ -282,6 +334,14 @@ def panel_model(
         )
     if patterns.n_unlabelled == 0:
         raise ValueError("the panel model needs unlabelled items to estimate pi; there are none")
+    if isinstance(independence, bool) or not 0.0 <= float(independence) < 1.0:
+        raise ValueError(f"independence must be a probability in [0, 1); got {independence!r}")
+    independence = float(independence)
+    if independence > 0.0 and dependence != "random_effect":
+        raise ValueError(
+            "independence is the prior probability that the random effect is absent; it needs "
+            f"dependence='random_effect', got dependence={dependence!r}"
+        )
 
     arrays = pad_patterns(patterns, len(patterns) if n_patterns is None else int(n_patterns))
     n_judges = patterns.n_judges
@@ -290,6 +350,8 @@ def panel_model(
         "judge": patterns.judges,
         "pattern": tuple(range(arrays["pattern_label"].size)),
     }
+    if independence > 0.0:
+        coords["state"] = STATES
     with pm.Model(coords=coords) as model:
         label = pm.Data("pattern_label", arrays["pattern_label"], dims="pattern")
         verdict = pm.Data("pattern_verdict", arrays["pattern_verdict"], dims=("pattern", "judge"))
@@ -330,6 +392,10 @@ def panel_model(
 
         passes = pt.cast(pt.eq(verdict, 1), "float64")
         fails = pt.cast(pt.eq(verdict, 0), "float64")
+        log_pass = pt.stack([log_fpr, log_se])  # (class, judge)
+        log_fail = pt.stack([log1m_fpr, log1m_se])
+        # log P(pattern | class) with every loading 0: (pattern, class)
+        log_independent = pt.dot(passes, log_pass.T) + pt.dot(fails, log_fail.T)
         if dependence == "random_effect":
             loading_share = pm.Beta(
                 "loading_share",
@@ -348,14 +414,24 @@ def panel_model(
             log_pattern = pm.math.logsumexp(log_joint + log_w, axis=2, keepdims=False)
         else:
             pm.Deterministic("loading", pt.zeros((2, n_judges)), dims=("class", "judge"))
-            log_pass = pt.stack([log_fpr, log_se])  # (class, judge)
-            log_fail = pt.stack([log1m_fpr, log1m_se])
-            log_pattern = pt.dot(passes, log_pass.T) + pt.dot(fails, log_fail.T)  # (pattern, class)
+            log_pattern = log_independent
 
-        labelled = pt.switch(pt.eq(label, 1), log_pattern[:, 1], log_pattern[:, 0])
-        unlabelled = pt.logaddexp(pt.log(pi) + log_pattern[:, 1], pt.log1p(-pi) + log_pattern[:, 0])
-        per_pattern = pt.switch(pt.lt(label, 0), unlabelled, labelled)
-        pm.Potential("loglik", pt.sum(count * per_pattern))
+        if independence > 0.0:
+            # the four dependence states, each class's loadings in use (slab) or all 0 (spike)
+            state_logp = []
+            for fail_dependent, pass_dependent in DEPENDENCE_STATES:
+                log_fail_class = (log_pattern if fail_dependent else log_independent)[:, 0]
+                log_pass_class = (log_pattern if pass_dependent else log_independent)[:, 1]
+                state_logp.append(
+                    _log_state_prior(independence, fail_dependent, pass_dependent)
+                    + _loglik(label, count, pi, log_fail_class, log_pass_class)
+                )
+            stacked = pt.stack(state_logp)
+            total = pm.math.logsumexp(stacked, axis=0, keepdims=False)
+            pm.Deterministic("state_logp", stacked - total, dims="state")
+            pm.Potential("loglik", total)
+        else:
+            pm.Potential("loglik", _loglik(label, count, pi, log_pattern[:, 0], log_pattern[:, 1]))
         if calibration == "random":
             n1 = pt.sum(count * pt.eq(label, 1))
             n0 = pt.sum(count * pt.eq(label, 0))

@@ -20,6 +20,7 @@ __all__ = [
     "CHANNEL_DRAWS",
     "CHANNEL_TARGET_ACCEPT",
     "GATE_TARGET_ACCEPT",
+    "PANEL_INDEPENDENCE",
     "PANEL_TARGET_ACCEPT",
     "PREVALENCE_TARGET_ACCEPT",
     "REPEATED_TARGET_ACCEPT",
@@ -45,3 +46,6 @@ PANEL_TARGET_ACCEPT = 0.9
 REPEATED_TARGET_ACCEPT = 0.95
 #: NUTS target acceptance of the state-space model across batches (random walks on the logit scale).
 BATCHES_TARGET_ACCEPT = 0.95
+#: Prior probability, per class, that a panel's judges are conditionally independent (the spike
+#: of the loadings' spike-and-slab prior, ``dependence="random_effect"``).
+PANEL_INDEPENDENCE = 0.5

@@ -270,6 +270,7 @@ def analyze_panel(
     random_seed: int | np.random.Generator | None = None,
     progressbar: bool | None = None,
     sampler: Sampler = "auto",
+    independence: float | None = None,
 ) -> PanelAnalysis:
     """Fit, check and compare: the whole answer of the panel family for one panel of judges.
 
@@ -281,6 +282,9 @@ def analyze_panel(
         Mass of every interval.
     priors, dependence, calibration, draws, tune, chains, target_accept, progressbar, sampler
         As in :func:`bayesjudge.panels.fit.fit_panel`.
+    independence : float, optional
+        The loadings' spike, as in :func:`bayesjudge.panels.fit.fit_panel` (default 0.5 with
+        ``dependence="random_effect"``).
     random_seed : int, Generator or None
         Seed of everything random (None: the default seed).
 
@@ -339,6 +343,7 @@ def analyze_panel(
         progressbar=progressbar,
         sampler=sampler,
         prob=prob,
+        independence=independence,
     )
     judges = {
         judge: {name: _summary(posterior, name, prob, judge=judge) for name in JUDGE_QUANTITIES}

@@ -80,6 +80,15 @@ def register(commands: Any) -> None:
         "conditionally independent judges (Dawid-Skene's assumption)",
     )
     sub.add_argument(
+        "--independence",
+        type=float,
+        default=None,
+        metavar="P",
+        help="with --dependence random_effect: prior probability, for each class, that the "
+        "judges' errors are conditionally independent (every loading 0); default "
+        f"{defaults.PANEL_INDEPENDENCE}; 0 keeps the loadings away from 0",
+    )
+    sub.add_argument(
         "--calibration",
         choices=["by_class", "random"],
         default="by_class",
@@ -130,6 +139,7 @@ def run_panel(args: argparse.Namespace) -> int:
         priors=priors,
         dependence=args.dependence,
         calibration=args.calibration,
+        independence=args.independence,
         **sampler.fit_kwargs(),
     )
     if args.out is not None:

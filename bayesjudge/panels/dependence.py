@@ -72,10 +72,15 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import log_ndtr, logsumexp, ndtr, ndtri
 
+from bayesjudge.inference import defaults
+
 __all__ = [
+    "DEPENDENCE_STATES",
+    "INDEPENDENCE",
     "LOADING_MAX",
     "QUADRATURE_HALF_WIDTH",
     "QUADRATURE_SIZE",
+    "STATES",
     "class_probits",
     "effective_judges",
     "latent_correlation",
@@ -83,6 +88,7 @@ __all__ = [
     "log_pattern_probabilities",
     "mean_error_correlation",
     "pattern_probabilities",
+    "state_log_likelihood",
     "verdict_correlation",
 ]
 
@@ -92,6 +98,14 @@ QUADRATURE_SIZE = 91
 QUADRATURE_HALF_WIDTH = 6.5
 #: Largest loading the model allows (a latent correlation of 0.98 between two such judges).
 LOADING_MAX = 0.99
+#: Prior probability, per class, that the judges' errors are conditionally independent (the
+#: spike of the loadings' spike-and-slab prior) in :func:`bayesjudge.panels.fit.fit_panel`.
+INDEPENDENCE = defaults.PANEL_INDEPENDENCE
+#: The states of the loadings' spike-and-slab prior: the classes whose judges share the item
+#: effect.
+STATES = ("none", "fail", "pass", "both")
+#: Each state of :data:`STATES` as (FAIL-class loadings in use, PASS-class loadings in use).
+DEPENDENCE_STATES = ((False, False), (True, False), (False, True), (True, True))
 
 
 def latent_grid(size: int = QUADRATURE_SIZE) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -328,3 +342,88 @@ def effective_judges(mean_correlation: ArrayLike, n_judges: int) -> NDArray[np.f
         raise ValueError(f"n_judges must be a whole number >= 1; got {n_judges!r}")
     rho = np.asarray(mean_correlation, dtype=float)
     return np.asarray(n_judges / (1.0 + (n_judges - 1) * rho), dtype=float)
+
+
+def state_log_likelihood(
+    log_dependent: ArrayLike,
+    log_independent: ArrayLike,
+    label: ArrayLike,
+    count: ArrayLike,
+    pi: ArrayLike,
+    *,
+    independence: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""Log likelihood of pattern counts with each class's loadings in use or all zero.
+
+    Spike-and-slab on the loadings: independently for each class :math:`c`, with prior
+    probability :math:`q` (``independence``) every loading of the class is 0 (the judges' errors
+    are conditionally independent in that class, :math:`d_c = 0`), otherwise they are the
+    loadings given (:math:`d_c = 1`). For the four states :math:`s = (d_0, d_1)`,
+
+    .. math::
+
+        \log L_s = \sum_{\text{gold}} n_v \log P_{d_{c_v}}(v \mid c_v)
+            + \sum_{\text{unlabelled}} n_v
+            \log\left[\pi P_{d_1}(v \mid 1) + (1 - \pi) P_{d_0}(v \mid 0)\right],
+
+    and the likelihood with the states summed out is
+    :math:`\log \sum_s p(s) L_s`, :math:`p(s) = \prod_c q^{1 - d_c}(1 - q)^{d_c}`
+    (the mixture over indicator configurations of a spike-and-slab prior, e.g. George and
+    McCulloch, "Variable selection via Gibbs sampling", JASA, 1993).
+
+    Parameters
+    ----------
+    log_dependent, log_independent : array_like, shape (..., 2, P)
+        :math:`\log P(v \mid c)` with the loadings and with every loading 0
+        (:func:`log_pattern_probabilities`).
+    label : array_like of int, shape (P,)
+        1 gold PASS, 0 gold FAIL, -1 unlabelled.
+    count : array_like, shape (P,)
+    pi : array_like, shape (...)
+    independence : float
+        :math:`q`, in (0, 1).
+
+    Returns
+    -------
+    total : ndarray, shape (...)
+        :math:`\log \sum_s p(s) L_s`.
+    state_logp : ndarray, shape (..., 4)
+        Log posterior probability of each state (none, fail, pass, both: which classes'
+        loadings are in use) given the other parameters.
+
+    Examples
+    --------
+    >>> logp = log_pattern_probabilities([0.9, 0.8], [0.7, 0.6], np.zeros((2, 2)),
+    ...                                  [[1, 1], [0, 0]])
+    >>> total, state = state_log_likelihood(logp, logp, [-1, -1], [3, 2], 0.6,
+    ...                                     independence=0.5)
+    >>> np.exp(state).round(6).tolist()
+    [0.25, 0.25, 0.25, 0.25]
+    """
+    q = float(independence)
+    if not 0.0 < q < 1.0:
+        raise ValueError(f"independence must lie in (0, 1); got {independence!r}")
+    dep = np.asarray(log_dependent, dtype=float)
+    ind = np.asarray(log_independent, dtype=float)
+    lab = np.asarray(label)
+    n = np.asarray(count, dtype=float)
+    pi_arr = np.asarray(pi, dtype=float)[..., None]
+    gold = [np.where(lab == c, n, 0.0) for c in (0, 1)]
+    unlabelled = np.where(lab < 0, n, 0.0)
+    states = []
+    for fail_dependent, pass_dependent in DEPENDENCE_STATES:
+        log_fail = (dep if fail_dependent else ind)[..., 0, :]
+        log_pass = (dep if pass_dependent else ind)[..., 1, :]
+        mixed = np.logaddexp(np.log(pi_arr) + log_pass, np.log1p(-pi_arr) + log_fail)
+        prior = (np.log1p(-q) if fail_dependent else np.log(q)) + (
+            np.log1p(-q) if pass_dependent else np.log(q)
+        )
+        states.append(
+            prior
+            + (log_fail * gold[0]).sum(-1)
+            + (log_pass * gold[1]).sum(-1)
+            + (np.where(unlabelled > 0, mixed, 0.0) * unlabelled).sum(-1)
+        )
+    stacked = np.stack(states, axis=-1)
+    total = logsumexp(stacked, axis=-1)
+    return np.asarray(total, dtype=float), np.asarray(stacked - total[..., None], dtype=float)

@@ -42,7 +42,11 @@ from bayesjudge.inference.affine import (
 from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.panels.data import MISSING, UNLABELLED, PanelData, PanelPatterns
-from bayesjudge.panels.dependence import log_pattern_probabilities
+from bayesjudge.panels.dependence import (
+    DEPENDENCE_STATES,
+    INDEPENDENCE,
+    log_pattern_probabilities,
+)
 from bayesjudge.panels.predictive import PanelPredictiveCheck, panel_predictive_check
 from bayesjudge.panels.quantities import panel_quantities
 from bayesjudge.panels.start import mode_precision, posterior_mode, sampling_order
@@ -58,6 +62,7 @@ __all__ = [
     "TARGET_ACCEPT",
     "check_identified",
     "distinct_judges",
+    "draw_dependence_states",
     "fit_panel",
     "panel_calibration_check",
     "unanimity_counts",
@@ -295,6 +300,57 @@ def _unanimity_predictive(
     return {name: value.reshape(*shape, 3) for name, value in out.items()}
 
 
+def draw_dependence_states(posterior: xr.Dataset, rng: np.random.Generator) -> xr.Dataset:
+    r"""Draw each posterior draw's dependence state and zero the loadings of independent classes.
+
+    The spike-and-slab panel model (``independence > 0`` in
+    :func:`bayesjudge.models.panel.panel_model`) sums the states out of its likelihood and
+    stores ``state_logp``, the log probability of each state (none, fail, pass, both: the
+    classes whose judges share the item effect) given the draw's other parameters. Drawing the
+    state from it on each draw gives draws of the joint posterior of the parameters and the
+    state (the parameters' marginal posterior times the state's conditional one).
+
+    Parameters
+    ----------
+    posterior : Dataset
+        With ``loading`` (chain, draw, class, judge) and ``state_logp`` (chain, draw, state).
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    Dataset
+        ``loading`` with the spike's zeros, ``loading_slab`` (the slab's values),
+        ``dependent`` (chain, draw, class: 1 where the class's loadings are in use) and
+        ``dependence_probability`` (chain, draw, class: its conditional probability, whose mean
+        is a Rao-Blackwellised estimate of the posterior probability of dependence).
+
+    Examples
+    --------
+    >>> post = xr.Dataset({
+    ...     "loading": (("chain", "draw", "class", "judge"), np.full((1, 2, 2, 3), 0.5)),
+    ...     "state_logp": (("chain", "draw", "state"), np.log([[[1, 0, 0, 0], [0, 0, 1, 0]]]))},
+    ...     coords={"class": ["fail", "pass"], "state": ["none", "fail", "pass", "both"]})
+    >>> out = draw_dependence_states(post, np.random.default_rng(0))
+    >>> out["loading"].isel(judge=0).to_numpy().tolist()
+    [[[0.0, 0.0], [0.0, 0.5]]]
+    """
+    logp = posterior["state_logp"].transpose("chain", "draw", "state").to_numpy()
+    probs = np.exp(logp - logp.max(axis=-1, keepdims=True))
+    probs /= probs.sum(axis=-1, keepdims=True)
+    chosen = (rng.random(probs.shape[:-1])[..., None] > np.cumsum(probs, axis=-1)).sum(axis=-1)
+    chosen = np.minimum(chosen, probs.shape[-1] - 1)
+    in_use = np.array(DEPENDENCE_STATES, dtype=float)  # (state, class)
+    dependent = in_use[chosen]  # (chain, draw, class)
+    slab = posterior["loading"].transpose("chain", "draw", "class", "judge")
+    mask = xr.DataArray(dependent, dims=("chain", "draw", "class"))
+    return posterior.assign(
+        loading=(slab * mask).transpose(*slab.dims),
+        loading_slab=slab,
+        dependent=mask.astype(np.int8),
+        dependence_probability=xr.DataArray(probs @ in_use, dims=("chain", "draw", "class")),
+    )
+
+
 def fit_panel(
     data: PanelData,
     *,
@@ -311,6 +367,7 @@ def fit_panel(
     escalate: bool = True,
     prob: float = 0.95,
     merge_duplicates: bool = True,
+    independence: float | None = None,
 ) -> xr.DataTree:
     r"""Sample the latent-class model of a judge panel with correlated errors.
 
@@ -355,6 +412,16 @@ def fit_panel(
     merge_duplicates : bool, default True
         Fit judges whose verdicts agree on every item once (:func:`distinct_judges`); False
         fits them as different judges (only to see what the model makes of them).
+    independence : float, optional
+        With ``dependence="random_effect"``: the prior probability, for each class, that the
+        judges' errors in that class are conditionally independent (every loading exactly 0;
+        the spike of a spike-and-slab prior whose slab is ``priors.loading``). Default
+        :data:`~bayesjudge.panels.dependence.INDEPENDENCE` (0.5); 0 gives the plain
+        random-effect model, whose loadings are never 0. The states are summed out of the
+        likelihood while sampling, and each draw's state is drawn afterwards from its
+        conditional probability, so ``loading`` holds 0 for a class on the draws where its
+        judges are independent (the slab's values are kept as ``loading_slab``), and
+        ``dependent`` (chain, draw, class) says which.
 
     Returns
     -------
@@ -396,6 +463,17 @@ def fit_panel(
     if not isinstance(data, PanelData):
         raise TypeError(f"data must be PanelData; got {type(data).__name__}")
     check_choice(calibration, name="calibration", allowed=CALIBRATION)
+    check_choice(dependence, name="dependence", allowed=DEPENDENCE)
+    if independence is None:
+        independence = INDEPENDENCE if dependence == "random_effect" else 0.0
+    if isinstance(independence, bool) or not 0.0 <= float(independence) < 1.0:
+        raise ValueError(f"independence must be a probability in [0, 1); got {independence!r}")
+    independence = float(independence)
+    if independence > 0.0 and dependence != "random_effect":
+        raise ValueError(
+            "independence is the prior probability that the random effect is absent; it needs "
+            f"dependence='random_effect', got dependence={dependence!r}"
+        )
     priors = PanelPriors() if priors is None else priors
     if not isinstance(priors, PanelPriors):
         raise TypeError(f"priors must be a PanelPriors; got {type(priors).__name__}")
@@ -409,6 +487,7 @@ def fit_panel(
     attrs: dict[str, Any] = {
         "calibration": calibration,
         "dependence": dependence,
+        "independence": independence,
         "merged_judges": json.dumps([list(g) for g in duplicates] if merge_duplicates else []),
     }
     if calibration == "random":
@@ -423,23 +502,35 @@ def fit_panel(
                 UserWarning,
                 stacklevel=2,
             )
-    start = posterior_mode(patterns, priors=priors, dependence=dependence, calibration=calibration)
+    start = posterior_mode(
+        patterns,
+        priors=priors,
+        dependence=dependence,
+        calibration=calibration,
+        independence=independence,
+    )
     order = sampling_order(patterns.n_judges, dependent=dependence == "random_effect")
     shift = np.concatenate([np.ravel(start.values[name]) for name, _ in order])
     precision = mode_precision(
-        shift, patterns, priors=priors, dependence=dependence, calibration=calibration
+        shift,
+        patterns,
+        priors=priors,
+        dependence=dependence,
+        calibration=calibration,
+        independence=independence,
     )
     size = _bucket(len(patterns))
     padded = pad_patterns(patterns, size)
     run = ModelRun(
         PANEL,
-        (PANEL, "affine", size, patterns.n_judges, priors, dependence, calibration),
+        (PANEL, "affine", size, patterns.n_judges, priors, dependence, calibration, independence),
         lambda: affine_model(
             panel_model(
                 patterns,
                 priors=priors,
                 dependence=dependence,
                 calibration=calibration,
+                independence=independence,
                 n_patterns=size,
             )
         ),
@@ -457,6 +548,8 @@ def fit_panel(
             .drop_vars([AFFINE_VARIABLE, "whitened_coordinate"], errors="ignore")
             .assign_coords(judge=judges)
         )
+        if "state_logp" in posterior:
+            posterior = draw_dependence_states(posterior, rng)
         derived = panel_quantities(posterior, patterns)
         best_rule = derived.attrs.pop("best_rule")
         posterior = xr.merge([posterior, derived], combine_attrs="drop_conflicts")

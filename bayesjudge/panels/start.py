@@ -38,7 +38,12 @@ from scipy import optimize
 from scipy.special import betaln, expit, log_expit, logit
 
 from bayesjudge.panels.data import UNLABELLED, PanelPatterns
-from bayesjudge.panels.dependence import LOADING_MAX, QUADRATURE_SIZE, log_pattern_probabilities
+from bayesjudge.panels.dependence import (
+    LOADING_MAX,
+    QUADRATURE_SIZE,
+    log_pattern_probabilities,
+    state_log_likelihood,
+)
 from bayesjudge.priors import Beta, PanelPriors
 
 __all__ = [
@@ -252,10 +257,12 @@ def _log_posterior(
     random_gold: bool,
     size: int,
     weight: float = 1.0,
+    independence: float = 0.0,
 ) -> NDArray[np.float64]:
     """Log posterior in logit coordinates (logit pi, Se, Sp, loading shares); batch first.
 
-    ``weight`` scales the unlabelled items' likelihood (1 is the posterior).
+    ``weight`` scales the unlabelled items' likelihood (1 is the posterior); ``independence``
+    is the spike of the loadings' prior (:func:`bayesjudge.models.panel.panel_model`).
     """
     n_judges = patterns.n_judges
     t = np.atleast_2d(theta)
@@ -283,11 +290,20 @@ def _log_posterior(
     logp = log_pattern_probabilities(
         np.exp(log_se), np.exp(log_sp), loading, patterns.verdict, size=size
     )  # (batch, 2, P)
-    mixed = np.logaddexp(log_pi[:, None] + logp[:, 1], log1m_pi[:, None] + logp[:, 0])
-    per = np.where(patterns.label == 1, logp[:, 1], logp[:, 0])
-    per = np.where(patterns.label == UNLABELLED, mixed, per)
     count = np.where(patterns.label == UNLABELLED, weight, 1.0) * patterns.count
-    out = out + per @ count
+    if dependent and independence > 0.0:
+        logp_zero = log_pattern_probabilities(
+            np.exp(log_se), np.exp(log_sp), np.zeros_like(loading), patterns.verdict, size=size
+        )
+        total, _ = state_log_likelihood(
+            logp, logp_zero, patterns.label, count, expit(t[:, 0]), independence=independence
+        )
+        out = out + total
+    else:
+        mixed = np.logaddexp(log_pi[:, None] + logp[:, 1], log1m_pi[:, None] + logp[:, 0])
+        per = np.where(patterns.label == 1, logp[:, 1], logp[:, 0])
+        per = np.where(patterns.label == UNLABELLED, mixed, per)
+        out = out + per @ count
     if random_gold:
         n0, n1 = patterns.n_labelled
         out = out + n1 * log_pi + n0 * log1m_pi
@@ -340,6 +356,7 @@ def _mode_in_half(
     dependence: Literal["random_effect", "none"],
     calibration: Literal["by_class", "random"],
     size: int,
+    independence: float = 0.0,
 ) -> tuple[
     float,
     NDArray[np.float64],
@@ -385,6 +402,7 @@ def _mode_in_half(
                 dependence=dependence,
                 calibration=calibration,
                 size=size,
+                independence=independence,
             )
         return np.where(np.isfinite(values), values, -np.inf)
 
@@ -428,6 +446,7 @@ def posterior_mode(
     dependence: Literal["random_effect", "none"] = "random_effect",
     calibration: Literal["by_class", "random"] = "by_class",
     size: int = SEARCH_QUADRATURE_SIZE,
+    independence: float = 0.0,
 ) -> PanelStart:
     r"""Maximise the panel's log posterior from several starting points; return the best.
 
@@ -449,6 +468,8 @@ def posterior_mode(
         As in :func:`bayesjudge.models.panel.panel_model`.
     size : int
         Quadrature points.
+    independence : float
+        The spike of the loadings' prior, as in :func:`bayesjudge.models.panel.panel_model`.
 
     Returns
     -------
@@ -493,6 +514,7 @@ def posterior_mode(
             random_gold=calibration == "random",
             size=size,
             weight=weight,
+            independence=independence,
         )
         gradient = (values[1:] - values[0]) / _STEP
         return -float(values[0]), -gradient
@@ -537,6 +559,7 @@ def posterior_mode(
             dependence=dependence,
             calibration=calibration,
             size=size,
+            independence=independence,
         )
         theta = np.concatenate(
             [[logit(pi)], logit(se), logit(sp), logit(loading.ravel() / LOADING_MAX)]
@@ -551,6 +574,7 @@ def posterior_mode(
                 dependent=dependent,
                 random_gold=calibration == "random",
                 size=size,
+                independence=independence,
             )[0]
         )
     return PanelStart(
@@ -626,6 +650,7 @@ def sampling_log_density(
     dependence: Literal["random_effect", "none"] = "random_effect",
     calibration: Literal["by_class", "random"] = "by_class",
     size: int = QUADRATURE_SIZE,
+    independence: float = 0.0,
 ) -> NDArray[np.float64]:
     r"""Log density of the panel model in its own unconstrained coordinates, batch first.
 
@@ -638,7 +663,7 @@ def sampling_log_density(
     ----------
     values : array_like, shape (B, D) or (D,)
     patterns : PanelPatterns
-    priors, dependence, calibration
+    priors, dependence, calibration, independence
         As in :func:`bayesjudge.models.panel.panel_model`.
     size : int
         Quadrature points (the model's by default).
@@ -692,10 +717,19 @@ def sampling_log_density(
     else:
         loading = np.zeros((u.shape[0], 2, n_judges))
     logp = log_pattern_probabilities(se, 1.0 - fpr, loading, patterns.verdict, size=size)
-    mixed = np.logaddexp(log_pi[:, None] + logp[:, 1], log1m_pi[:, None] + logp[:, 0])
-    per = np.where(patterns.label == 1, logp[:, 1], logp[:, 0])
-    per = np.where(patterns.label == UNLABELLED, mixed, per)
-    out = out + per @ patterns.count.astype(float)
+    if dependent and independence > 0.0:
+        logp_zero = log_pattern_probabilities(
+            se, 1.0 - fpr, np.zeros_like(loading), patterns.verdict, size=size
+        )
+        total, _ = state_log_likelihood(
+            logp, logp_zero, patterns.label, patterns.count, pi, independence=independence
+        )
+        out = out + total
+    else:
+        mixed = np.logaddexp(log_pi[:, None] + logp[:, 1], log1m_pi[:, None] + logp[:, 0])
+        per = np.where(patterns.label == 1, logp[:, 1], logp[:, 0])
+        per = np.where(patterns.label == UNLABELLED, mixed, per)
+        out = out + per @ patterns.count.astype(float)
     if calibration == "random":
         n0, n1 = patterns.n_labelled
         out = out + n1 * log_pi + n0 * log1m_pi
@@ -710,6 +744,7 @@ def mode_precision(
     dependence: Literal["random_effect", "none"] = "random_effect",
     calibration: Literal["by_class", "random"] = "by_class",
     batch: int = 32,
+    independence: float = 0.0,
 ) -> NDArray[np.float64]:
     r"""Hessian of the negative log density at ``values`` (the mode), by central differences.
 
@@ -723,7 +758,7 @@ def mode_precision(
     ----------
     values : array_like, shape (D,)
         A point in the model's coordinates (:func:`sampling_order`).
-    patterns, priors, dependence, calibration
+    patterns, priors, dependence, calibration, independence
         As in :func:`sampling_log_density`.
     batch : int
         Points evaluated per call.
@@ -758,6 +793,7 @@ def mode_precision(
                     priors=priors,
                     dependence=dependence,
                     calibration=calibration,
+                    independence=independence,
                 )
                 for i in range(0, len(points), batch)
             ]
