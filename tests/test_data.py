@@ -810,7 +810,10 @@ def test_load_example_matches_its_documented_simulation() -> None:
 
 
 def test_load_example_unknown_name() -> None:
-    message = "name must be one of ['channel', 'gate', 'judge', 'panel', 'systems']; got 'nope'"
+    message = (
+        "name must be one of ['channel', 'gate', 'judge', 'panel', 'repeated', 'systems']; "
+        "got 'nope'"
+    )
     with pytest.raises(ValueError, match=re.escape(message)):
         load_example("nope")  # type: ignore[arg-type]
 
