@@ -168,19 +168,33 @@ class CountTest:
 
 @dataclass(frozen=True, slots=True)
 class TablePredictiveCheck:
-    """The result of :func:`count_table_check`.
+    """The result of :func:`count_table_check` (and, as a subclass, of the panel family's check).
 
     Attributes
     ----------
     statistics : tuple of CountStatistic
+        Every statistic (a dataclass with ``observed``, ``low``, ``high`` and ``describe()``;
+        a subclass may use its own statistic type and say by :meth:`family_of` which test each
+        belongs to).
     tests : tuple of CountTest
     level : float
         Family-wise level; a test fails below ``level / len(tests)``.
     """
 
-    statistics: tuple[CountStatistic, ...]
+    statistics: tuple[Any, ...]
     tests: tuple[CountTest, ...]
     level: float
+
+    #: The ``rule`` line of :meth:`to_dict`.
+    RULE = (
+        "fails when a family's posterior predictive tail probability (realised Pearson "
+        "discrepancy) is below level / number of families (Bonferroni); each "
+        f"statistic's central {INTERVAL_PROB:.0%} predictive interval is given"
+    )
+
+    def family_of(self, statistic: Any) -> str:
+        """Return the family (test) a statistic belongs to: its ``family`` field here."""
+        return str(statistic.family)
 
     @property
     def threshold(self) -> float:
@@ -198,7 +212,7 @@ class TablePredictiveCheck:
         return not self.failures
 
     @property
-    def outside(self) -> tuple[CountStatistic, ...]:
+    def outside(self) -> tuple[Any, ...]:
         """The statistics outside the central interval of their predictive distribution."""
         return tuple(s for s in self.statistics if not s.low <= s.observed <= s.high)
 
@@ -227,18 +241,14 @@ class TablePredictiveCheck:
         """
         failures = []
         for test in self.failures:
-            family = [s for s in self.outside if s.family == test.family]
+            family = [s for s in self.outside if self.family_of(s) == test.family]
             named = "; ".join(s.describe() for s in family) or test.worst
             failures.append(f"{test.family} (tail probability {test.tail_prob:.2g}): {named}")
         return {
             "passed": self.passed,
             "level": self.level,
             "threshold": self.threshold,
-            "rule": (
-                "fails when a family's posterior predictive tail probability (realised Pearson "
-                "discrepancy) is below level / number of families (Bonferroni); each "
-                f"statistic's central {INTERVAL_PROB:.0%} predictive interval is given"
-            ),
+            "rule": self.RULE,
             "failures": failures,
             "outside": [s.describe() for s in self.outside],
             "tests": [asdict(t) for t in self.tests],

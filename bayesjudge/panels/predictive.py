@@ -54,7 +54,7 @@ items passed by both where there are 12.
 from __future__ import annotations
 
 import itertools
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -63,7 +63,7 @@ from numpy.typing import NDArray
 from scipy.special import ndtr
 from scipy.stats import binom
 
-from bayesjudge.inference.diagnostics import Check
+from bayesjudge.inference.ppc import CountTest, TablePredictiveCheck
 from bayesjudge.panels.data import MISSING, UNLABELLED, PanelPatterns
 from bayesjudge.panels.dependence import _latent_probits, latent_grid, log_pattern_probabilities
 
@@ -142,34 +142,20 @@ class PredictiveStatistic:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class PredictiveTest:
-    """One of the check's tests: a family of statistics against its predictive distribution.
-
-    Attributes
-    ----------
-    family : str
-        ``patterns[fail]``, ``patterns[pass]``, ``patterns[unlabelled]`` (the verdict patterns
-        of one group) or ``gold_rates`` (every judge's gold-item PASS rates).
-    tail_prob : float
-        The family's posterior predictive tail probability (module docstring).
-    worst : str
-        The statistic of the family with the smallest tail probability.
-    """
-
-    family: str
-    tail_prob: float
-    worst: str
-
-    @property
-    def label(self) -> str:
-        """Return ``family; most off: worst``, the variable of its diagnostic check."""
-        return f"{self.family}; most off: {self.worst}"
+#: One of the check's tests: a family of statistics (``patterns[fail]``, ``patterns[pass]``,
+#: ``patterns[unlabelled]``: the verdict patterns of one group; ``gold_rates``: every judge's
+#: gold-item PASS rates) with its posterior predictive tail probability and the statistic most
+#: off (the shared :class:`~bayesjudge.inference.ppc.CountTest`).
+PredictiveTest = CountTest
 
 
 @dataclass(frozen=True, slots=True)
-class PanelPredictiveCheck:
+class PanelPredictiveCheck(TablePredictiveCheck):
     r"""The result of :func:`panel_predictive_check`.
+
+    The shared result of a posterior predictive check of counts
+    (:class:`~bayesjudge.inference.ppc.TablePredictiveCheck`: threshold, failures, diagnostic
+    checks, the JSON block), with the panel's statistics.
 
     Attributes
     ----------
@@ -181,72 +167,15 @@ class PanelPredictiveCheck:
         Family-wise level :math:`\alpha`; a test fails below ``level / len(tests)``.
     """
 
-    statistics: tuple[PredictiveStatistic, ...]
-    tests: tuple[PredictiveTest, ...]
-    level: float
+    RULE = (
+        "fails when a family's posterior predictive tail probability is below level / "
+        "number of families (Bonferroni); each statistic's central "
+        f"{INTERVAL_PROB:.0%} predictive interval is given"
+    )
 
-    @property
-    def threshold(self) -> float:
-        """The smallest tail probability a test passes with: ``level / len(tests)``."""
-        return self.level / max(len(self.tests), 1)
-
-    @property
-    def failures(self) -> tuple[PredictiveTest, ...]:
-        """The tests whose tail probability is below :attr:`threshold`."""
-        return tuple(t for t in self.tests if t.tail_prob < self.threshold)
-
-    @property
-    def passed(self) -> bool:
-        """Whether every test passed."""
-        return not self.failures
-
-    @property
-    def outside(self) -> tuple[PredictiveStatistic, ...]:
-        """The statistics outside the central interval of their predictive distribution."""
-        return tuple(s for s in self.statistics if not s.low <= s.observed <= s.high)
-
-    def checks(self) -> tuple[Check, ...]:
-        """Return one diagnostic check per test (``ppc_tail_prob``, threshold ``level / m``)."""
-        return tuple(
-            Check(
-                "ppc_tail_prob",
-                t.label,
-                t.tail_prob,
-                self.threshold,
-                ">=",
-                t.tail_prob >= self.threshold,
-            )
-            for t in self.tests
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the ``predictive_check`` block of the panel JSON's ``diagnostics``.
-
-        ``{"passed", "level", "threshold", "rule", "failures": [text, ...], "outside": [text,
-        ...], "tests": [{"family", "tail_prob", "worst"}, ...], "statistics": [{"kind",
-        "group", "subject", "trials", "observed", "expected", "low", "high", "tail_prob"},
-        ...]}``; ``failures`` names each failed family and its statistics outside their
-        central predictive interval.
-        """
-        failures = []
-        for test in self.failures:
-            family = [s for s in self.outside if _family(s) == test.family]
-            named = "; ".join(s.describe() for s in family) or test.worst
-            failures.append(f"{test.family} (tail probability {test.tail_prob:.2g}): {named}")
-        return {
-            "passed": self.passed,
-            "level": self.level,
-            "threshold": self.threshold,
-            "rule": (
-                "fails when a family's posterior predictive tail probability is below level / "
-                "number of families (Bonferroni); each statistic's central "
-                f"{INTERVAL_PROB:.0%} predictive interval is given"
-            ),
-            "failures": failures,
-            "outside": [s.describe() for s in self.outside],
-            "tests": [asdict(t) for t in self.tests],
-            "statistics": [asdict(s) for s in self.statistics],
-        }
+    def family_of(self, statistic: Any) -> str:
+        """Return ``patterns[group]`` for a pattern statistic, ``gold_rates`` otherwise."""
+        return _family(statistic)
 
 
 def _family(statistic: PredictiveStatistic) -> str:
