@@ -235,7 +235,15 @@ def check_readable_report(folder: Path, *, names: tuple[str, ...] = ()) -> None:
     (``&#x27;``, ``&gt;``) and no backslash escape (``66\\.7%``); in the sentences of both
     files no identifier (``at_least_2_of_4``) unless it names a table column or is one of
     ``names`` (names from the data, such as a judge called ``a_copy``) or part of a path.
+    Every family's folder also holds ``analysis.json``: strict JSON (no NaN) whose
+    ``provenance`` gives the seed and the versions, as issue 25 asks of every report.
     """
+    record = json.loads(
+        (folder / "analysis.json").read_text(encoding="utf-8"),
+        parse_constant=lambda name: pytest.fail(f"analysis.json holds {name}"),
+    )
+    assert {"seed", "versions"} <= set(record["provenance"]), sorted(record["provenance"])
+    assert "bayesjudge" in record["provenance"]["versions"]
     markdown = (folder / "summary.md").read_text(encoding="utf-8")
     page = _DATA_URI.sub("", (folder / "report.html").read_text(encoding="utf-8"))
     for label, text in (("summary.md", markdown), ("report.html", page)):

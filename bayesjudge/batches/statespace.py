@@ -73,9 +73,9 @@ STEP_SCALE = 0.5
 TARGET_ACCEPT = BATCHES_TARGET_ACCEPT
 #: Plain definitions shown in the report.
 DEFINITIONS: dict[str, str] = {
-    "pi_t": "the true success rate of batch t (the share of its answers that are correct)",
-    "Se_t, Sp_t": "the judge's sensitivity (PASS on a correct answer) and specificity (FAIL on "
-    "a wrong one) in batch t",
+    "pi of batch t": "the true success rate of batch t (the share of its answers that are correct)",
+    "Se, Sp of batch t": "the judge's sensitivity (PASS on a correct answer) and specificity "
+    "(FAIL on a wrong one) in batch t",
     "drift": "the judge's Se or Sp moving by more than the tolerance between two batches",
     "naive": "the judge's pass rate k / n of a batch's unlabelled answers",
 }

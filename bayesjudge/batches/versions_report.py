@@ -5,9 +5,10 @@
 ``summary.md``, ``posterior.nc`` (the Monte-Carlo draws), ``posterior.csv`` (every summary of
 :meth:`JudgeComparison.to_frame <bayesjudge.batches.versions.JudgeComparison.to_frame>`),
 ``tables.csv`` (the paired tables, flip rates and McNemar p-values), ``estimates.csv`` (each
-judge's Rogan-Gladen estimate) and ``comparison.json`` (:meth:`JudgeComparison.to_dict
-<bayesjudge.batches.versions.JudgeComparison.to_dict>`). Judge names are user text: escaped
-by the shared writer in the documents and with mathtext's ``$`` escaped in the figure.
+judge's Rogan-Gladen estimate) and ``analysis.json`` (:meth:`JudgeComparison.to_dict
+<bayesjudge.batches.versions.JudgeComparison.to_dict>` with its provenance, as in every
+report). Judge names are user text: escaped by the shared writer in the documents and with
+mathtext's ``$`` escaped in the figure.
 """
 
 from __future__ import annotations
@@ -104,7 +105,6 @@ def report_content(result: JudgeComparison, *, source: str = "two judges") -> Re
             )
         )
         files["estimates.csv"] = estimates
-    files["comparison.json"] = result.to_dict()
     old, new = result.data.names
     return ReportContent(
         title=f"bayesjudge judge-version report: {source}",

@@ -8,8 +8,8 @@ it ran with :func:`recording_command`; library calls record none.
 from __future__ import annotations
 
 import platform
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from functools import cache
 from importlib import metadata
@@ -24,6 +24,7 @@ __all__ = [
     "current_command",
     "provenance",
     "provenance_attrs",
+    "provenance_from_attrs",
     "recording_command",
     "seed_label",
     "versions",
@@ -140,4 +141,32 @@ def provenance(seed: int | str, **fields: Any) -> dict[str, Any]:
     command = current_command()
     if command is not None:
         out["command"] = command
+    return out
+
+
+def provenance_from_attrs(attrs: Mapping[str, Any]) -> dict[str, Any]:
+    """Return a posterior's attrs as a ``provenance`` block (the versions as a mapping).
+
+    The attrs every fit records (:func:`provenance_attrs`, and each family's model, sampler
+    and priors) are kept as they are, NumPy scalars as Python ones; ``versions``, stored in the
+    attrs as JSON text, is read back into a mapping.
+
+    Examples
+    --------
+    >>> block = provenance_from_attrs({"seed": np.int64(7), "versions": '{"numpy": "2.3"}'})
+    >>> block["seed"], block["versions"]
+    (7, {'numpy': '2.3'})
+    """
+    import json
+
+    out: dict[str, Any] = {}
+    for name, value in attrs.items():
+        if isinstance(value, np.generic):
+            value = value.item()
+        elif isinstance(value, np.ndarray):
+            value = value.tolist()
+        if name == "versions" and isinstance(value, str):
+            with suppress(ValueError):
+                value = json.loads(value)
+        out[str(name)] = value
     return out

@@ -4,7 +4,8 @@ r"""The report of a judge-panel fit: its sections, tables and figures.
 (:mod:`bayesjudge.reporting.pipeline`): ``report.html`` (figures embedded as PNG),
 ``summary.md``, ``posterior.nc`` (``xarray.open_datatree``), ``posterior.csv`` (every
 summary of :meth:`PanelAnalysis.to_frame <bayesjudge.panels.analysis.PanelAnalysis.to_frame>`),
-``estimates.csv``, ``diagnostics.csv`` and ``provenance.json``.
+``estimates.csv``, ``diagnostics.csv`` and ``analysis.json`` (the analysis with its provenance,
+as in every report).
 
 Both documents open with the one-screen summary
 (:func:`~bayesjudge.panels.analysis.panel_summary`): the corrected pi beside the naive
@@ -179,8 +180,8 @@ def report_content(analysis: PanelAnalysis, *, source: str = "panel") -> ReportC
     Sections: the posterior summaries and the baselines. Figures: each judge's Se and Sp, the
     error correlations, the vote rules and judges on the ROC plane, pi beside every baseline.
     Files: ``posterior.csv`` (:meth:`~bayesjudge.panels.analysis.PanelAnalysis.to_frame`),
-    ``estimates.csv``, ``diagnostics.csv`` and ``provenance.json`` (the posterior's
-    attributes).
+    ``estimates.csv`` and ``diagnostics.csv`` (the writer adds ``analysis.json``: the analysis
+    with its provenance, the posterior's attributes among it).
     """
     estimates = analysis.estimates_frame()
     for column in ("estimate", "low", "high", "prob", "std_error", "j", "unclipped"):
@@ -212,6 +213,5 @@ def report_content(analysis: PanelAnalysis, *, source: str = "panel") -> ReportC
             "posterior.csv": summaries,
             "estimates.csv": estimates,
             "diagnostics.csv": analysis.diagnostics.to_frame(),
-            "provenance.json": {str(k): str(v) for k, v in analysis.posterior.attrs.items()},
         },
     )

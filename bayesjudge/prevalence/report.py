@@ -33,7 +33,7 @@ from bayesjudge.reporting.figures import (
 )
 from bayesjudge.reporting.html import html_page, markdown_table, png
 from bayesjudge.reporting.output import escape_markdown, escape_markdown_prose
-from bayesjudge.reporting.pipeline import ReportContent, Section, write_files
+from bayesjudge.reporting.pipeline import ReportContent, Section, with_record, write_files
 from bayesjudge.reporting.summary import footer_html, footer_markdown
 
 if TYPE_CHECKING:
@@ -375,7 +375,7 @@ def write_groups(
         link = f"groups/{folders[value]}/report.html"
         sub = folder / "groups" / folders[value]
         sub.mkdir(parents=True)
-        content = report_content(analysis, source=f"{source}, {name}")
+        content = with_record(report_content(analysis, source=f"{source}, {name}"), analysis)
         write_files(sub, content, back="../../report.html")
         summary = content.summary
         h, data = summary.headline, analysis.data

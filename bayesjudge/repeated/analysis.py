@@ -42,7 +42,8 @@ __all__ = ["DEFINITIONS", "RepeatedAnalysis", "analyze_repeated", "rows_counts"]
 #: Plain definitions shown in the report.
 DEFINITIONS: dict[str, str] = {
     "mean success rate": "the average over items of each item's own probability of a correct "
-    "answer, for items like these (population_rate); over the observed items only: mean_rate",
+    "answer, for items like these (the headline); the same over the observed items only is the "
+    "mean rate over observed items",
     "pass@k": "the share of items on which at least one of k fresh answers is correct",
     "pass^k": "the share of items on which all k fresh answers are correct",
     "never / sometimes / always": "items whose success probability is below 0.1, between, "

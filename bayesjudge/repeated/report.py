@@ -81,7 +81,7 @@ def report_content(analysis: RepeatedAnalysis, *, source: str = "answers") -> Re
     Sections: the posterior summaries and the baselines (clustered, then on the rows). Figures:
     the per-item success distribution, and the mean success rate beside the baselines. Files:
     ``posterior.csv`` (:meth:`~bayesjudge.repeated.analysis.RepeatedAnalysis.to_frame`),
-    ``estimates.csv``, ``diagnostics.csv`` and ``provenance.json``.
+    ``estimates.csv`` and ``diagnostics.csv`` (with ``analysis.json``, which every report has).
     """
     estimates = estimates_frame(analysis.baselines)
     summaries = analysis.to_frame()
@@ -113,6 +113,5 @@ def report_content(analysis: RepeatedAnalysis, *, source: str = "answers") -> Re
             "posterior.csv": summaries,
             "estimates.csv": estimates,
             "diagnostics.csv": analysis.diagnostics.to_frame(),
-            "provenance.json": {str(k): str(v) for k, v in analysis.posterior.attrs.items()},
         },
     )

@@ -14,6 +14,10 @@ objects, its figures, its posterior and the files it adds (CSV tables, JSON obje
     the same, less the figures, then where the figures, the checks and the posterior are.
 ``posterior.nc``
     the posterior (``xarray.open_datatree``).
+``analysis.json``
+    the analysis as its command's ``--json`` gives it (``to_dict()``), with a ``provenance``
+    block: the seed, the versions, the command, and what the posterior's attrs record (model,
+    sampler, priors); every family's folder has it (:func:`with_record`).
 the family's files
     each table as CSV (cells that would read as spreadsheet formulas made inert) and each
     mapping as JSON (non-finite numbers as ``null``).
@@ -31,13 +35,14 @@ import html
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 import pandas as pd
 
+from bayesjudge.inference.provenance import provenance, provenance_from_attrs
 from bayesjudge.reporting.html import figures_html, html_page, markdown_table, table_html
 from bayesjudge.reporting.netcdf import write_posterior
 from bayesjudge.reporting.output import (
@@ -59,6 +64,7 @@ if TYPE_CHECKING:
     import xarray as xr
 
 __all__ = [
+    "RECORD",
     "Analysis",
     "Code",
     "ReportContent",
@@ -70,9 +76,13 @@ __all__ = [
     "jsonable",
     "render_html",
     "render_markdown",
+    "with_record",
     "write_content",
     "write_files",
 ]
+
+#: The one JSON file of every report folder: the analysis and where it came from.
+RECORD = "analysis.json"
 
 
 class Code(str):
@@ -289,6 +299,45 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, float) and not np.isfinite(value):
         return None
     return value
+
+
+def with_record(content: ReportContent, analysis: Analysis) -> ReportContent:
+    """Return ``content`` with :data:`RECORD`: the analysis's JSON object and its provenance.
+
+    The object is the family's own ``analysis.json`` when it gives one, else
+    ``analysis.to_dict()`` (what the family's command prints with ``--json``). Its
+    ``provenance`` block holds the report's seed, the versions and the command
+    (:func:`~bayesjudge.inference.provenance.provenance`), the posterior's attrs
+    (:func:`~bayesjudge.inference.provenance.provenance_from_attrs`: model, sampler, priors)
+    over them, and the provenance the analysis records itself over both, so the folder's one
+    JSON file says how to reproduce it.
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> from bayesjudge.reporting.summary import Headline, ReportSummary
+    >>> class Result:
+    ...     def to_dict(self):
+    ...         return {"pi": 0.7}
+    >>> tree = xr.DataTree()
+    >>> tree.attrs.update({"model": "prevalence", "seed": 1})
+    >>> headline = Headline("true success rate pi", 0.7, 0.6, 0.8, 0.95)
+    >>> summary = ReportSummary(headline, None, (), trust="", reading="")
+    >>> content = ReportContent("t", summary, "", (), {}, tree, 1)
+    >>> record = with_record(content, Result()).files[RECORD]
+    >>> record["pi"], record["provenance"]["model"], "numpy" in record["provenance"]["versions"]
+    (0.7, 'prevalence', True)
+    """
+    files = dict(content.files)
+    given = files.pop(RECORD, None)
+    payload = dict(analysis.to_dict() if given is None else given)  # type: ignore[arg-type]
+    recorded = payload.get("provenance")
+    payload["provenance"] = {
+        **provenance(content.seed),
+        **provenance_from_attrs(content.posterior.attrs),
+        **(recorded if isinstance(recorded, Mapping) else {}),
+    }
+    return replace(content, files={RECORD: payload, **files})
 
 
 def _diagnostics(content: ReportContent) -> tuple[str, str]:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from bayesjudge.reporting.output import check_output_folder, output_folder
-from bayesjudge.reporting.pipeline import ReportContent, ReportFiles, write_content
+from bayesjudge.reporting.pipeline import ReportContent, ReportFiles, with_record, write_content
 
 __all__ = ["report_content", "write_report"]
 
@@ -76,6 +76,8 @@ def report_content(analysis: Any, *, source: str | None = None) -> ReportContent
     Returns
     -------
     ReportContent
+        The family's content, with ``analysis.json`` (the analysis's JSON object and its
+        provenance, :func:`~bayesjudge.reporting.pipeline.with_record`) among its files.
 
     Raises
     ------
@@ -83,7 +85,8 @@ def report_content(analysis: Any, *, source: str | None = None) -> ReportContent
         When ``analysis`` is none of these.
     """
     build = _builder(analysis)
-    return build(analysis) if source is None else build(analysis, source=source)
+    content = build(analysis) if source is None else build(analysis, source=source)
+    return with_record(content, analysis)
 
 
 def write_report(
@@ -100,8 +103,9 @@ def write_report(
     ``report.html`` opening with the one-screen summary (the answer beside the naive one, the
     diagnostics badge, warnings, the reading, which estimate to trust, definitions), then the
     data and the model, the family's tables, the diagnostics (every check folded), the figures;
-    ``summary.md`` with the same text; ``posterior.nc``; the family's CSV and JSON files; and
-    the manifest. The folder is written beside the destination and switched into place whole
+    ``summary.md`` with the same text; ``posterior.nc``; ``analysis.json`` (the analysis's
+    JSON object with its provenance); the family's CSV files; and the manifest. The folder is
+    written beside the destination and switched into place whole
     (:func:`bayesjudge.reporting.output.output_folder`).
 
     Parameters

@@ -38,7 +38,7 @@ FAST = ["--draws", "500", "--tune", "500", "--random-seed", "5"]
 
 
 def test_json_report_and_exit_0(
-    capsys: pytest.CaptureFixture[str], table: Path, tmp_path: Path
+    capsys: pytest.CaptureFixture[str], table: Path, tmp_path: Path, readable_report
 ) -> None:
     out = tmp_path / "report"
     code = main(["drift", str(table), *ARGS, *FAST, "--json", "--out", str(out)])
@@ -54,6 +54,7 @@ def test_json_report_and_exit_0(
     assert "v3" in html
     frame = pd.read_csv(out / "batches.csv")
     assert frame["batch"].tolist() == ["v1", "v2", "v3", "v4"]
+    readable_report(out, names=("v1", "v2", "v3", "v4"))
 
 
 def test_terminal_table_names_the_drifted_batch(

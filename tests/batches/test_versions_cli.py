@@ -232,7 +232,7 @@ def test_out_writes_a_readable_report(
     assert main([*argv, "--labels", str(gold), "--out", str(out), *FAST]) == EXIT_OK
     assert f"report written to {out}" in capsys.readouterr().out
     names = {p.name for p in out.iterdir()}
-    assert {"report.html", "summary.md", "posterior.nc", "tables.csv", "comparison.json"} <= names
+    assert {"report.html", "summary.md", "posterior.nc", "tables.csv", "analysis.json"} <= names
     readable_report(out, names=("grader_v1", "grader_v2"))
     tree = xr.open_datatree(out / "posterior.nc")
     assert tree["posterior"]["se"].shape == (1, 2000, 2)

@@ -141,6 +141,7 @@ def test_report_folder(json_run):
         "estimates.csv",
         "curve.csv",
         "diagnostics.csv",
+        "analysis.json",
     }
     html = (out / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 5  # J(K), Se/Sp/R, pi, ranks, traces

@@ -205,7 +205,7 @@ def test_report_folder(json_run):
         "posterior.csv",
         "estimates.csv",
         "diagnostics.csv",
-        "provenance.json",
+        "analysis.json",
     }
     html = (out / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 4

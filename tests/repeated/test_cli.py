@@ -31,7 +31,7 @@ def _answers(tmp_path) -> str:
     return str(path)
 
 
-def test_json_keys_report_and_exit_0(tmp_path, capsys) -> None:
+def test_json_keys_report_and_exit_0(tmp_path, capsys, readable_report) -> None:
     path = _answers(tmp_path)
     argv = ["repeated", path, "--item", "question", "--epoch", "attempt", "--gold", "human"]
     out = tmp_path / "report"
@@ -55,6 +55,7 @@ def test_json_keys_report_and_exit_0(tmp_path, capsys) -> None:
     assert (out / "report.html").is_file()
     assert (out / "posterior.csv").is_file()
     assert "mean success rate over 40 items, 4 answers each" in (out / "summary.md").read_text()
+    readable_report(out)
 
 
 @pytest.mark.parametrize(
