@@ -48,7 +48,7 @@ from scipy import special, stats
 
 from bayesjudge.errors import DataError
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
-from bayesjudge.prevalence.exact import exact_posterior
+from bayesjudge.prevalence.exact import MIN_PI_SHAPE, exact_posterior
 from bayesjudge.priors import PrevalencePriors
 from bayesjudge.results import Interval, PosteriorSummary
 from bayesjudge.validation import check_int, check_prob
@@ -288,7 +288,11 @@ def threshold_analysis(
     Raises
     ------
     DataError
-        If the data hold verdicts, or no threshold was left to try.
+        If the data hold verdicts, or no threshold was left to try; also if a shape of the
+        prior on pi is below :data:`~bayesjudge.prevalence.exact.MIN_PI_SHAPE` (the thresholds
+        are compared by exact posteriors, which need it): fix the threshold in advance
+        (``--threshold`` on the command line, :meth:`JudgeData.thresholded` here), and the
+        estimate is then sampled under that prior.
     ValueError
         If a threshold is not a number in [0, 1].
 
@@ -306,6 +310,13 @@ def threshold_analysis(
     priors = PrevalencePriors() if priors is None else priors
     if data.kind != "score":
         raise DataError("thresholds: these judge data hold verdicts, not scores")
+    if min(priors.pi.alpha, priors.pi.beta) < MIN_PI_SHAPE:
+        raise DataError(
+            "thresholds: the threshold is chosen by comparing exact posteriors of pi, which need "
+            f"a Beta prior on pi with both shapes at least {MIN_PI_SHAPE}; got pi ~ {priors.pi}. "
+            "Fix the threshold in advance (--threshold T on the command line, "
+            "JudgeData.thresholded(T) in Python): the estimate is then sampled under this prior"
+        )
     if thresholds is None:
         cuts = candidate_thresholds(data, max_candidates=max_candidates)
     else:

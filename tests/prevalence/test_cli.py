@@ -550,3 +550,23 @@ def test_exact_refuses_a_prior_on_pi_too_sharp_for_its_grid_and_sampling_follows
     code, out, _ = run(capsys, "estimate", str(small_csv), "--json", *prior, *FAST_FIT)
     assert code == EXIT_OK
     assert json.loads(out)["provenance"]["priors"]["pi"] == "Beta(0.01, 0.01)"
+
+
+def test_score_data_with_a_prior_on_pi_too_sharp_for_exact_say_fix_the_threshold(capsys, tmp_path):
+    from bayesjudge.prevalence.exact import MIN_PI_SHAPE
+    from bayesjudge.prevalence.simulate import judge_scores_table
+
+    path = tmp_path / "scores.csv"
+    judge_scores_table(pi=0.6, n=300, m1=40, m0=40, random_seed=1).to_csv(path, index=False)
+    prior = ("--prior", "pi=beta:0.01,0.01")
+    # choosing the threshold compares exact posteriors: refused, naming what to do instead
+    code, _, err = run(capsys, "estimate", str(path), *prior)
+    assert code == EXIT_BAD_INPUT
+    assert f"at least {MIN_PI_SHAPE}" in err
+    assert "--threshold" in err
+    assert "Traceback" not in err
+    # what the message suggests: a threshold fixed in advance, then the sampler with this prior
+    code, out, err = run(capsys, "estimate", str(path), "--threshold", "0.55", "--json", *prior)
+    assert code == EXIT_OK, err
+    result = json.loads(out)
+    assert result["provenance"]["priors"]["pi"] == "Beta(0.01, 0.01)"

@@ -161,3 +161,19 @@ def test_analysis_from_counts_equals_the_arrays() -> None:
     assert from_counts == from_arrays
     with pytest.raises(ValueError, match=r"stratified=True needs judge data with strata"):
         analyze_prevalence(counts, stratified=True)
+
+
+def test_a_prior_on_pi_too_sharp_for_the_exact_posterior_is_refused_with_the_way_out() -> None:
+    from bayesjudge.prevalence.exact import MIN_PI_SHAPE
+
+    data = scores(seed=3)
+    sharp = PrevalencePriors(pi=Beta(0.05, 2.0))
+    with pytest.raises(DataError, match=r"thresholds: .*JudgeData\.thresholded") as info:
+        threshold_analysis(data, priors=sharp)
+    assert f"at least {MIN_PI_SHAPE}" in str(info.value)
+    # the way out the message names: the threshold fixed in advance gives verdict data, which
+    # no longer goes through the threshold comparison (analyze_prevalence then samples)
+    fixed = data.thresholded(0.5 + 1 / 12)
+    assert fixed.kind == "verdict"
+    with pytest.raises(DataError, match="thresholds: "):
+        analyze_prevalence(data, priors=sharp)
