@@ -18,7 +18,7 @@ items and 1,000 test items at a true pi of 0.6:
 
 The promises measured, per replicate:
 
-1. the recommended threshold (``threshold_analysis``, 8 candidates): its 95% interval of pi
+1. the recommended threshold (``threshold_analysis``, 6 candidates): its 95% interval of pi
    covers the true pi (and the interval at the candidate nearest 0.5, a threshold fixed in
    advance, for comparison: the choice of the narrowest interval is optimistic);
 2. the label plan (``plan_labels`` at the chosen threshold, 100 more labels, 8 refits): the
@@ -30,7 +30,10 @@ The promises measured, per replicate:
    A second, larger set of replicates runs the check alone (it costs milliseconds).
 
 Run: ``nice python benchmarks/heldout_thresholds_plans.py [REPLICATES] [CHECK_REPLICATES]
-[WORKERS]`` (defaults 25, 400, 2); writes ``results/heldout.md``.
+[WORKERS]`` (defaults 25, 300, 2); writes ``results/heldout.md``, the raw rows to
+``results/heldout_raw.csv`` (as they come, replicate by replicate across the scenarios) and
+``results/heldout_checks_raw.csv``. A run cut short is summarised from its raw rows by
+``python benchmarks/heldout_thresholds_plans.py --summarize "ELAPSED" WORKERS``.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ import pandas as pd
 from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _record import record
+from _record import RESULTS, record
 
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
 from bayesjudge.prevalence.exact import exact_posterior
@@ -65,6 +68,8 @@ SCENARIOS = (
     "se_shift_mixture",
 )
 SKEW_POS, SKEW_NEG = (6.0, 1.0), (1.2, 3.0)
+RAW = RESULTS / "heldout_raw.csv"
+RAW_CHECKS = RESULTS / "heldout_checks_raw.csv"
 
 
 def _beta_mix(rng: np.random.Generator, size: int, parts: list[tuple[float, float, float]]):
@@ -134,7 +139,7 @@ def replicate(job: tuple[str, int]) -> dict[str, object]:
     data = dataset(scenario, rng)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        analysis = threshold_analysis(data, max_candidates=8, prob=PROB)
+        analysis = threshold_analysis(data, max_candidates=6, prob=PROB)
     best = analysis.best
     fixed = min(analysis.points, key=lambda p: (abs(p.threshold - 0.5), p.threshold))
     plan = plan_labels(
@@ -178,23 +183,15 @@ def _rate(flags: pd.Series) -> str:
     return f"{k}/{n} = {k / n:.3f} [{low:.3f}, {high:.3f}]"
 
 
-def main() -> None:
-    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 25
-    check_reps = int(sys.argv[2]) if len(sys.argv) > 2 else 400
-    workers = int(sys.argv[3]) if len(sys.argv) > 3 else 2
-    start = time.perf_counter()
-    with Pool(workers) as pool:
-        rows = pool.map(replicate, [(s, r) for s in SCENARIOS for r in range(reps)], chunksize=1)
-        checks = pool.map(
-            check_only, [(s, r) for s in SCENARIOS for r in range(check_reps)], chunksize=20
-        )
-    elapsed = time.perf_counter() - start
-    frame = pd.DataFrame(rows)
-    alarms = pd.DataFrame(checks, columns=["scenario", "alarm"])
+def _summarize(elapsed: str, workers: str) -> None:
+    frame = pd.read_csv(RAW)
+    alarms = pd.read_csv(RAW_CHECKS)
+    reps = frame.groupby("scenario").size()
     lines = [
-        f"{reps} replicates per scenario for the threshold and the plan, {check_reps} more for "
-        f"the mixture check alone; true pi {PI}, {M1} + {M0} calibration items, {N} test items, "
-        f"{EXTRA} more labels planned; {elapsed:.0f} s wall with {workers} workers. Brackets: "
+        f"{reps.min()} to {reps.max()} replicates per scenario for the threshold and the plan "
+        f"(rows in `{RAW.name}`), {len(alarms) // len(SCENARIOS)} more for the mixture check "
+        f"alone (`{RAW_CHECKS.name}`); true pi {PI}, {M1} + {M0} calibration items, {N} test "
+        f"items, {EXTRA} more labels planned; {elapsed} wall with {workers} workers. Brackets: "
         "95% Wilson intervals of the rates.",
         "",
         "## The recommended threshold: does its 95% interval of pi cover?",
@@ -243,6 +240,25 @@ def main() -> None:
         " ".join(["nice python benchmarks/heldout_thresholds_plans.py", *sys.argv[1:]]),
         "\n".join(lines),
     )
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--summarize"]:
+        _summarize(*sys.argv[2:4])
+        return
+    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 25
+    check_reps = int(sys.argv[2]) if len(sys.argv) > 2 else 300
+    workers = int(sys.argv[3]) if len(sys.argv) > 3 else 2
+    start = time.perf_counter()
+    with Pool(workers) as pool:
+        checks = pool.map(
+            check_only, [(s, r) for s in SCENARIOS for r in range(check_reps)], chunksize=20
+        )
+        pd.DataFrame(checks, columns=["scenario", "alarm"]).to_csv(RAW_CHECKS, index=False)
+        jobs = [(s, r) for r in range(reps) for s in SCENARIOS]  # rep-major: balanced if cut
+        for i, row in enumerate(pool.imap(replicate, jobs)):
+            pd.DataFrame([row]).to_csv(RAW, mode="w" if i == 0 else "a", header=i == 0, index=False)
+    _summarize(f"{time.perf_counter() - start:.0f} s", str(workers))
 
 
 if __name__ == "__main__":
