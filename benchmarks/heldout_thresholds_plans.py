@@ -33,7 +33,7 @@ Run: ``nice python benchmarks/heldout_thresholds_plans.py [REPLICATES] [CHECK_RE
 [WORKERS]`` (defaults 25, 300, 2); writes ``results/heldout.md``, the raw rows to
 ``results/heldout_raw.csv`` (as they come, replicate by replicate across the scenarios) and
 ``results/heldout_checks_raw.csv``. A run cut short is summarised from its raw rows by
-``python benchmarks/heldout_thresholds_plans.py --summarize "ELAPSED" WORKERS``.
+``python benchmarks/heldout_thresholds_plans.py --summarize "ELAPSED" WORKERS [RUN ARGUMENTS]``.
 """
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ def _rate(flags: pd.Series) -> str:
     return f"{k}/{n} = {k / n:.3f} [{low:.3f}, {high:.3f}]"
 
 
-def _summarize(elapsed: str, workers: str) -> None:
+def _summarize(elapsed: str, workers: str, command: str | None = None) -> None:
     frame = pd.read_csv(RAW)
     alarms = pd.read_csv(RAW_CHECKS)
     reps = frame.groupby("scenario").size()
@@ -237,14 +237,19 @@ def _summarize(elapsed: str, workers: str) -> None:
     record(
         "heldout",
         "Thresholds and label plans on held-out data",
-        " ".join(["nice python benchmarks/heldout_thresholds_plans.py", *sys.argv[1:]]),
+        command or " ".join(["nice python benchmarks/heldout_thresholds_plans.py", *sys.argv[1:]]),
         "\n".join(lines),
     )
 
 
 def main() -> None:
     if sys.argv[1:2] == ["--summarize"]:
-        _summarize(*sys.argv[2:4])
+        run = " ".join(["nice python benchmarks/heldout_thresholds_plans.py", *sys.argv[4:]])
+        _summarize(
+            *sys.argv[2:4],
+            command=f"{run}, stopped by hand after the rows in results/{RAW.name}; tables by "
+            f"python benchmarks/heldout_thresholds_plans.py {' '.join(sys.argv[1:])}",
+        )
         return
     reps = int(sys.argv[1]) if len(sys.argv) > 1 else 25
     check_reps = int(sys.argv[2]) if len(sys.argv) > 2 else 300
