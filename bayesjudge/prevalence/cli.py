@@ -349,6 +349,8 @@ def _print_thresholds(thresholds: Any) -> None:
         mark = "  <- chosen" if p.threshold == thresholds.chosen else ""
         echo(f"{p.threshold:>9.4g}{bands} {p.width:>8.4f}{mark}")
     echo(f"threshold {thresholds.chosen:g}: {thresholds.reason}")
+    if thresholds.mixture is not None:
+        echo(thresholds.mixture.message)
 
 
 def _print_estimate(args: argparse.Namespace, analysis: Any, source: str, *, out: Any) -> None:

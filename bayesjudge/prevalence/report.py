@@ -286,7 +286,8 @@ def report_content(
         sections.append(
             Section(
                 f"Threshold {chosen.chosen:g}: how the judge's score was turned into verdicts",
-                text=f"{chosen.reason}.",
+                text=f"{chosen.reason}."
+                + ("" if chosen.mixture is None else f" {chosen.mixture.message}."),
                 table=_threshold_table(chosen),
             )
         )

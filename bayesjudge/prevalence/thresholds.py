@@ -38,6 +38,7 @@ correction); W. J. Youden, "Index for rating diagnostic tests", Cancer 3(1), 195
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,14 +49,26 @@ from scipy import special, stats
 
 from bayesjudge.errors import DataError
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
-from bayesjudge.prevalence.exact import exact_posterior
+from bayesjudge.prevalence.exact import MIN_PI_SHAPE, exact_posterior
 from bayesjudge.priors import PrevalencePriors
 from bayesjudge.results import Interval, PosteriorSummary
 from bayesjudge.validation import check_int, check_prob
 
-__all__ = ["ThresholdAnalysis", "ThresholdPoint", "candidate_thresholds", "threshold_analysis"]
+__all__ = [
+    "MIXTURE_CHECK_LEVEL",
+    "MixtureCheck",
+    "ThresholdAnalysis",
+    "ThresholdPoint",
+    "candidate_thresholds",
+    "mixture_check",
+    "threshold_analysis",
+]
 
 _NODES = 128
+#: The check :func:`mixture_check` fails when its p-value is below this level.
+MIXTURE_CHECK_LEVEL = 0.01
+_MIN_BIN_CAL = 10  # calibration items per bin of the mixture check (adjacent bins are merged)
+_EM_STEPS, _EM_TOL = 5000, 1e-10
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +113,71 @@ class ThresholdPoint:
 
 
 @dataclass(frozen=True, slots=True)
+class MixtureCheck:
+    r"""Whether the test items' scores are a mixture of the calibration classes' scores.
+
+    Made by :func:`mixture_check`.
+
+    Attributes
+    ----------
+    edges : tuple of float
+        Lower edges of the score bins after the first (a bin is ``edge <= score < next``).
+    statistic : float
+        The likelihood-ratio statistic :math:`G`.
+    df : int
+        Its degrees of freedom, the number of bins minus 2.
+    p_value : float
+        :math:`P(\chi^2_{df} \ge G)`.
+    pi_hat : float
+        The maximum-likelihood :math:`\pi` of the mixture.
+    level : float
+        The check fails when ``p_value < level``.
+    """
+
+    edges: tuple[float, ...]
+    statistic: float
+    df: int
+    p_value: float
+    pi_hat: float
+    level: float = MIXTURE_CHECK_LEVEL
+
+    @property
+    def passed(self) -> bool:
+        """Whether the test scores are consistent with the calibration classes' scores."""
+        return self.p_value >= self.level
+
+    @property
+    def message(self) -> str:
+        """One sentence: what was checked and what it found."""
+        head = (
+            f"score mixture check: G = {self.statistic:.1f} on {self.df} df over "
+            f"{len(self.edges) + 1} score bins, p = {self.p_value:.3g}"
+        )
+        if self.passed:
+            return f"{head}: the test scores fit a mixture of the calibration classes' scores"
+        return (
+            f"{head}: the test items' scores are not a mixture of the gold-PASS and gold-FAIL "
+            "calibration scores, so the judge scores the test items differently from the "
+            "calibration items (its Se or Sp differs between them) or the calibration set is "
+            "not drawn from the same items; the corrected pi assumes the same Se and Sp on both "
+            "and its interval may miss: label a random sample of the test items"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the check as plain values (the JSON ``thresholds.mixture_check``)."""
+        return {
+            "edges": list(self.edges),
+            "statistic": self.statistic,
+            "df": self.df,
+            "p_value": self.p_value,
+            "pi_hat": self.pi_hat,
+            "level": self.level,
+            "passed": self.passed,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class ThresholdAnalysis:
     """The posterior ROC of a scoring judge and the threshold it recommends.
 
@@ -113,12 +191,16 @@ class ThresholdAnalysis:
         Mass of every interval.
     priors : PrevalencePriors
         The Beta priors of pi, Se and Sp.
+    mixture : MixtureCheck or None
+        Whether the test scores are a mixture of the calibration classes' scores
+        (:func:`mixture_check`); None where too few distinct scores leave no bins to check.
     """
 
     points: tuple[ThresholdPoint, ...]
     chosen: float
     prob: float
     priors: PrevalencePriors = field(default_factory=PrevalencePriors)
+    mixture: MixtureCheck | None = None
 
     @property
     def best(self) -> ThresholdPoint:
@@ -165,6 +247,7 @@ class ThresholdAnalysis:
             "reason": self.reason,
             "prob": self.prob,
             "points": [p.to_dict() for p in self.points],
+            "mixture_check": None if self.mixture is None else self.mixture.to_dict(),
         }
 
 
@@ -200,6 +283,143 @@ def candidate_thresholds(data: JudgeData, *, max_candidates: int = 20) -> np.nda
         picks = np.quantile(data.cal_judge, levels, method="higher")
         values = np.unique(picks[picks > data.cal_judge.min()])
     return values
+
+
+def _bins(cal: np.ndarray, cuts: np.ndarray) -> np.ndarray:
+    """Merge adjacent bins from the left until each holds ``_MIN_BIN_CAL`` calibration items."""
+    edges: list[float] = []
+    below = cal < cuts[0]
+    held = int(np.sum(below))
+    for lo, hi in zip(cuts, [*cuts[1:], np.inf], strict=True):
+        inside = int(np.sum((cal >= lo) & (cal < hi)))
+        if held >= _MIN_BIN_CAL and int(np.sum(cal >= lo)) >= _MIN_BIN_CAL:
+            edges.append(float(lo))
+            held = inside
+        else:
+            held += inside
+    return np.asarray(edges)
+
+
+def _xlogx_ratio(counts: np.ndarray, probs: np.ndarray) -> float:
+    """Return sum of counts * log(probs) over the cells with counts (0 log 0 = 0)."""
+    return float(np.sum(special.xlogy(counts, probs)))
+
+
+def mixture_check(
+    data: JudgeData,
+    *,
+    thresholds: Sequence[float] | None = None,
+    level: float = MIXTURE_CHECK_LEVEL,
+) -> MixtureCheck | None:
+    r"""Test whether the test items' scores are a mixture of the calibration classes' scores.
+
+    The correction of :math:`\pi` at any threshold assumes that the judge scores a test item of
+    each class as it scores a calibration item of that class. Then, in bins
+    :math:`b = 1..B` of the score, the test items' bin probabilities are
+    :math:`\pi q_{1b} + (1 - \pi) q_{0b}`, with :math:`q_{1b}, q_{0b}` the gold-PASS and
+    gold-FAIL calibration items' bin probabilities. The check is the likelihood-ratio test of
+    that mixture against free test bin probabilities (calibration classes free in both):
+
+    .. math::
+
+        G = 2\left[\max \ell_{\mathrm{free}} - \max_{\pi, q_1, q_0} \ell_{\mathrm{mixture}}\right]
+        \sim \chi^2_{B - 2}
+
+    asymptotically, the constrained maximum found by EM over the labelled and unlabelled items.
+    The bins are cut at the candidate thresholds, adjacent bins merged until each holds at least
+    10 calibration items. A judge whose Se or Sp differs between the calibration and the test
+    items usually moves the test scores off the mixture; it cannot be detected when the changed
+    class's test scores are themselves a mixture of the two calibration classes' scores (that
+    change is the same, in the test scores, as a different :math:`\pi`).
+
+    Parameters
+    ----------
+    data : JudgeData
+        Judge data holding scores.
+    thresholds : sequence of float, optional
+        Bin edges to start from; by default :func:`candidate_thresholds`.
+    level : float
+        The check fails when its p-value is below ``level``.
+
+    Returns
+    -------
+    MixtureCheck or None
+        None when fewer than 3 bins are left (no degrees of freedom to test).
+
+    Raises
+    ------
+    DataError
+        If the data hold verdicts.
+
+    References
+    ----------
+    S. S. Wilks, "The large-sample distribution of the likelihood ratio for testing composite
+    hypotheses", Ann. Math. Statist. 9(1), 1938; A. P. Dempster, N. M. Laird and D. B. Rubin,
+    "Maximum likelihood from incomplete data via the EM algorithm", JRSS B 39(1), 1977.
+
+    Examples
+    --------
+    >>> from bayesjudge.prevalence.simulate import judge_scores_table
+    >>> frame = judge_scores_table(pi=0.6, n=2000, m1=100, m0=100, random_seed=1)
+    >>> check = mixture_check(JudgeData.from_frame(frame))
+    >>> check.df, check.passed
+    (8, True)
+    """
+    level = check_prob(level, name="level")
+    if data.kind != "score":
+        raise DataError("thresholds: these judge data hold verdicts, not scores")
+    if thresholds is None:
+        cuts = candidate_thresholds(data, max_candidates=20)
+    else:
+        cuts = np.unique(np.asarray(thresholds, dtype=float))
+    if cuts.size == 0:
+        return None
+    edges = _bins(data.cal_judge, cuts)
+    if edges.size < 2:
+        return None
+    positive = data.cal_label == 1.0
+    n_bins = edges.size + 1
+
+    def counts(scores: np.ndarray) -> np.ndarray:
+        return np.bincount(np.searchsorted(edges, scores, side="right"), minlength=n_bins)
+
+    c1 = counts(data.cal_judge[positive]).astype(float)
+    c0 = counts(data.cal_judge[~positive]).astype(float)
+    t = counts(data.test_judge).astype(float)
+    m1, m0, n = c1.sum(), c0.sum(), t.sum()
+    free = (
+        _xlogx_ratio(c1, c1 / max(m1, 1.0))
+        + _xlogx_ratio(c0, c0 / max(m0, 1.0))
+        + _xlogx_ratio(t, t / max(n, 1.0))
+    )
+    # EM for the mixture: test items' classes are the missing data
+    q1 = (c1 + 0.5) / (m1 + 0.5 * n_bins)
+    q0 = (c0 + 0.5) / (m0 + 0.5 * n_bins)
+    pi = 0.5
+    for _ in range(_EM_STEPS):
+        mix = pi * q1 + (1.0 - pi) * q0
+        resp = np.divide(pi * q1, mix, out=np.zeros_like(mix), where=mix > 0)
+        t1 = t * resp
+        new_pi = float(t1.sum() / n) if n > 0 else 0.5
+        q1 = (c1 + t1) / (m1 + t1.sum())
+        q0 = (c0 + t - t1) / (m0 + n - t1.sum())
+        done = abs(new_pi - pi) < _EM_TOL
+        pi = new_pi
+        if done:
+            break
+    mixture = (
+        _xlogx_ratio(c1, q1) + _xlogx_ratio(c0, q0) + _xlogx_ratio(t, pi * q1 + (1.0 - pi) * q0)
+    )
+    statistic = max(2.0 * (free - mixture), 0.0)
+    df = n_bins - 2
+    return MixtureCheck(
+        edges=tuple(float(e) for e in edges),
+        statistic=statistic,
+        df=df,
+        p_value=float(stats.chi2.sf(statistic, df)),
+        pi_hat=pi,
+        level=level,
+    )
 
 
 def _beta_summary(name: str, a: float, b: float, prob: float) -> PosteriorSummary:
@@ -288,7 +508,11 @@ def threshold_analysis(
     Raises
     ------
     DataError
-        If the data hold verdicts, or no threshold was left to try.
+        If the data hold verdicts, or no threshold was left to try; also if a shape of the
+        prior on pi is below :data:`~bayesjudge.prevalence.exact.MIN_PI_SHAPE` (the thresholds
+        are compared by exact posteriors, which need it): fix the threshold in advance
+        (``--threshold`` on the command line, :meth:`JudgeData.thresholded` here), and the
+        estimate is then sampled under that prior.
     ValueError
         If a threshold is not a number in [0, 1].
 
@@ -306,6 +530,13 @@ def threshold_analysis(
     priors = PrevalencePriors() if priors is None else priors
     if data.kind != "score":
         raise DataError("thresholds: these judge data hold verdicts, not scores")
+    if min(priors.pi.alpha, priors.pi.beta) < MIN_PI_SHAPE:
+        raise DataError(
+            "thresholds: the threshold is chosen by comparing exact posteriors of pi, which need "
+            f"a Beta prior on pi with both shapes at least {MIN_PI_SHAPE}; got pi ~ {priors.pi}. "
+            "Fix the threshold in advance (--threshold T on the command line, "
+            "JudgeData.thresholded(T) in Python): the estimate is then sampled under this prior"
+        )
     if thresholds is None:
         cuts = candidate_thresholds(data, max_candidates=max_candidates)
     else:
@@ -341,4 +572,9 @@ def threshold_analysis(
             )
         )
     best = min(points, key=lambda p: (p.width, p.threshold))
-    return ThresholdAnalysis(points=tuple(points), chosen=best.threshold, prob=prob, priors=priors)
+    mixture = mixture_check(data, thresholds=cuts.tolist())
+    if mixture is not None and not mixture.passed:
+        warnings.warn(mixture.message, UserWarning, stacklevel=2)
+    return ThresholdAnalysis(
+        points=tuple(points), chosen=best.threshold, prob=prob, priors=priors, mixture=mixture
+    )

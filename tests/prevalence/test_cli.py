@@ -550,3 +550,40 @@ def test_exact_refuses_a_prior_on_pi_too_sharp_for_its_grid_and_sampling_follows
     code, out, _ = run(capsys, "estimate", str(small_csv), "--json", *prior, *FAST_FIT)
     assert code == EXIT_OK
     assert json.loads(out)["provenance"]["priors"]["pi"] == "Beta(0.01, 0.01)"
+
+
+def test_score_data_with_a_prior_on_pi_too_sharp_for_exact_say_fix_the_threshold(capsys, tmp_path):
+    from bayesjudge.prevalence.exact import MIN_PI_SHAPE
+    from bayesjudge.prevalence.simulate import judge_scores_table
+
+    path = tmp_path / "scores.csv"
+    judge_scores_table(pi=0.6, n=300, m1=40, m0=40, random_seed=1).to_csv(path, index=False)
+    prior = ("--prior", "pi=beta:0.01,0.01")
+    # choosing the threshold compares exact posteriors: refused, naming what to do instead
+    code, _, err = run(capsys, "estimate", str(path), *prior)
+    assert code == EXIT_BAD_INPUT
+    assert f"at least {MIN_PI_SHAPE}" in err
+    assert "--threshold" in err
+    assert "Traceback" not in err
+    # what the message suggests: a threshold fixed in advance, then the sampler with this prior
+    code, out, err = run(capsys, "estimate", str(path), "--threshold", "0.55", "--json", *prior)
+    assert code == EXIT_OK, err
+    result = json.loads(out)
+    assert result["provenance"]["priors"]["pi"] == "Beta(0.01, 0.01)"
+
+
+def test_estimate_on_scores_prints_and_records_the_score_mixture_check(capsys, tmp_path):
+    from bayesjudge.prevalence.simulate import judge_scores_table
+
+    path = tmp_path / "scores.csv"
+    judge_scores_table(pi=0.6, n=300, m1=40, m0=40, random_seed=1).to_csv(path, index=False)
+    code, out, err = run(capsys, "estimate", str(path), "--method", "exact")
+    assert code == EXIT_OK, err
+    assert re.search(
+        r"^score mixture check: G = [\d.]+ on \d+ df .*: the test scores fit", out, re.M
+    )
+    code, out, err = run(capsys, "estimate", str(path), "--method", "exact", "--json")
+    assert code == EXIT_OK, err
+    block = json.loads(out)["thresholds"]["mixture_check"]
+    assert block["passed"] is True
+    assert block["df"] == len(block["edges"]) - 1

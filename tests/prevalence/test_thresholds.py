@@ -15,6 +15,7 @@ from bayesjudge.prevalence.simulate import judge_scores_table
 from bayesjudge.prevalence.thresholds import (
     _j_summary,
     candidate_thresholds,
+    mixture_check,
     threshold_analysis,
 )
 from bayesjudge.priors import Beta, PrevalencePriors
@@ -161,3 +162,112 @@ def test_analysis_from_counts_equals_the_arrays() -> None:
     assert from_counts == from_arrays
     with pytest.raises(ValueError, match=r"stratified=True needs judge data with strata"):
         analyze_prevalence(counts, stratified=True)
+
+
+def test_a_prior_on_pi_too_sharp_for_the_exact_posterior_is_refused_with_the_way_out() -> None:
+    from bayesjudge.prevalence.exact import MIN_PI_SHAPE
+
+    data = scores(seed=3)
+    sharp = PrevalencePriors(pi=Beta(0.05, 2.0))
+    with pytest.raises(DataError, match=r"thresholds: .*JudgeData\.thresholded") as info:
+        threshold_analysis(data, priors=sharp)
+    assert f"at least {MIN_PI_SHAPE}" in str(info.value)
+    # the way out the message names: the threshold fixed in advance gives verdict data, which
+    # no longer goes through the threshold comparison (analyze_prevalence then samples)
+    fixed = data.thresholded(0.5 + 1 / 12)
+    assert fixed.kind == "verdict"
+    with pytest.raises(DataError, match="thresholds: "):
+        analyze_prevalence(data, priors=sharp)
+
+
+def _shifted(seed: int, *, shift: bool, m: int = 200, n: int = 3000, pi: float = 0.6) -> JudgeData:
+    """Gold-PASS scores Beta(8, 1), gold-FAIL Beta(1.2, 3); with ``shift`` the test set's PASS
+    items score Beta(2, 2) instead (the judge's Se at 0.5 falls from 0.996 to 0.5)."""
+    rng = np.random.default_rng(seed)
+    truth = rng.random(n) < pi
+    test_pos = rng.beta(2.0, 2.0, n) if shift else rng.beta(8.0, 1.0, n)
+    test = np.where(truth, test_pos, rng.beta(1.2, 3.0, n))
+    cal = np.concatenate([rng.beta(8.0, 1.0, m), rng.beta(1.2, 3.0, m)])
+    frame = pd.DataFrame(
+        {
+            "label": pd.array([*([1] * m), *([0] * m), *([None] * n)], dtype="Int64"),
+            "score": np.round(np.concatenate([cal, test]), 2),
+        }
+    )
+    return JudgeData.from_frame(frame)
+
+
+def test_mixture_check_fires_when_the_judge_scores_the_test_items_differently() -> None:
+    data = _shifted(4, shift=True)
+    with pytest.warns(UserWarning, match="score mixture check: .*not a mixture"):
+        analysis = threshold_analysis(data, max_candidates=6)
+    check = analysis.mixture
+    assert check is not None
+    assert not check.passed
+    assert check.p_value < 1e-6
+    # why it matters: the corrected pi at the recommended threshold misses the truth
+    assert not analysis.best.pi.eti.low <= 0.6 <= analysis.best.pi.eti.high
+    block = analysis.to_dict()["mixture_check"]
+    assert block["passed"] is False
+    assert block["df"] == check.df
+
+
+def test_mixture_check_stays_quiet_on_model_data_and_unshifted_scores() -> None:
+    # 40 seeded datasets from the package's generator: at level 0.01 about 0.4 alarms are
+    # expected; at most 2 (P(Bin(40, 0.01) > 2) = 0.008)
+    alarms = 0
+    for seed in range(40):
+        frame = judge_scores_table(pi=0.6, n=1000, m1=50, m0=50, overlap=0.1, random_seed=seed)
+        check = mixture_check(JudgeData.from_frame(frame))
+        assert check is not None
+        alarms += not check.passed
+    assert alarms <= 2
+    unshifted = mixture_check(_shifted(4, shift=False))
+    assert unshifted is not None
+    assert unshifted.passed
+
+
+def test_mixture_check_statistic_is_the_likelihood_ratio() -> None:
+    # the EM maximum of the mixture likelihood against a direct numerical maximisation
+    data = _shifted(2, shift=True, m=60, n=400)
+    check = mixture_check(data, thresholds=[0.3, 0.6, 0.85])
+    assert check is not None
+    edges = np.asarray(check.edges)
+    bins = edges.size + 1
+
+    def counts(x: np.ndarray) -> np.ndarray:
+        return np.bincount(np.searchsorted(edges, x, side="right"), minlength=bins)
+
+    positive = data.cal_label == 1.0
+    c1, c0, t = (
+        counts(data.cal_judge[positive]),
+        counts(data.cal_judge[~positive]),
+        counts(data.test_judge),
+    )
+
+    def negloglik(theta: np.ndarray) -> float:
+        q1 = np.exp(np.append(theta[: bins - 1], 0.0))
+        q0 = np.exp(np.append(theta[bins - 1 : 2 * bins - 2], 0.0))
+        q1, q0 = q1 / q1.sum(), q0 / q0.sum()
+        pi = 1.0 / (1.0 + np.exp(-theta[-1]))
+        mix = pi * q1 + (1 - pi) * q0
+        return -float(c1 @ np.log(q1) + c0 @ np.log(q0) + t @ np.log(mix))
+
+    from scipy import optimize
+
+    best = optimize.minimize(negloglik, np.zeros(2 * bins - 1), method="BFGS", tol=1e-10)
+    free = float(
+        c1 @ np.log(np.where(c1 > 0, c1 / c1.sum(), 1.0))
+        + c0 @ np.log(np.where(c0 > 0, c0 / c0.sum(), 1.0))
+        + t @ np.log(np.where(t > 0, t / t.sum(), 1.0))
+    )
+    assert check.statistic == pytest.approx(2 * (free + best.fun), rel=1e-5, abs=1e-6)
+    assert check.df == bins - 2
+    assert check.p_value == pytest.approx(stats.chi2.sf(check.statistic, check.df))
+
+
+def test_mixture_check_needs_scores_and_three_bins() -> None:
+    with pytest.raises(DataError, match="verdicts"):
+        mixture_check(scores(seed=1).thresholded(0.5))
+    # two bins (one threshold) leave no degrees of freedom
+    assert mixture_check(scores(seed=1), thresholds=[0.5]) is None
