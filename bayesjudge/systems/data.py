@@ -494,7 +494,9 @@ class SystemsData:
                 )
             raise DataError(
                 f"column 'item': item {item!r} appears twice for system {system!r} (rows "
-                f"{_row(frame, i)} and {_row(frame, j)}); each system answers an item once"
+                f"{_row(frame, i)} and {_row(frame, j)}); each system answers an item once, unless "
+                "a column numbers its several answers: name it with --epoch COL "
+                "(RepeatedSystemsData in Python)"
             )
         unlabelled = np.isnan(self.label)
         per_system = np.bincount(self.system_index[unlabelled], minlength=len(self.systems)).astype(
