@@ -46,7 +46,13 @@ from bayesjudge.results import Estimate, Interval
 from bayesjudge.systems.data import SYSTEM_FIELDS, _binary, _names, _row
 from bayesjudge.validation import check_prob
 
-__all__ = ["REPEATED_SYSTEM_FIELDS", "RepeatedSystemsData", "naive_difference"]
+__all__ = [
+    "REPEATED_SYSTEM_FIELDS",
+    "RepeatedSystemsData",
+    "RepeatedSystemsSimulation",
+    "naive_difference",
+    "simulate_repeated_systems",
+]
 
 #: The columns :meth:`RepeatedSystemsData.read` reads (mapped with ``columns=``, ``--map``).
 REPEATED_SYSTEM_FIELDS = (
@@ -467,3 +473,100 @@ def naive_difference(
         se=se,
         notes=(note, "judge uncorrected"),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatedSystemsSimulation:
+    """Simulated repeated answers of several systems and the truth behind them.
+
+    Attributes
+    ----------
+    frame : DataFrame
+        One row per answer: ``system``, ``item``, ``epoch``, ``verdict``, ``label`` (gold on
+        a random ``gold_answers`` of the answers, blank elsewhere).
+    pi : dict of str to float
+        Each system's true success rate over the population of items.
+    """
+
+    frame: pd.DataFrame
+    pi: dict[str, float]
+
+
+def simulate_repeated_systems(
+    n_items: int,
+    epochs: int,
+    logits: Sequence[float],
+    *,
+    item_sd: float = 1.0,
+    cell_sd: float = 0.5,
+    se: float = 0.9,
+    sp: float = 0.9,
+    gold_answers: int = 100,
+    random_seed: int | np.random.Generator | None = None,
+) -> RepeatedSystemsSimulation:
+    r"""Simulate systems answering the same items ``epochs`` times each under one judge.
+
+    :math:`\mathrm{logit}\,p_{si} = \mu_s + \sigma_b z_i + \sigma_e e_{si}`, each answer's
+    truth :math:`\mathrm{Bernoulli}(p_{si})`, its verdict Se/Sp; ``gold_answers`` answers drawn
+    at random carry their truth as the gold label. The true rate of system :math:`s` is
+    :math:`E[\mathrm{logit}^{-1}(\mu_s + \sqrt{\sigma_b^2 + \sigma_e^2}\,x)]`, by Gauss-Hermite
+    quadrature.
+
+    Parameters
+    ----------
+    n_items, epochs : int
+        Items, and answers of each system to each item.
+    logits : sequence of float
+        :math:`\mu_s`, one per system (systems ``s0``, ``s1``, ...).
+    item_sd, cell_sd : float
+        :math:`\sigma_b` and :math:`\sigma_e`.
+    se, sp : float
+        The judge's sensitivity and specificity.
+    gold_answers : int
+        How many answers carry a gold label.
+    random_seed : int, Generator or None
+        The seed (None: the default seed).
+
+    Returns
+    -------
+    RepeatedSystemsSimulation
+
+    Examples
+    --------
+    >>> sim = simulate_repeated_systems(20, 3, [0.0, 0.5], random_seed=1)
+    >>> len(sim.frame), sorted(sim.pi)
+    (120, ['s0', 's1'])
+    """
+    from numpy.polynomial.hermite_e import hermegauss
+
+    from bayesjudge.validation import seed_stream
+
+    rng = seed_stream(random_seed, "simulate")
+    mu = np.asarray(logits, dtype=float)
+    n_s = mu.size
+    z = rng.standard_normal(n_items)
+    e = rng.standard_normal((n_s, n_items))
+    p = 1.0 / (1.0 + np.exp(-(mu[:, None] + item_sd * z[None, :] + cell_sd * e)))
+    truth = rng.random((n_s, n_items, epochs)) < p[..., None]
+    verdict = np.where(truth, rng.random(truth.shape) < se, rng.random(truth.shape) >= sp)
+    s_idx, i_idx, t_idx = np.meshgrid(
+        np.arange(n_s), np.arange(n_items), np.arange(epochs), indexing="ij"
+    )
+    label = np.full(truth.size, np.nan)
+    gold = rng.choice(truth.size, size=min(gold_answers, truth.size), replace=False)
+    label[gold] = truth.ravel()[gold]
+    frame = pd.DataFrame(
+        {
+            "system": [f"s{s}" for s in s_idx.ravel()],
+            "item": [f"q{i}" for i in i_idx.ravel()],
+            "epoch": t_idx.ravel() + 1,
+            "verdict": verdict.ravel().astype(np.int64),
+            "label": label,
+        }
+    )
+    nodes, weights = hermegauss(40)
+    scale = np.hypot(item_sd, cell_sd)
+    rates = (weights / weights.sum()) @ (
+        1.0 / (1.0 + np.exp(-(mu[None, :] + scale * nodes[:, None])))
+    )
+    return RepeatedSystemsSimulation(frame, {f"s{s}": float(rates[s]) for s in range(n_s)})
