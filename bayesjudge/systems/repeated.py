@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import IO
+from typing import IO, Literal
 
 import numpy as np
 import pandas as pd
@@ -41,7 +41,7 @@ from bayesjudge.io.mapping import Field, conform
 from bayesjudge.io.problems import Problems
 from bayesjudge.io.source import InputReport
 from bayesjudge.io.tables import TableFormat, read_table
-from bayesjudge.repeated.data import GOLD_PER, GoldPer
+from bayesjudge.repeated import GOLD_PER
 from bayesjudge.results import Estimate, Interval
 from bayesjudge.systems.data import SYSTEM_FIELDS, _binary, _names, _row
 from bayesjudge.validation import check_prob
@@ -61,6 +61,8 @@ REPEATED_SYSTEM_FIELDS = (
     Field("cluster", "text", required=False),
 )
 _COUNTS = ("n", "k", "m1", "x1", "m0", "x0")
+#: Whether a gold label belongs to one answer or to every answer of a system's item.
+type GoldPer = Literal["answer", "item"]
 
 
 def _frozen(values: ArrayLike, dtype: type) -> np.ndarray:

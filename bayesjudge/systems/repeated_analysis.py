@@ -426,8 +426,8 @@ class RepeatedSystemsAnalysis:
             trust=(
                 "The Bayesian model: it corrects every answer for the judge's errors and uses "
                 "both the pairing of the systems on each item and the repetition of answers. "
-                "The judge-uncorrected differences below, clustered by item and with every "
-                "answer read as independent, are shown for comparison."
+                "The judge-uncorrected differences, clustered by item and with every answer "
+                "read as independent, are shown for comparison."
             ),
             reading=self.reading(),
             quantities=("pi",),
