@@ -15,11 +15,11 @@ passed ``x1``) and ``m0``/``x0`` (gold-FAIL answers, judge passed ``x0``). The m
 (:func:`bayesjudge.models.repeated_systems.repeated_systems_model`) depends on the data only
 through them.
 
-Baselines (judge-uncorrected, on the unlabelled answers): :func:`naive_difference` estimates
-the difference of two systems' judged pass rates over their answers, with the cluster-robust
-("sandwich") standard error summed within items (the pairing and the repetition both counted:
-Liang and Zeger, "Longitudinal data analysis using generalized linear models", 1986; Miller,
-"Adding error bars to evals", 2024) or, for comparison, with every answer read as an
+Baselines (judge-uncorrected, on the unlabelled answers): :func:`clustered_naive_difference`
+estimates the difference of two systems' judged pass rates over their answers, with the cluster-
+robust ("sandwich") standard error summed within items (the pairing and the repetition both
+counted: Liang and Zeger, "Longitudinal data analysis using generalized linear models", 1986;
+Miller, "Adding error bars to evals", 2024) or, for comparison, with every answer read as an
 independent row.
 """
 
@@ -50,7 +50,7 @@ __all__ = [
     "REPEATED_SYSTEM_FIELDS",
     "RepeatedSystemsData",
     "RepeatedSystemsSimulation",
-    "naive_difference",
+    "clustered_naive_difference",
     "simulate_repeated_systems",
 ]
 
@@ -388,7 +388,7 @@ def _constant_within(
         )
 
 
-def naive_difference(
+def clustered_naive_difference(
     verdict: ArrayLike,
     second: ArrayLike,
     item: ArrayLike,
@@ -436,7 +436,7 @@ def naive_difference(
 
     Examples
     --------
-    >>> est = naive_difference([1, 0, 1, 1, 0, 0, 1, 1], [0, 0, 1, 1, 0, 0, 1, 1],
+    >>> est = clustered_naive_difference([1, 0, 1, 1, 0, 0, 1, 1], [0, 0, 1, 1, 0, 0, 1, 1],
     ...                        [1, 1, 1, 1, 2, 2, 2, 2])
     >>> print(f"{est.estimate:.2f} {est.se:.2f}")
     0.75 0.25
@@ -451,13 +451,13 @@ def naive_difference(
         raise DataError("verdict must hold 0/1 only")
     n_b, n_a = int(b.sum()), int((~b).sum())
     if n_a == 0 or n_b == 0:
-        raise DataError("naive_difference needs answers of both systems")
+        raise DataError("clustered_naive_difference needs answers of both systems")
     p_b, p_a = float(v[b].mean()), float(v[~b].mean())
     phi = np.where(b, (v - p_b) / n_b, -(v - p_a) / n_a)
     groups = ids if clustered else np.arange(v.size)
     c = int(groups.max()) + 1
     if c < 2:
-        raise DataError("naive_difference needs at least two items")
+        raise DataError("clustered_naive_difference needs at least two items")
     sums = np.bincount(groups, weights=phi, minlength=c)
     se = float(np.sqrt(np.sum(sums**2) * c / (c - 1.0)))
     t = float(stats.t.ppf(0.5 + prob / 2.0, df=c - 1))

@@ -9,7 +9,7 @@ summarises it into a :class:`RepeatedSystemsAnalysis`: each system's population 
 :math:`\pi_b - \pi_a` with :math:`P(\pi_b > \pi_a)`, :math:`P(s \text{ is best})`, the judge,
 and beside them the judge-uncorrected differences of the judged pass rates with an interval
 clustered by item (the pairing and the repetition both counted) and one that reads every answer
-as independent (:func:`~bayesjudge.systems.repeated.naive_difference`).
+as independent (:func:`~bayesjudge.systems.repeated.clustered_naive_difference`).
 
 **Posterior predictive check.** At every posterior draw the unlabelled answers of each cell are
 replicated, :math:`k^{rep}_{si} \sim \mathrm{Bin}(n_{si}, p_{si}\mathrm{Se}_s + (1 - p_{si})
@@ -48,7 +48,7 @@ from bayesjudge.priors import SystemsPriors
 from bayesjudge.results import Estimate, PosteriorSummary
 from bayesjudge.systems.analysis import Difference
 from bayesjudge.systems.rank import prob_best, prob_better
-from bayesjudge.systems.repeated import RepeatedSystemsData, naive_difference
+from bayesjudge.systems.repeated import RepeatedSystemsData, clustered_naive_difference
 from bayesjudge.validation import check_prob
 
 __all__ = ["RepeatedSystemsAnalysis", "analyze_repeated_systems", "fit_repeated_systems"]
@@ -537,8 +537,8 @@ def analyze_repeated_systems(
             data.answer_item[rows],
         )
         estimates += [
-            ({"a": d.a, "b": d.b}, naive_difference(*args, clustered=True, prob=prob)),
-            ({"a": d.a, "b": d.b}, naive_difference(*args, clustered=False, prob=prob)),
+            ({"a": d.a, "b": d.b}, clustered_naive_difference(*args, clustered=True, prob=prob)),
+            ({"a": d.a, "b": d.b}, clustered_naive_difference(*args, clustered=False, prob=prob)),
         ]
     return RepeatedSystemsAnalysis(
         data=data,

@@ -12,7 +12,7 @@ from bayesjudge.errors import DataError
 from bayesjudge.systems.data import SystemsData
 from bayesjudge.systems.repeated import (
     RepeatedSystemsData,
-    naive_difference,
+    clustered_naive_difference,
     simulate_repeated_systems,
 )
 
@@ -106,10 +106,10 @@ def test_naive_difference_by_hand() -> None:
     verdict = [1, 0, 1, 1, 0, 0, 1, 1]
     second = [0, 0, 1, 1, 0, 0, 1, 1]
     item = [1, 1, 1, 1, 2, 2, 2, 2]
-    clustered = naive_difference(verdict, second, item)
+    clustered = clustered_naive_difference(verdict, second, item)
     assert clustered.estimate == pytest.approx(0.75)
     assert clustered.se == pytest.approx(0.25)
-    rows = naive_difference(verdict, second, item, clustered=False)
+    rows = clustered_naive_difference(verdict, second, item, clustered=False)
     # independent rows: sum of squared influences times C/(C-1), C = 8
     phi = np.array([-0.1875, 0.0625, 0, 0, 0.0625, 0.0625, 0, 0])
     assert rows.se == pytest.approx(np.sqrt(np.sum(phi**2) * 8 / 7))
@@ -127,8 +127,8 @@ def test_clustering_widens_with_repetition_and_narrows_with_pairing() -> None:
         )
         f = sim.frame
         args = (f["verdict"], f["system"] == "s1", f["item"])
-        clustered = naive_difference(*args).se
-        independent = naive_difference(*args, clustered=False).se
+        clustered = clustered_naive_difference(*args).se
+        independent = clustered_naive_difference(*args, clustered=False).se
         assert clustered is not None
         assert independent is not None
         return clustered / independent
