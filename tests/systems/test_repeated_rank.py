@@ -20,7 +20,7 @@ from bayesjudge.systems.repeated import simulate_repeated_systems
 SIM = simulate_repeated_systems(
     40, 4, [-0.2, 0.9], item_sd=2.0, cell_sd=0.3, se=0.92, sp=0.9, gold_answers=120, random_seed=3
 )
-FAST = ["--draws", "400", "--tune", "400", "--chains", "2", "--random-seed", "1"]
+FAST = ["--draws", "400", "--tune", "400", "--chains", "2", "--random-seed", "1", "--no-progress"]
 
 
 @pytest.fixture(scope="module")
