@@ -10,8 +10,10 @@ two-system model (:mod:`~bayesjudge.systems.exact`), item-response numerics
 (:mod:`~bayesjudge.systems.predictive`), the weight of one judge and the average of the
 shared and per-system fits (:mod:`~bayesjudge.systems.average`), the fit
 (:mod:`~bayesjudge.systems.fit`), the analysis (:mod:`~bayesjudge.systems.analysis`), the
-report (:mod:`~bayesjudge.systems.report`) and seeded simulators
-(:mod:`~bayesjudge.systems.simulate`).
+report (:mod:`~bayesjudge.systems.report`), seeded simulators
+(:mod:`~bayesjudge.systems.simulate`), and several answers per item (``rank --epoch``: data,
+baselines and simulator in :mod:`~bayesjudge.systems.repeated`, fit and analysis in
+:mod:`~bayesjudge.systems.repeated_analysis`).
 The PyMC models live in :mod:`bayesjudge.models.systems`; nothing here imports PyMC.
 """
 
@@ -19,9 +21,12 @@ from bayesjudge._lazy import lazy_exports
 
 #: Public names of the family, each loaded from its module on first access.
 _NAMES = {
+    "analyze_repeated_systems": ".repeated_analysis",
     "analyze_systems": ".analysis",
+    "clustered_naive_difference": ".repeated",
     "difference_baselines": ".baselines",
     "difference_baselines_frame": ".baselines",
+    "fit_repeated_systems": ".repeated_analysis",
     "fit_systems": ".fit",
     "judge_evidence": ".average",
     "JudgeEvidence": ".average",
@@ -36,10 +41,13 @@ _NAMES = {
     "prob_best": ".rank",
     "prob_better": ".rank",
     "rank_draws": ".rank",
+    "RepeatedSystemsAnalysis": ".repeated_analysis",
+    "RepeatedSystemsData": ".repeated",
     "rank_probabilities": ".rank",
     "ranking_table": ".rank",
     "reversals_table": ".rank",
     "rogan_gladen_difference": ".baselines",
+    "simulate_repeated_systems": ".repeated",
     "simulate_systems": ".simulate",
     "SimulatedSystems": ".simulate",
     "summarize_systems": ".analysis",

@@ -224,6 +224,13 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     from bayesjudge.priors import SystemsPriors
     from bayesjudge.systems.analysis import analyze_systems
 
+    if args.epoch is not None:
+        from bayesjudge.systems.repeated_cli import run_repeated_rank
+
+        return run_repeated_rank(args)
+    for flag, value in (("--cluster", args.cluster), ("--gold-per", args.gold_per)):
+        if value is not None:
+            raise UserError(f"{flag}: only with several answers per item, named by --epoch COL")
     sampler = SamplerOptions.from_args(args)
     priors = sampler.priors_of(SystemsPriors)
     data = _load(args)
@@ -310,5 +317,24 @@ def register(commands: Any) -> None:
         default="by_class",
         help="by_class (default): the gold-labelled answers may have been chosen by class, so "
         "they inform the judge only; random: they are a random sample and inform the rates too",
+    )
+    repeated = sub.add_argument_group("several answers per item (epochs, repeats)")
+    repeated.add_argument(
+        "--epoch",
+        metavar="COL",
+        default=None,
+        help="the column numbering each system's answers to an item: fits the model of "
+        "repeated answers (an item effect shared by the systems, each system-item pair its "
+        "own success probability) to a table with several answers per (system, item)",
+    )
+    repeated.add_argument(
+        "--cluster", metavar="COL", default=None, help="with --epoch: the items' cluster column"
+    )
+    repeated.add_argument(
+        "--gold-per",
+        choices=["answer", "item"],
+        default=None,
+        help="with --epoch: answer (default): a gold label is that answer's; item: the "
+        "(system, item)'s, the same on each of its rows",
     )
     add_report_options(sub, _cmd_rank)

@@ -490,11 +490,14 @@ class SystemsData:
                 raise DataError(
                     f"column 'label': item {item!r} of system {system!r} has gold label "
                     f"{int(la[pick])} in row {_row(frame, i)} and {int(lb[pick])} in row "
-                    f"{_row(frame, j)}"
+                    f"{_row(frame, j)}; if these are two answers of the item, name the column "
+                    "numbering a system's answers with --epoch COL (RepeatedSystemsData in Python)"
                 )
             raise DataError(
                 f"column 'item': item {item!r} appears twice for system {system!r} (rows "
-                f"{_row(frame, i)} and {_row(frame, j)}); each system answers an item once"
+                f"{_row(frame, i)} and {_row(frame, j)}); each system answers an item once, unless "
+                "a column numbers its several answers: name it with --epoch COL "
+                "(RepeatedSystemsData in Python)"
             )
         unlabelled = np.isnan(self.label)
         per_system = np.bincount(self.system_index[unlabelled], minlength=len(self.systems)).astype(
