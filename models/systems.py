@@ -652,13 +652,16 @@ def irt_model(
             ],
             axis=-1,
         )
-        column = (pt.arange(n_systems)[None, :] * n_states + state).flatten()
-        n_cells = state.shape[0]
+        # indicator[c, s * 7 + state] = 1 for each system s's state on cell c: summing a
+        # cell's per-system terms is then one matrix product (its gradient another), not a
+        # gather and a scatter over (node, cell, system)
+        column = pt.arange(n_systems)[None, :] * n_states + state  # (cell, S)
+        indicator = pt.eq(column[:, :, None], pt.arange(n_systems * n_states)[None, None, :])
+        indicator = indicator.sum(axis=1).astype("float64").T  # (S * 7, cell)
 
         def item_loglik(tab: pt.TensorVariable) -> pt.TensorVariable:
             flat = tab.reshape((tab.shape[0], n_systems * n_states))
-            per = pt.take(flat, column, axis=1).reshape((tab.shape[0], n_cells, n_systems))
-            return pt.logsumexp(per.sum(axis=-1) + log_w[:, None], axis=0)  # (cell,)
+            return pt.logsumexp(pt.dot(flat, indicator) + log_w[:, None], axis=0)  # (cell,)
 
         loglik = item_loglik(table)
         if calibration == "by_class":
