@@ -1,0 +1,123 @@
+"""Where the test suite's time goes: a pytest plugin that logs each test, and its summary.
+
+As a plugin it writes one JSON line per test to ``$BJ_TIMING_DIR/<worker>.jsonl`` (one file per
+pytest-xdist worker): the node id, wall start and end, the CPU time of the test's own process
+(all its threads, so nutpie's sampling threads count) and the CPU time of the child processes
+it waited for (command-line runs, notebook kernels). The lines are flushed one by one, so a run
+stopped early still leaves what it measured. The machines are shared: compare CPU seconds.
+
+Profile the suite as CI runs it (from the repository root)::
+
+    BJ_TIMING_DIR=/tmp/ci-profile PYTHONPATH=benchmarks \
+        python -m pytest -q -p ci_profile -n 2 --dist loadscope
+
+then summarise (per module, slowest tests, and each worker's span, which shows a worker left
+idle at the end)::
+
+    python benchmarks/ci_profile.py /tmp/ci-profile --top 25
+
+The record it fed is ``results/ci_time.md`` (written by hand from this summary).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import resource
+import time
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any, TextIO
+
+import pytest
+
+_STREAM: list[TextIO] = []
+
+
+def _stream() -> TextIO:
+    if not _STREAM:
+        folder = Path(os.environ.get("BJ_TIMING_DIR", "ci-profile"))
+        folder.mkdir(parents=True, exist_ok=True)
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        _STREAM.append(open(folder / f"{worker}.jsonl", "a", encoding="utf-8"))  # noqa: SIM115
+    return _STREAM[0]
+
+
+def _write(record: dict[str, Any]) -> None:
+    stream = _stream()
+    stream.write(json.dumps(record) + "\n")
+    stream.flush()
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _write({"session_start": time.time()})
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None]:
+    start, cpu, children = time.time(), time.process_time(), _children_cpu()
+    yield
+    _write(
+        {
+            "id": item.nodeid,
+            "t0": start,
+            "t1": time.time(),
+            "cpu": time.process_time() - cpu,
+            "child": _children_cpu() - children,
+        }
+    )
+
+
+def summarize(folder: Path, top: int) -> str:
+    """Return the per-module table, the ``top`` tests by CPU and the workers' spans."""
+    rows, starts = [], {}
+    for path in sorted(folder.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            if "session_start" in record:
+                starts[path.stem] = record["session_start"]
+            else:
+                rows.append({**record, "worker": path.stem})
+    if not rows:
+        raise SystemExit(f"no test records in {folder}")
+    modules: dict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0.0, 0.0])
+    for row in rows:
+        totals = modules[row["id"].split("::")[0]]
+        totals[0] += row["t1"] - row["t0"]
+        totals[1] += row["cpu"] + row.get("child", 0.0)
+        totals[2] += 1
+    lines = [f"{len(rows)} tests", "", "| module | wall s | CPU s | tests |", "|---|---|---|---|"]
+    for name, (wall, cpu, count) in sorted(modules.items(), key=lambda kv: -kv[1][1])[:top]:
+        lines.append(f"| `{name}` | {wall:.1f} | {cpu:.1f} | {count:.0f} |")
+    lines += ["", "| test | wall s | CPU s |", "|---|---|---|"]
+    for row in sorted(rows, key=lambda r: -(r["cpu"] + r.get("child", 0.0)))[:top]:
+        cpu = row["cpu"] + row.get("child", 0.0)
+        lines.append(f"| `{row['id']}` | {row['t1'] - row['t0']:.1f} | {cpu:.1f} |")
+    origin = min(starts.values(), default=min(r["t0"] for r in rows))
+    lines += ["", "| worker | first test s | last end s | busy s |", "|---|---|---|---|"]
+    for worker in sorted({r["worker"] for r in rows}):
+        mine = [r for r in rows if r["worker"] == worker]
+        first = min(r["t0"] for r in mine) - origin
+        last = max(r["t1"] for r in mine) - origin
+        busy = sum(r["t1"] - r["t0"] for r in mine)
+        lines.append(f"| {worker} | {first:.0f} | {last:.0f} | {busy:.0f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", type=Path, help="the BJ_TIMING_DIR of a profiled run")
+    parser.add_argument("--top", type=int, default=25, help="rows in each table")
+    args = parser.parse_args()
+    print(summarize(args.folder, args.top))
+
+
+if __name__ == "__main__":
+    main()
