@@ -24,6 +24,26 @@ items' rates, and then, as in the prevalence family, only :math:`P(\hat y \mid y
 from it (the default). The likelihood depends on an item only through its six counts
 :math:`(n_i, k_i, m_{1i}, x_{1i}, m_{0i}, x_{0i})`, so its cost does not grow with the epochs.
 
+**Repeated judge calls.** When the judge was called :math:`c_a` times on answer :math:`a`
+(``patterns``), its calls are not :math:`c_a` independent pieces of evidence: each answer has
+its own pass probability :math:`q_a \mid y_a \sim \mathrm{Beta}` with mean Se (a correct
+answer) or :math:`1 - \mathrm{Sp}` (a wrong one) and intra-answer correlation :math:`\rho`
+(shape parameters :math:`m(1 - \rho)/\rho` and :math:`(1 - m)(1 - \rho)/\rho`), so the
+:math:`j_a` passes among its calls are beta-binomial,
+
+.. math::
+
+    P(j_a \mid p_i) = p_i\,\mathrm{BB}(j_a; c_a, \mathrm{Se}, \rho)
+        + (1 - p_i)\,\mathrm{BB}(j_a; c_a, 1 - \mathrm{Sp}, \rho),
+
+with a gold-labelled answer's term the one of its label. :math:`\rho = 0` makes the calls
+independent given the label, :math:`\rho \to 1` one verdict repeated; Se and Sp stay the
+probabilities that one call passes a correct answer and fails a wrong one. With one call per
+answer :math:`\mathrm{BB}(j; 1, m, \rho) = m^j(1 - m)^{1 - j}` for every :math:`\rho`, and
+the likelihood is that of the counts above. The likelihood depends on an item through its
+patterns (answers with :math:`c` calls, :math:`j` passes and a gold label or none, and how
+many), :meth:`bayesjudge.repeated.RepeatedData.call_patterns`.
+
 **Priors.** :math:`\mathrm{logit}^{-1}(\mu)`, the median item's success rate, has the Beta prior
 of pi (Jeffreys by default), :math:`\sigma` and :math:`\tau` half-normal priors, and Se, Sp the
 prevalence family's Beta priors conditioned on :math:`J = \mathrm{Se} + \mathrm{Sp} - 1 > 0`
@@ -75,7 +95,7 @@ from scipy import special
 from bayesjudge.priors import Beta
 from bayesjudge.repeated.priors import RepeatedPriors
 
-__all__ = ["BANDS", "BAND_EDGES", "QUADRATURE_NODES", "repeated_model"]
+__all__ = ["BANDS", "BAND_EDGES", "PATTERNS", "QUADRATURE_NODES", "repeated_model"]
 
 #: The per-item bands of ``band_share``: never, sometimes and always solved.
 BANDS: tuple[str, ...] = ("never", "sometimes", "always")
@@ -85,12 +105,50 @@ BAND_EDGES: tuple[float, float] = (0.1, 0.9)
 #: and 40 nodes agree with 200 to below 1e-9 for spreads up to 10 on the logit scale.
 QUADRATURE_NODES = 40
 _COUNTS = ("n", "k", "m1", "x1", "m0", "x0")
+#: The arrays of ``patterns`` (:meth:`bayesjudge.repeated.RepeatedData.call_patterns`).
+PATTERNS = ("item", "calls", "passes", "label", "answers")
 
 
 def _log_phi(z: pt.TensorVariable) -> tuple[pt.TensorVariable, pt.TensorVariable]:
     r"""Return :math:`\log\Phi(z)` and :math:`\log(1 - \Phi(z))`, both without cancellation."""
     standard = pm.Normal.dist(0.0, 1.0)
     return pm.logcdf(standard, z), pm.logcdf(standard, -z)
+
+
+def _beta_binomial_logp(
+    calls: pt.TensorVariable,
+    passes: pt.TensorVariable,
+    log_m: pt.TensorVariable,
+    log_1mm: pt.TensorVariable,
+    log_precision: pt.TensorVariable,
+    max_calls: int,
+) -> pt.TensorVariable:
+    r"""Beta-binomial log mass of ``passes`` among ``calls``, mean m, precision :math:`\phi`.
+
+    With shapes :math:`a = m\phi`, :math:`b = (1 - m)\phi`,
+
+    .. math::
+
+        \log \mathrm{BB}(j; c) = \log\binom{c}{j} + \sum_{t < j} \log(a + t)
+            + \sum_{t < c - j} \log(b + t) - \sum_{t < c} \log(\phi + t),
+
+    each term formed as :math:`\log a + \log(1 + t/a)` from :math:`\log a = \log m + \log
+    \phi`: exact for every precision, where differences of log-gamma functions would lose
+    digits as :math:`\phi` grows (calls nearly independent). ``max_calls`` bounds the sums.
+    """
+    t = pt.as_tensor_variable(np.arange(max_calls, dtype=np.float64)[:, None])
+
+    def rising(log_a: pt.TensorVariable, count: pt.TensorVariable) -> pt.TensorVariable:
+        terms = log_a + pt.log1p(t * pt.exp(-log_a))
+        return pt.sum(pt.switch(pt.lt(t, count[None, :]), terms, 0.0), axis=0)
+
+    choose = pt.gammaln(calls + 1.0) - pt.gammaln(passes + 1.0) - pt.gammaln(calls - passes + 1.0)
+    return (
+        choose
+        + rising(log_m + log_precision, passes)
+        + rising(log_1mm + log_precision, calls - passes)
+        - rising(log_precision, calls)
+    )
 
 
 def _beta_logp(
@@ -112,6 +170,7 @@ def repeated_model(
     gold_informs_items: bool = False,
     restrict_j: bool = True,
     ks: Sequence[int] = (1, 5),
+    patterns: Mapping[str, np.ndarray] | None = None,
 ) -> pm.Model:
     r"""Build the repeated-samples model: a logit-normal item hierarchy under one judge.
 
@@ -151,13 +210,20 @@ def repeated_model(
         Restrict the prior of Se and Sp to J > 0 (exactly: conditioned on that event).
     ks : sequence of int, default (1, 5)
         The k of ``pass_at_k`` and ``pass_all_k`` (coordinate ``pass_k``).
+    patterns : mapping of str to ndarray, optional
+        Repeated judge calls on each answer, as patterns (:data:`PATTERNS`:
+        :meth:`bayesjudge.repeated.RepeatedData.call_patterns`); the likelihood is then the
+        beta-binomial one of the module docstring, with the calls' correlation ``rho``, and
+        ``counts`` serves only for the items' number.
 
     Returns
     -------
     pymc.Model
         Coordinates ``item``, ``pass_k``, ``band`` (and ``cluster``); data ``n``, ``k_obs``, ``m1``,
         ``x1_obs``, ``m0``, ``x0_obs`` (and ``cluster_index``); observed ``k``, ``x1``, ``x0``
-        (and ``gold``).
+        (and ``gold``). With ``patterns``: coordinate ``pattern``, data ``pattern_item``,
+        ``pattern_calls``, ``pattern_passes``, ``pattern_label``, ``pattern_answers``, the
+        free ``rho`` and the likelihood as the potential ``calls``.
 
     Examples
     --------
@@ -250,6 +316,15 @@ def repeated_model(
         always = pt.mean(pt.gt(p, high))
         pm.Deterministic("band_share", pt.stack([never, 1.0 - never - always, always]), dims="band")
 
+        if patterns is not None:
+            _calls_likelihood(
+                patterns,
+                priors=priors,
+                logit_p=logit_p,
+                judge=(log_se, log_1mse, log_fpr, log_sp),
+                gold_informs_items=gold_informs_items,
+            )
+            return model
         rate = p * se + (1.0 - p) * fpr  # P(verdict PASS) of an unlabelled answer
         pm.Binomial("k", n=n, p=rate, observed=k_obs, dims=dims)
         pm.Binomial("x1", n=m1, p=se, observed=x1_obs, dims=dims)
@@ -257,3 +332,45 @@ def repeated_model(
         if gold_informs_items:
             pm.Binomial("gold", n=m1 + m0, p=p, observed=m1, dims=dims)
     return model
+
+
+def _calls_likelihood(
+    patterns: Mapping[str, np.ndarray],
+    *,
+    priors: RepeatedPriors,
+    logit_p: pt.TensorVariable,
+    judge: tuple[pt.TensorVariable, ...],
+    gold_informs_items: bool,
+) -> None:
+    """Add ``rho`` and the beta-binomial likelihood of the judge calls (module docstring)."""
+    missing = [name for name in PATTERNS if name not in patterns]
+    if missing:
+        raise ValueError(f"patterns lacks {missing}; it needs {list(PATTERNS)}")
+    model = pm.modelcontext(None)
+    model.add_coord("pattern", np.arange(len(patterns["item"])))
+    data = {
+        name: pm.Data(f"pattern_{name}", np.asarray(patterns[name], dtype=np.int64), dims="pattern")
+        for name in PATTERNS
+    }
+    log_se, log_1mse, log_fpr, log_sp = judge
+    rho = pm.Beta("rho", alpha=priors.rho.alpha, beta=priors.rho.beta)
+    log_precision = pt.log1p(-rho) - pt.log(rho)  # phi = (1 - rho) / rho
+    calls = pt.cast(data["calls"], "float64")
+    passes = pt.cast(data["passes"], "float64")
+    most = max(1, int(np.max(patterns["calls"], initial=1)))
+    correct = _beta_binomial_logp(calls, passes, log_se, log_1mse, log_precision, most)
+    wrong = _beta_binomial_logp(calls, passes, log_fpr, log_sp, log_precision, most)
+    item_logit = logit_p[data["item"]]
+    log_p = -pt.softplus(-item_logit)
+    log_1mp = -pt.softplus(item_logit)
+    label = data["label"]
+    per_answer = pt.switch(
+        pt.eq(label, 1),
+        correct + (log_p if gold_informs_items else 0.0),
+        pt.switch(
+            pt.eq(label, 0),
+            wrong + (log_1mp if gold_informs_items else 0.0),
+            pt.logaddexp(log_p + correct, log_1mp + wrong),
+        ),
+    )
+    pm.Potential("calls", pt.sum(data["answers"] * per_answer))

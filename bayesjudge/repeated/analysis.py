@@ -83,6 +83,9 @@ class RepeatedAnalysis:
         The share of items never, sometimes and always solved.
     se, sp, sigma : PosteriorSummary
         The judge's Se and Sp, the spread of item difficulty on the logit scale.
+    rho : PosteriorSummary or None
+        With several judge calls per answer: the correlation of the calls on one answer
+        (``call_correlation`` in the JSON); None otherwise.
     baselines : list of Estimate
         The clustered baselines of :func:`~bayesjudge.repeated.baselines.repeated_baselines`,
         then the single-row prevalence baselines on the answers read as independent items
@@ -116,6 +119,7 @@ class RepeatedAnalysis:
     prob: float
     seed: int
     priors: RepeatedPriors
+    rho: PosteriorSummary | None = None
 
     @property
     def passed(self) -> bool:
@@ -124,8 +128,8 @@ class RepeatedAnalysis:
 
     @property
     def naive(self) -> float:
-        """The judge's raw pass rate over all answers."""
-        answers = self.data["answers"]
+        """The judge's raw pass rate over all answers (over all judge calls, with calls)."""
+        answers = self.data.get("judge_calls", self.data["answers"])
         return float(self.data["judge_passes"]) / answers if answers else float("nan")
 
     def summaries(self) -> list[PosteriorSummary]:
@@ -135,6 +139,8 @@ class RepeatedAnalysis:
         out += [*self.bands.values(), self.se, self.sp]
         if self.sigma is not None:
             out.append(self.sigma)
+        if self.rho is not None:
+            out.append(self.rho)
         return out
 
     def to_frame(self) -> pd.DataFrame:
@@ -154,6 +160,7 @@ class RepeatedAnalysis:
             "se": self.se.to_dict(),
             "sp": self.sp.to_dict(),
             "sigma": None if self.sigma is None else self.sigma.to_dict(),
+            "call_correlation": None if self.rho is None else self.rho.to_dict(),
             "naive": self.naive,
             "baselines": [e.to_dict() for e in self.baselines],
             "widening": self.widening,
@@ -175,6 +182,13 @@ class RepeatedAnalysis:
             if per["min"] == per["max"]
             else f"{per['min']} to {per['max']} answers each (median {per['median']:g})"
         )
+        calls = self.data.get("calls_per_answer")
+        if calls is not None:
+            each += (
+                f", {calls['max']} judge calls each"
+                if calls["min"] == calls["max"]
+                else f", {calls['min']} to {calls['max']} judge calls each"
+            )
         return f"mean success rate over {self.data['items']} items, {each}"
 
     def reading(self) -> str:
@@ -248,6 +262,7 @@ def analyze_repeated(
     spread: bool = True,
     use_clusters: bool = True,
     gold_informs_items: bool = False,
+    judge_calls: bool | None = None,
     prob: float = 0.95,
     random_seed: int | None = None,
     **sampler: Any,
@@ -263,8 +278,11 @@ def analyze_repeated(
     ----------
     data : RepeatedData
         The answers.
-    priors, pass_k, spread, use_clusters, gold_informs_items
-        As in :func:`~bayesjudge.repeated.fit.fit_repeated`.
+    priors, pass_k, spread, use_clusters, gold_informs_items, judge_calls
+        As in :func:`~bayesjudge.repeated.fit.fit_repeated`. With several judge calls per
+        answer the baselines read the calls as rows clustered by item (or ``cluster``), which
+        keeps their intervals valid: a call passes with probability
+        :math:`\pi\mathrm{Se} + (1 - \pi)(1 - \mathrm{Sp})`, Se and Sp per call.
     prob : float, default 0.95
         Interval mass.
     random_seed : int, optional
@@ -296,6 +314,7 @@ def analyze_repeated(
         spread=spread,
         use_clusters=use_clusters,
         gold_informs_items=gold_informs_items,
+        judge_calls=judge_calls,
         random_seed=seed,
         prob=prob,
         **sampler,
@@ -325,7 +344,12 @@ def analyze_repeated(
                 row.se,
                 row.j,
                 row.unclipped,
-                (*row.notes, "every answer read as an independent item"),
+                (
+                    *row.notes,
+                    "every judge call read as an independent item"
+                    if data.has_calls
+                    else "every answer read as an independent item",
+                ),
             )
         )
     population = summary("population_rate")
@@ -354,6 +378,7 @@ def analyze_repeated(
         prob=prob,
         seed=seed,
         priors=priors,
+        rho=summary("rho") if "rho" in post else None,
     )
 
 

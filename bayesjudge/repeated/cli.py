@@ -1,14 +1,15 @@
 """The ``bayesjudge repeated`` command: the mean success rate over items answered several times.
 
-``bayesjudge repeated [DATA] [--item COL] [--epoch COL] [--cluster COL] [--gold COL]
-[--gold-per answer|item] [--pass-at K ...] [--json] [--out DIR]`` reads one row per judged
-answer (:meth:`bayesjudge.repeated.RepeatedData.from_frame`), fits the repeated-samples model
-through :func:`bayesjudge.repeated.analysis.analyze_repeated` and prints the mean success rate
-over items, pass@k, pass^k, the share of items never, sometimes and always solved, the judge's
-Se and Sp, and baselines that read every answer as independent. With ``--json`` the output is
-:meth:`RepeatedAnalysis.to_dict <bayesjudge.repeated.analysis.RepeatedAnalysis.to_dict>` with an
-``input`` block. Without DATA it runs on the bundled simulated example. Exit codes: 0 ok, 2 bad
-input, 3 failed diagnostics (a failed posterior predictive check included).
+``bayesjudge repeated [DATA] [--item COL] [--epoch COL] [--cluster COL] [--call COL] [--gold COL]
+[--gold-per answer|item] [--pass-at K ...] [--json] [--out DIR]`` reads one row per judged answer
+(:meth:`bayesjudge.repeated.RepeatedData.from_frame`), fits the repeated-samples model through
+:func:`bayesjudge.repeated.analysis.analyze_repeated` and prints the mean success rate over items,
+pass@k, pass^k, the share of items never, sometimes and always solved, the judge's Se and Sp (with
+``--call``, several judge calls per answer: their correlation too), and baselines that read every
+answer as independent. With ``--json`` the output is :meth:`RepeatedAnalysis.to_dict
+<bayesjudge.repeated.analysis.RepeatedAnalysis.to_dict>` with an ``input`` block. Without DATA it
+runs on the bundled simulated example. Exit codes: 0 ok, 2 bad input, 3 failed diagnostics (a failed
+posterior predictive check included).
 """
 
 from __future__ import annotations
@@ -40,9 +41,9 @@ __all__ = ["register"]
 
 _PRIORS = (
     "pi (beta; jeffreys: the median item's rate), se, sp (beta; jeffreys), sigma "
-    "(halfnormal; 2.5), tau (halfnormal; 1.5)"
+    "(halfnormal; 2.5), tau (halfnormal; 1.5), rho (beta; 1,1: the judge calls' correlation)"
 )
-_COLUMNS = ("item", "epoch", "cluster")
+_COLUMNS = ("item", "epoch", "cluster", "call")
 
 
 def register(commands: Any) -> None:
@@ -67,6 +68,12 @@ def register(commands: Any) -> None:
     sub.add_argument("--item", metavar="COL", help="the item (prompt, sample) column")
     sub.add_argument("--epoch", metavar="COL", help="the column numbering an item's answers")
     sub.add_argument("--cluster", metavar="COL", help="the cluster (task, conversation) column")
+    sub.add_argument(
+        "--call",
+        metavar="COL",
+        help="the column numbering the judge's calls on one answer (several verdicts per "
+        "answer: read with per-answer judge randomness, so k calls are not k answers)",
+    )
     sub.add_argument("--gold", metavar="COL", help="the gold label column (blank: unlabelled)")
     sub.add_argument(
         "--gold-per",
@@ -165,9 +172,10 @@ def run_repeated(args: argparse.Namespace) -> int:
 
 def _print(source: str, analysis: Any) -> None:
     d = analysis.data
+    calls = f" ({d['judge_calls']} judge calls)" if "judge_calls" in d else ""
     echo(
-        f"{source}: {d['items']} items, {d['answers']} answers, {d['clusters']} clusters, "
-        f"{d['gold_pass']} gold-PASS and {d['gold_fail']} gold-FAIL answers"
+        f"{source}: {d['items']} items, {d['answers']} answers{calls}, {d['clusters']} "
+        f"clusters, {d['gold_pass']} gold-PASS and {d['gold_fail']} gold-FAIL answers"
     )
     echo(f"{'quantity':<22} {'mean':>8} {'low':>8} {'high':>8}")
     for s in analysis.summaries():

@@ -2,17 +2,25 @@
 
 One row per answer: the ``item`` it answers, the judge's ``verdict`` (PASS/FAIL), and
 optionally the answer's gold ``label``, the ``epoch`` (attempt, repeat) that numbers the answers
-of an item, and the ``cluster`` (task, conversation) the item belongs to. The gold label is read
-per answer by default; with ``gold_per="item"`` (or when it comes from a separate labels table
-joined by item id) it is the item's label, must be the same on every row of the item, and holds
-for each of the item's answers. A cluster must be the same on every row of an item.
+of an item, and the ``cluster`` (task, conversation) the item belongs to. When the judge was
+called several times on one answer, a ``call`` column numbers the calls: the rows of one
+answer (same item and epoch) are then its judge calls, one verdict each, and share the
+answer's gold label; :meth:`RepeatedData.call_patterns` reduces them to how many calls each
+answer had and how many passed, which the model with per-answer judge randomness reads.
+
+The gold label is read per answer by default; with ``gold_per="item"`` (or when it comes from
+a separate labels table joined by item id) it is the item's label, must be the same on every
+row of the item, and holds for each of the item's answers. A cluster must be the same on
+every row of an item.
 
 :class:`RepeatedData` keeps what every model and baseline of the family needs: the answers
 themselves (item, epoch, verdict, label, in file order) and their reduction to counts per item,
 in the prevalence family's vocabulary, ``n``/``k`` (unlabelled answers, of which the judge
 passed ``k``), ``m1``/``x1`` (gold-PASS answers, of which the judge passed ``x1``) and
 ``m0``/``x0`` (gold-FAIL answers, judge-passed ``x0``). The model's likelihood depends on an item
-only through these six counts, so its cost does not grow with the number of epochs.
+only through these six counts, so its cost does not grow with the number of epochs. With judge
+calls the rows are calls, so the six counts count calls (what a reading of every call as its
+own answer would use), and the model reads :meth:`RepeatedData.call_patterns` instead.
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ from bayesjudge.io.tables import TableLike, read_table
 if TYPE_CHECKING:
     from bayesjudge.io.logs import EvalLog
 
-__all__ = ["GOLD_PER", "GoldPer", "RepeatedData"]
+__all__ = ["GOLD_PER", "PATTERN_COLUMNS", "GoldPer", "RepeatedData"]
 
 type GoldPer = Literal["answer", "item"]
 #: Whether a gold label belongs to one answer or to every answer of its item.
@@ -48,9 +56,12 @@ REPEATED_FIELDS = (
     Field("label", "binary", required=False, missing=True),
     Field("epoch", "whole", required=False),
     Field("cluster", "text", required=False),
+    Field("call", "text", required=False),
 )
 type LabelSource = pd.DataFrame | str | os.PathLike[str] | IO[bytes]
 _COUNTS = ("n", "k", "m1", "x1", "m0", "x0")
+#: The columns of :meth:`RepeatedData.call_patterns`.
+PATTERN_COLUMNS = ("item", "calls", "passes", "label", "answers")
 
 
 def _plain(value: object) -> object:
@@ -64,9 +75,19 @@ def _frozen(values: np.ndarray, dtype: type) -> np.ndarray:
 
 
 def _constant_per_item(
-    frame: pd.DataFrame, codes: np.ndarray, column: str, *, problems: Problems, why: str
+    frame: pd.DataFrame,
+    codes: np.ndarray,
+    column: str,
+    *,
+    problems: Problems,
+    why: str,
+    unit: str = "item",
 ) -> None:
-    """Record rows whose ``column`` differs from the first row of the same item (vectorised)."""
+    """Record rows whose ``column`` differs from the first row of the same item (vectorised).
+
+    ``codes`` numbers the groups (items, or with ``unit="answer"`` the answers, whose judge
+    calls share one gold label).
+    """
     values = frame[column]
     value_codes = pd.factorize(values, use_na_sentinel=True)[0]  # a missing value is -1
     first = np.full(int(codes.max()) + 1, -1, dtype=np.intp)
@@ -79,9 +100,11 @@ def _constant_per_item(
         firsts = row_names(frame.index, first[codes[shown]])
         names = row_names(frame.index, shown)
         problems.add_rows(
-            f"column {column!r} must be the same on every row of an item ({why})",
+            f"column {column!r} must be the same on every row of an {unit} ({why})",
             rows=[
-                f"{r} (item {i!r}, which has {_plain(values.iloc[f])!r} on {fn})"
+                f"{r} ({unit} of item {i!r}, which has {_plain(values.iloc[f])!r} on {fn})"
+                if unit != "item"
+                else f"{r} (item {i!r}, which has {_plain(values.iloc[f])!r} on {fn})"
                 for r, i, f, fn in zip(names, items, first[codes[shown]], firsts, strict=True)
             ],
             values=[_plain(v) for v in values.iloc[shown].tolist()],
@@ -114,6 +137,10 @@ class RepeatedData:
         Each answer's verdict (1/0) and gold label (1/0, NaN when unlabelled).
     answer_epoch : ndarray of int or None, shape (answers,)
         Each answer's epoch, when the data number them.
+    call_answer : ndarray of int or None, shape (rows,)
+        With a ``call`` column: each row's answer (position among the answers, in order of
+        first appearance); the rows are then judge calls, and the ``answer_*`` arrays and the
+        six counts count calls. None when each row is one answer judged once.
     gold_per : {"answer", "item"}
         Whether the gold labels were given per answer or per item.
     origin : InputReport or None
@@ -139,6 +166,7 @@ class RepeatedData:
     answer_verdict: NDArray[np.float64]
     answer_label: NDArray[np.float64]
     answer_epoch: NDArray[np.int64] | None = None
+    call_answer: NDArray[np.int64] | None = None
     clusters: tuple[str, ...] | None = None
     cluster_index: NDArray[np.int64] | None = None
     gold_per: GoldPer = "answer"
@@ -176,7 +204,7 @@ class RepeatedData:
             The table format of a path.
         columns : mapping, optional
             ``{name: column of the table}`` for ``item``, ``verdict``, ``label``, ``epoch``,
-            ``cluster``, e.g. ``{"label": "gold", "cluster": "task"}``.
+            ``cluster``, ``call``, e.g. ``{"label": "gold", "cluster": "task"}``.
         positive, negative : sequence of str
             Extra PASS and FAIL spellings.
         labels : DataFrame or path, optional
@@ -195,9 +223,10 @@ class RepeatedData:
         DataError
             Listing every problem at once, each with its column and file line: a missing column,
             a verdict or label that is not PASS/FAIL, a blank item, epoch or cluster, a repeated
-            (item, epoch) pair, a cluster that is not the same on every row of its item, a gold
-            label per item that differs between the item's rows; then a label join that does
-            not match.
+            (item, epoch) pair (with ``call``: a repeated (item, epoch, call)), the judge calls
+            of one answer with different gold labels, a cluster that is not the same on every
+            row of its item, a gold label per item that differs between the item's rows; then a
+            label join that does not match.
 
         Examples
         --------
@@ -345,10 +374,29 @@ class RepeatedData:
         if "label" not in parsed.columns:
             parsed = parsed.assign(label=np.nan)
         codes, uniques = pd.factorize(parsed["item"], sort=False)
-        if "epoch" in parsed.columns:
+        calls = "call" in parsed.columns
+        answer_keys = ["item", "epoch"] if "epoch" in parsed.columns else ["item"]
+        if calls:
+            keys = [*answer_keys, "call"]
+            report_repeated(parsed, keys, what=f"judge call ({', '.join(keys)})", problems=problems)
+        elif "epoch" in parsed.columns:
             report_repeated(
                 parsed, ["item", "epoch"], what="answer (item, epoch)", problems=problems
             )
+        call_answer = None
+        if calls:
+            call_answer = pd.MultiIndex.from_arrays(
+                [codes, *(parsed[key].to_numpy() for key in answer_keys[1:])]
+            ).factorize()[0]
+            if gold_per == "answer":
+                _constant_per_item(
+                    parsed,
+                    call_answer,
+                    "label",
+                    problems=problems,
+                    why="the judge calls of one answer share its gold label",
+                    unit="answer",
+                )
         if "cluster" in parsed.columns:
             _constant_per_item(
                 parsed, codes, "cluster", problems=problems, why="an item lies in one cluster"
@@ -392,6 +440,7 @@ class RepeatedData:
             answer_verdict=_frozen(verdict, np.float64),
             answer_label=_frozen(label, np.float64),
             answer_epoch=epoch,
+            call_answer=None if call_answer is None else _frozen(call_answer, np.int64),
             clusters=clusters,
             cluster_index=cluster_index,
             gold_per=gold_per,
@@ -405,9 +454,21 @@ class RepeatedData:
         return len(self.items)
 
     @property
-    def n_answers(self) -> int:
-        """Number of answers (rows)."""
+    def has_calls(self) -> bool:
+        """Whether the rows are judge calls, several per answer (a ``call`` column)."""
+        return self.call_answer is not None
+
+    @property
+    def n_calls(self) -> int:
+        """Number of judge calls (rows): one per answer without a ``call`` column."""
         return int(self.answer_item.size)
+
+    @property
+    def n_answers(self) -> int:
+        """Number of answers: the rows, or with judge calls the distinct (item, epoch)."""
+        if self.call_answer is None:
+            return int(self.answer_item.size)
+        return int(self.call_answer.max()) + 1 if self.call_answer.size else 0
 
     @property
     def n_clusters(self) -> int:
@@ -416,8 +477,57 @@ class RepeatedData:
 
     @property
     def answers_per_item(self) -> NDArray[np.int64]:
-        """Answers of each item, labelled or not: ``n + m1 + m0``."""
-        return self.n + self.m1 + self.m0
+        """Answers of each item, labelled or not (``n + m1 + m0`` without judge calls)."""
+        if self.call_answer is None:
+            return self.n + self.m1 + self.m0
+        patterns = self.call_patterns()
+        return np.bincount(
+            patterns["item"], weights=patterns["answers"], minlength=self.n_items
+        ).astype(np.int64)
+
+    def call_patterns(self) -> dict[str, NDArray[np.int64]]:
+        """Return the answers reduced to patterns of judge calls, with how many share each.
+
+        Each answer has ``calls`` judge calls, of which ``passes`` were PASS, and a gold
+        ``label`` (1, 0, or -1 when unlabelled); answers of one ``item`` with the same three
+        numbers form one pattern, and ``answers`` counts them. Without a ``call`` column each
+        answer has one call. The model with per-answer judge randomness depends on the data
+        only through these patterns.
+
+        Returns
+        -------
+        dict of str to ndarray of int
+            ``item`` (position in ``items``), ``calls``, ``passes``, ``label``, ``answers``,
+            one entry per pattern, sorted by item.
+
+        Examples
+        --------
+        >>> frame = pd.DataFrame({"item": ["a", "a", "a", "b", "b"],
+        ...                       "epoch": [1, 1, 2, 1, 1], "call": [1, 2, 1, 1, 2],
+        ...                       "verdict": [1, 1, 0, 1, 0]})
+        >>> patterns = RepeatedData.from_frame(frame).call_patterns()
+        >>> [patterns[c].tolist() for c in ("item", "calls", "passes", "answers")]
+        [[0, 0, 1], [1, 2, 2], [0, 2, 1], [1, 1, 1]]
+        """
+        rows = self.answer_item.size
+        answer = np.arange(rows) if self.call_answer is None else self.call_answer
+        n_answers = int(answer.max()) + 1 if rows else 0
+        first = np.empty(n_answers, dtype=np.int64)
+        first[answer[::-1]] = np.arange(rows)[::-1]  # the first row of each answer
+        label = self.answer_label[first]
+        table = np.stack(
+            [
+                self.answer_item[first],
+                np.bincount(answer, minlength=n_answers),
+                np.bincount(answer, weights=self.answer_verdict, minlength=n_answers).round(),
+                np.where(np.isnan(label), -1, label),
+            ],
+            axis=1,
+        ).astype(np.int64)
+        unique, counts = np.unique(table.reshape(-1, 4), axis=0, return_counts=True)
+        out = {name: unique[:, i].copy() for i, name in enumerate(PATTERN_COLUMNS[:4])}
+        out["answers"] = counts.astype(np.int64)
+        return out
 
     @property
     def n_labelled(self) -> tuple[int, int]:
@@ -438,6 +548,8 @@ class RepeatedData:
         out = {"item": items, "verdict": self.answer_verdict, "label": self.answer_label}
         if self.answer_epoch is not None:
             out["epoch"] = self.answer_epoch
+        if self.call_answer is not None:
+            out["answer"] = self.call_answer
         if self.clusters is not None and self.cluster_index is not None:
             out["cluster"] = np.asarray(self.clusters, dtype=object)[
                 self.cluster_index[self.answer_item]
@@ -455,7 +567,22 @@ class RepeatedData:
         """
         per = self.answers_per_item
         m1, m0 = self.n_labelled
+        calls: dict[str, object] = {}
+        if self.call_answer is not None:  # gold answers, not gold calls
+            patterns = self.call_patterns()
+            m1 = int(patterns["answers"][patterns["label"] == 1].sum())
+            m0 = int(patterns["answers"][patterns["label"] == 0].sum())
+            each = np.repeat(patterns["calls"], patterns["answers"])
+            calls = {
+                "judge_calls": self.n_calls,
+                "calls_per_answer": {
+                    "min": int(each.min()),
+                    "median": float(np.median(each)),
+                    "max": int(each.max()),
+                },
+            }
         return {
+            **calls,
             "items": self.n_items,
             "answers": self.n_answers,
             "answers_per_item": {
@@ -472,7 +599,8 @@ class RepeatedData:
 
     def __repr__(self) -> str:
         m1, m0 = self.n_labelled
+        calls = f", calls={self.n_calls}" if self.call_answer is not None else ""
         return (
-            f"RepeatedData(items={self.n_items}, answers={self.n_answers}, "
+            f"RepeatedData(items={self.n_items}, answers={self.n_answers}{calls}, "
             f"clusters={self.n_clusters}, gold={m1 + m0})"
         )

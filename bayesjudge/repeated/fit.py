@@ -24,6 +24,17 @@ model fitness via realized discrepancies", 1996),
 replicated histogram: :math:`p = P(T(y^{rep}, \theta) \ge T(y, \theta) \mid y)`, failing below
 :data:`PPC_LEVEL`. A failed predictive check is a failed diagnostic (exit code 3 on the command
 line).
+
+**Repeated judge calls.** With several judge calls per answer (a ``call`` column) the model
+reads the calls through a beta-binomial per answer (:mod:`bayesjudge.models.repeated`), and the
+replicates follow it: each answer's true label :math:`y \sim \mathrm{Bernoulli}(p_i)`, its pass
+probability :math:`q \sim \mathrm{Beta}` with mean Se or :math:`1 - \mathrm{Sp}` and
+correlation :math:`\rho`, its passes :math:`\mathrm{Bin}(c, q)`; the statistics above are then
+counted over calls. :func:`call_histogram_check` replaces the per-item histogram: how many
+unlabelled answers with :math:`c` calls had :math:`j` of them PASS, against
+:math:`E_{cj} = \sum_a p_i\,\mathrm{BB}(j; c, \mathrm{Se}, \rho) + (1 - p_i)\,
+\mathrm{BB}(j; c, 1 - \mathrm{Sp}, \rho)`, by the same realised Pearson discrepancy: it is
+what tells calls that agree more (or less) than the model allows.
 """
 
 from __future__ import annotations
@@ -34,7 +45,8 @@ from typing import Any
 
 import numpy as np
 import xarray as xr
-from scipy.stats import binom
+from scipy import sparse
+from scipy.stats import betabinom, binom
 
 from bayesjudge.inference import defaults
 from bayesjudge.inference.diagnostics import Check
@@ -49,6 +61,7 @@ __all__ = [
     "PPC_LEVEL",
     "REPEATED",
     "REPORTED",
+    "call_histogram_check",
     "fit_repeated",
     "pass_histogram_check",
     "predictive_draws",
@@ -87,6 +100,89 @@ def _rate(posterior: xr.Dataset) -> xr.DataArray:
     return p * posterior["se"] + (1.0 - p) * (1.0 - posterior["sp"])
 
 
+def _call_answers(data: RepeatedData) -> dict[str, np.ndarray]:
+    """Return each answer's item, calls, passes and label (-1 unlabelled), from the patterns."""
+    patterns = data.call_patterns()
+    return {
+        name: np.repeat(patterns[name], patterns["answers"])
+        for name in ("item", "calls", "passes", "label")
+    }
+
+
+def _call_passes(
+    rate_correct: np.ndarray,
+    rate_wrong: np.ndarray,
+    p: np.ndarray | None,
+    label: np.ndarray,
+    calls: np.ndarray,
+    rho: np.ndarray,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Draw each answer's passes among its calls at each draw (rows: draws, columns: answers).
+
+    The answer's true label is its gold label, or ``Bernoulli(p)`` when unlabelled; its pass
+    probability is ``Beta`` with mean ``rate_correct`` or ``rate_wrong`` and correlation ``rho``.
+    """
+    correct = np.broadcast_to(label == 1, (rho.size, label.size)).copy()
+    if p is not None:
+        unlabelled = label < 0
+        correct[:, unlabelled] = rng.random((rho.size, int(unlabelled.sum()))) < p[:, unlabelled]
+    mean = np.where(correct, rate_correct[:, None], rate_wrong[:, None])
+    mean = np.clip(mean, 1e-12, 1.0 - 1e-12)
+    precision = ((1.0 - rho) / rho)[:, None]
+    q = rng.beta(mean * precision, (1.0 - mean) * precision)
+    return rng.binomial(np.broadcast_to(calls, q.shape), q)
+
+
+def _call_predictive(
+    posterior: xr.Dataset,
+    data: RepeatedData,
+    *,
+    gold_informs_items: bool,
+    rng: np.random.Generator,
+) -> xr.Dataset:
+    """Return the statistics of :func:`predictive_draws`, replicated under judge calls."""
+    answers = _call_answers(data)
+    sample = ("chain", "draw")
+    shape = (posterior.sizes["chain"], posterior.sizes["draw"])
+    p = posterior["item_rate"].transpose("chain", "draw", "item").to_numpy()
+    p = p.reshape(-1, p.shape[-1])
+    se = posterior["se"].to_numpy().reshape(-1)
+    fpr = 1.0 - posterior["sp"].to_numpy().reshape(-1)
+    rho = posterior["rho"].to_numpy().reshape(-1)
+    label, item = answers["label"], answers["item"]
+    unlabelled = label < 0
+    by_item = sparse.csr_matrix(
+        (np.ones(int(unlabelled.sum())), (np.flatnonzero(unlabelled), item[unlabelled])),
+        shape=(label.size, data.n_items),
+    )
+    stats: dict[str, list[np.ndarray]] = {name: [] for name in _STATISTICS}
+    if gold_informs_items:
+        stats["gold"] = []
+    seen = data.n > 0
+    for start in range(0, rho.size, 500):  # a block of draws at a time bounds the memory
+        block = slice(start, start + 500)
+        j = _call_passes(
+            se[block], fpr[block], p[block][:, item], label, answers["calls"], rho[block], rng
+        )
+        k_item = np.asarray(by_item.T.dot(j.T).T)  # unlabelled passes per item
+        stats["passes"].append((j * unlabelled).sum(axis=1))
+        stats["all_pass_items"].append(((k_item == data.n) & seen).sum(axis=1))
+        stats["no_pass_items"].append(((k_item == 0) & seen).sum(axis=1))
+        stats["x1"].append((j * (label == 1)).sum(axis=1))
+        stats["x0"].append((j * (label == 0)).sum(axis=1))
+        if gold_informs_items:
+            gold = label >= 0
+            drawn = rng.random((j.shape[0], int(gold.sum()))) < p[block][:, item[gold]]
+            stats["gold"].append(drawn.sum(axis=1))
+    return xr.Dataset(
+        {name: (sample, np.concatenate(parts).reshape(shape)) for name, parts in stats.items()}
+    )
+
+
+_STATISTICS = ("passes", "all_pass_items", "no_pass_items", "x1", "x0")
+
+
 def predictive_draws(
     posterior: xr.Dataset,
     data: RepeatedData,
@@ -119,6 +215,8 @@ def predictive_draws(
         with dims ``(chain, draw)``.
     """
     rng = seed_stream(random_seed, "draws")
+    if "rho" in posterior:
+        return _call_predictive(posterior, data, gold_informs_items=gold_informs_items, rng=rng)
     rate = _rate(posterior).transpose("chain", "draw", "item").to_numpy()
     k_rep = binomial_draws(data.n, rate, rng)
     seen = data.n > 0
@@ -210,6 +308,100 @@ def pass_histogram_check(
     )
 
 
+def call_histogram_check(
+    posterior: xr.Dataset,
+    data: RepeatedData,
+    *,
+    random_seed: int | np.random.Generator | None = None,
+    max_draws: int = MAX_CHECK_DRAWS,
+) -> Check:
+    r"""Test how the judge calls of each unlabelled answer split, by a realised discrepancy.
+
+    Cells :math:`(c, j)`: unlabelled answers with :math:`c` judge calls of which :math:`j`
+    passed. At each (thinned) draw, :math:`E_{cj} = \sum_{a: c_a = c} p_{i(a)}
+    \mathrm{BB}(j; c, \mathrm{Se}, \rho) + (1 - p_{i(a)})\mathrm{BB}(j; c, 1 - \mathrm{Sp},
+    \rho)`, and :math:`T = \sum (y_{cj} - E_{cj})^2 / E_{cj}` of the observed and of a
+    replicated table; the tail probability is the share of draws where the replicate's
+    :math:`T` is at least the observed one (Gelman, Meng and Stern, "Posterior predictive
+    assessment of model fitness via realized discrepancies", 1996). Calls that agree with
+    each other more than :math:`\rho` allows, or disagree more, fail it.
+
+    Parameters
+    ----------
+    posterior : Dataset
+        Draws of ``item_rate``, ``se``, ``sp`` and ``rho``.
+    data : RepeatedData
+        The observed answers, with judge calls.
+    random_seed : int, Generator or None
+        Seed of the replicates.
+    max_draws : int
+        Most draws used (evenly thinned).
+
+    Returns
+    -------
+    Check
+        ``ppc_tail_prob(call_histogram)``, passing when the tail probability is at least
+        :data:`PPC_LEVEL`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"item": ["a"] * 4 + ["b"] * 4, "epoch": [1, 1, 2, 2] * 2,
+    ...                       "call": [1, 2] * 4, "verdict": [1, 1, 0, 0, 1, 0, 1, 1]})
+    >>> data = RepeatedData.from_frame(frame)
+    >>> posterior = xr.Dataset({"item_rate": (("chain", "draw", "item"), [[[0.5, 0.5]]]),
+    ...     "se": (("chain", "draw"), [[0.9]]), "sp": (("chain", "draw"), [[0.9]]),
+    ...     "rho": (("chain", "draw"), [[0.5]])})
+    >>> call_histogram_check(posterior, data, random_seed=1).variable
+    'call_histogram'
+    """
+    rng = seed_stream(random_seed, "draws")
+    answers = _call_answers(data)
+    keep = answers["label"] < 0
+    item, calls, passes = answers["item"][keep], answers["calls"][keep], answers["passes"][keep]
+    flat = {
+        name: posterior[name].transpose("chain", "draw", ...).to_numpy()
+        for name in ("item_rate", "se", "sp", "rho")
+    }
+    total = flat["rho"].size
+    step = max(1, int(np.ceil(total / max_draws)))
+    p = flat["item_rate"].reshape(total, -1)[::step]
+    se, sp, rho = (flat[name].reshape(-1)[::step] for name in ("se", "sp", "rho"))
+    sizes = np.unique(calls)
+    exceed = 0
+    for s in range(rho.size):
+        precision = (1.0 - rho[s]) / rho[s]
+        j_rep = _call_passes(
+            se[s : s + 1],
+            1.0 - sp[s : s + 1],
+            p[s : s + 1, item],
+            np.full(item.size, -1),
+            calls,
+            rho[s : s + 1],
+            rng,
+        )[0]
+        t_obs = t_rep = 0.0
+        for size in sizes:
+            members = calls == size
+            j = np.arange(size + 1)[:, None]
+            p_items = p[s, item[members]][None, :]
+            mass = p_items * betabinom.pmf(
+                j, size, se[s] * precision, (1.0 - se[s]) * precision
+            ) + (1.0 - p_items) * betabinom.pmf(
+                j, size, (1.0 - sp[s]) * precision, sp[s] * precision
+            )
+            expected = np.maximum(mass.sum(axis=1), 1e-12)
+            observed = np.bincount(passes[members], minlength=size + 1)
+            replicated = np.bincount(j_rep[members], minlength=size + 1)
+            t_obs += float(((observed - expected) ** 2 / expected).sum())
+            t_rep += float(((replicated - expected) ** 2 / expected).sum())
+        exceed += t_rep >= t_obs
+    value = exceed / rho.size if sizes.size else 1.0
+    return Check(
+        "ppc_tail_prob", "call_histogram", float(value), PPC_LEVEL, ">=", value >= PPC_LEVEL
+    )
+
+
 def fit_repeated(
     data: RepeatedData,
     *,
@@ -219,6 +411,7 @@ def fit_repeated(
     use_clusters: bool = True,
     gold_informs_items: bool = False,
     restrict_j: bool = True,
+    judge_calls: bool | None = None,
     draws: int = 2000,
     tune: int = 1000,
     chains: int = 4,
@@ -255,6 +448,11 @@ def fit_repeated(
         are a random sample of all answers (not drawn by class).
     restrict_j : bool, default True
         Restrict the prior to J = Se + Sp - 1 > 0.
+    judge_calls : bool, optional
+        Read several judge calls per answer through the per-answer judge randomness of
+        :mod:`bayesjudge.models.repeated` (correlation ``rho``); by default when the data have
+        a ``call`` column. ``False`` reads every call as an answer of its own (what treating
+        repeated calls as independent evidence gives).
     draws, tune, chains : int
         Posterior draws per chain, tuning steps per chain, and chains.
     target_accept : float, optional
@@ -275,11 +473,13 @@ def fit_repeated(
     -------
     DataTree
         Groups ``posterior`` (``mean_rate``, ``population_rate``, ``pass_at_k``,
-        ``pass_all_k``, ``band_share``, ``item_rate``, ``se``, ``sp``, ``j``, ...),
+        ``pass_all_k``, ``band_share``, ``item_rate``, ``se``, ``sp``, ``j``, ``rho`` with
+        judge calls, ...),
         ``sample_stats``, ``posterior_predictive`` and ``observed_data`` (the statistics of the
         predictive check). Root attrs as recorded by
         :func:`~bayesjudge.inference.fit.fit_model`, plus ``spread``, ``clustered``,
-        ``gold_informs_items``, ``restrict_j``, ``pass_k`` and ``counts`` (JSON).
+        ``gold_informs_items``, ``restrict_j``, ``judge_calls``, ``pass_k`` and ``counts``
+        (JSON; with judge calls also ``patterns``).
 
     Examples
     --------
@@ -300,7 +500,9 @@ def fit_repeated(
         target_accept = TARGET_ACCEPT
     settings = NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
     clustered = bool(use_clusters and spread and data.clusters is not None)
+    calls = data.has_calls if judge_calls is None else bool(judge_calls)
     counts = {name: np.asarray(v, dtype=np.int64) for name, v in data.counts().items()}
+    patterns = data.call_patterns() if calls else None
     model_data = {
         "n": counts["n"],
         "k_obs": counts["k"],
@@ -312,6 +514,11 @@ def fit_repeated(
     if clustered:
         assert data.cluster_index is not None
         model_data["cluster_index"] = np.asarray(data.cluster_index, dtype=np.int64)
+    if patterns is not None:  # the counts are then not in the likelihood
+        model_data = {
+            **{f"pattern_{name}": values for name, values in patterns.items()},
+            **({"cluster_index": model_data["cluster_index"]} if clustered else {}),
+        }
 
     def build() -> Any:
         from bayesjudge.models.repeated import repeated_model
@@ -326,6 +533,7 @@ def fit_repeated(
             gold_informs_items=gold_informs_items,
             restrict_j=restrict_j,
             ks=ks,
+            patterns=patterns,
         )
 
     key = (
@@ -338,6 +546,7 @@ def fit_repeated(
         ks,
         data.n_items,
         data.n_clusters if clustered else 0,
+        None if patterns is None else (patterns["item"].size, int(patterns["calls"].max())),
     )
     run = ModelRun(REPEATED, key, build, model_data, priors)
     observed = observed_statistics(data, gold_informs_items=gold_informs_items)
@@ -365,6 +574,8 @@ def fit_repeated(
 
     def family_checks(tree: xr.DataTree) -> list[Check]:
         posterior = tree["posterior"].to_dataset()
+        if patterns is not None:
+            return [call_histogram_check(posterior, data, random_seed=check_rng)]
         return [pass_histogram_check(posterior, data, random_seed=check_rng)]
 
     attrs: dict[str, Any] = {
@@ -372,9 +583,12 @@ def fit_repeated(
         "clustered": clustered,
         "gold_informs_items": bool(gold_informs_items),
         "restrict_j": bool(restrict_j),
+        "judge_calls": calls,
         "pass_k": json.dumps(list(ks)),
         "counts": json.dumps({k: v.tolist() for k, v in counts.items()}),
     }
+    if patterns is not None:
+        attrs["patterns"] = json.dumps({k: v.tolist() for k, v in patterns.items()})
     return fit_model(
         run,
         settings=settings,
@@ -384,7 +598,12 @@ def fit_repeated(
         progressbar=progressbar,
         escalate=escalate,
         prob=prob,
-        check_vars=[*REPORTED, *(["sigma"] if spread else []), *(["tau"] if clustered else [])],
+        check_vars=[
+            *REPORTED,
+            *(["sigma"] if spread else []),
+            *(["tau"] if clustered else []),
+            *(["rho"] if calls else []),
+        ],
         mcse_vars=list(REPORTED),
         family_checks=family_checks,
         attrs=attrs,

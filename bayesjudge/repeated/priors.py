@@ -30,6 +30,10 @@ class RepeatedPriors(Priors):
     tau : HalfNormal
         The spread between clusters on the logit scale (default HalfNormal(1.5)); only with a
         cluster column.
+    rho : Beta
+        The correlation of repeated judge calls on one answer (uniform by default): 0 makes
+        the calls independent given the answer's true label, 1 makes them one verdict repeated;
+        only with judge calls.
 
     Examples
     --------
@@ -42,6 +46,7 @@ class RepeatedPriors(Priors):
     sp: Beta = field(default=JEFFREYS)
     sigma: HalfNormal = field(default=HalfNormal(2.5))
     tau: HalfNormal = field(default=HalfNormal(1.5))
+    rho: Beta = field(default=Beta(1.0, 1.0))
     family: ClassVar[str] = "repeated"
     kinds: ClassVar[Mapping[str, type[Prior]]] = {
         "pi": Beta,
@@ -49,4 +54,5 @@ class RepeatedPriors(Priors):
         "sp": Beta,
         "sigma": HalfNormal,
         "tau": HalfNormal,
+        "rho": Beta,
     }

@@ -81,6 +81,8 @@ def simulate_repeated(
     se: float = 0.9,
     sp: float = 0.85,
     gold_answers: int = 100,
+    calls: int = 1,
+    call_correlation: float = 0.0,
     random_seed: int | np.random.Generator | None = None,
 ) -> SimulatedRepeated:
     r"""Draw judged answers of items with their own success rates.
@@ -101,6 +103,13 @@ def simulate_repeated(
         The judge's sensitivity and specificity.
     gold_answers : int
         Answers, drawn at random, whose gold label is revealed.
+    calls : int
+        Judge calls per answer. Above 1, each answer has its own pass probability
+        :math:`q \sim \mathrm{Beta}` with mean Se (a correct answer) or 1 - Sp and
+        intra-answer correlation ``call_correlation``, each call passes with probability
+        :math:`q`, and the frame has one row per call with a ``call`` column.
+    call_correlation : float
+        :math:`\rho` in [0, 1): 0 makes the calls independent given the answer's label.
     random_seed : int, Generator or None
         Seed (None: the default seed).
 
@@ -113,11 +122,17 @@ def simulate_repeated(
     >>> sim = simulate_repeated(50, 3, gold_answers=10, random_seed=1)
     >>> len(sim.frame), int(sim.frame["label"].notna().sum())
     (150, 10)
+    >>> calls = simulate_repeated(50, 3, calls=4, call_correlation=0.5, random_seed=1)
+    >>> len(calls.frame), sorted(calls.frame["call"].unique().tolist())
+    (600, [1, 2, 3, 4])
     """
     n_items = check_int(n_items, name="n_items", minimum=1)
     epochs = check_int(epochs, name="epochs", minimum=1)
     n_clusters = check_int(n_clusters, name="n_clusters", minimum=0)
     gold_answers = check_int(gold_answers, name="gold_answers", minimum=0)
+    calls = check_int(calls, name="calls", minimum=1)
+    if not 0.0 <= call_correlation < 1.0:
+        raise ValueError(f"call_correlation must be in [0, 1); got {call_correlation!r}")
     se = check_unit(se, name="se")
     sp = check_unit(sp, name="sp")
     if not sigma >= 0.0 or not tau >= 0.0:
@@ -148,6 +163,14 @@ def simulate_repeated(
     )
     if cluster is not None:
         frame["cluster"] = [f"cluster{c:03d}" for c in cluster[item]]
+    if calls > 1:
+        mean = np.where(truth == 1.0, se, 1.0 - sp)
+        if call_correlation > 0.0:
+            precision = (1.0 - call_correlation) / call_correlation
+            mean = rng.beta(mean * precision, (1.0 - mean) * precision)
+        frame = frame.loc[frame.index.repeat(calls)].reset_index(drop=True)
+        frame["call"] = np.tile(np.arange(1, calls + 1), item.size)
+        frame["verdict"] = (rng.random(len(frame)) < np.repeat(mean, calls)).astype(float)
     return SimulatedRepeated(
         frame=frame,
         truth=RepeatedTruth(item_rate=rate, mean_rate=float(rate.mean()), se=se, sp=sp),
