@@ -59,6 +59,7 @@ __all__ = [
     "CountTest",
     "TablePredictiveCheck",
     "count_table_check",
+    "mixture_tail",
 ]
 
 #: Family-wise level :math:`\alpha` of the check (Bonferroni over its families).
@@ -256,16 +257,49 @@ class TablePredictiveCheck:
         }
 
 
-def _mixture_tail(
-    observed: NDArray[np.int64], trials: NDArray[np.int64], prob: NDArray[np.float64]
+def mixture_tail(
+    observed: NDArray[np.int64],
+    trials: NDArray[np.int64],
+    prob: NDArray[np.float64],
+    *,
+    interval: float = INTERVAL_PROB,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
-    """Tail probability, mean and central interval of binomial mixtures over draws (axis 0)."""
+    r"""Tail probability, mean and central interval of binomial mixtures over draws (axis 0).
+
+    With :math:`F(y) = \frac{1}{S}\sum_s \mathrm{Bin}(Y \le y;\, n, p_s)` the posterior
+    predictive distribution of a count out of :math:`n` (a mixture over the :math:`S` draws):
+    the two-sided tail probability :math:`\min(1, 2\min(F(y), 1 - F(y - 1)))` of the observed
+    :math:`y`, the mean :math:`\frac{1}{S}\sum_s n p_s`, and the central ``interval``
+    interval, the smallest counts with :math:`F \ge (1 \mp \text{interval})/2` (Gelman, Meng
+    and Stern, "Posterior predictive assessment of model fitness via realized discrepancies",
+    1996).
+
+    Parameters
+    ----------
+    observed, trials : ndarray of int
+        Each count and the items it is out of (the trailing shape of ``prob``).
+    prob : ndarray
+        The success probability at each draw (axis 0) of each count.
+    interval : float, default :data:`INTERVAL_PROB`
+        Mass of the central interval.
+
+    Returns
+    -------
+    tuple of ndarray
+        Tail probability, mean, lower and upper bound of the interval, per count.
+
+    Examples
+    --------
+    >>> tail, mean, low, high = mixture_tail(np.array([5]), np.array([10]), np.full((4, 1), 0.5))
+    >>> round(float(tail[0]), 3), float(mean[0]), int(low[0]), int(high[0])
+    (1.0, 5.0, 1, 9)
+    """
     lower = np.asarray(binom.cdf(observed, trials, prob)).mean(axis=0)
     upper = np.asarray(binom.sf(observed - 1, trials, prob)).mean(axis=0)
     tail = np.minimum(1.0, 2.0 * np.minimum(lower, upper))
     expected = (trials * prob).mean(axis=0)
     bounds = []
-    for q in ((1.0 - INTERVAL_PROB) / 2.0, (1.0 + INTERVAL_PROB) / 2.0):
+    for q in ((1.0 - interval) / 2.0, (1.0 + interval) / 2.0):
         # the smallest y with mixture cdf(y) >= q, by bisection on the integers of [0, n]
         lo, hi = np.full(trials.shape, -1, dtype=np.int64), trials.astype(np.int64).copy()
         while np.any(hi - lo > 1):
@@ -369,7 +403,7 @@ def count_table_check(
             replicated[:, where] = rng.multinomial(trials[where[0]], pvals)
         mean = trials * prob
         exceed = _discrepancy(replicated, mean, scale) >= _discrepancy(observed, mean, scale)
-        tail, expected, low, high = _mixture_tail(observed, trials, prob)
+        tail, expected, low, high = mixture_tail(observed, trials, prob)
         members = [
             CountStatistic(
                 family=family.name,

@@ -61,9 +61,8 @@ import numpy as np
 import xarray as xr
 from numpy.typing import NDArray
 from scipy.special import ndtr
-from scipy.stats import binom
 
-from bayesjudge.inference.ppc import CountTest, TablePredictiveCheck
+from bayesjudge.inference.ppc import CountTest, TablePredictiveCheck, mixture_tail
 from bayesjudge.panels.data import MISSING, UNLABELLED, PanelPatterns
 from bayesjudge.panels.dependence import _latent_probits, latent_grid, log_pattern_probabilities
 
@@ -262,27 +261,6 @@ def _pass_count_probabilities(
     return np.asarray(np.einsum("scqm,q->scm", dist, np.exp(log_w)))
 
 
-def _tail(
-    observed: NDArray[np.int64], trials: NDArray[np.int64], prob: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
-    """Tail probability, mean and central interval of a binomial mixture over draws (axis 0)."""
-    prob = np.clip(prob, 0.0, 1.0)
-    lower = np.asarray(binom.cdf(observed, trials, prob)).mean(axis=0)
-    upper = np.asarray(binom.sf(observed - 1, trials, prob)).mean(axis=0)
-    tail = np.minimum(1.0, 2.0 * np.minimum(lower, upper))
-    expected = (trials * prob).mean(axis=0)
-    bounds = []
-    for q in ((1.0 - INTERVAL_PROB) / 2.0, (1.0 + INTERVAL_PROB) / 2.0):
-        # smallest y with mixture cdf(y) >= q, by bisection on integers in [0, n]
-        lo, hi = np.full(trials.shape, -1, dtype=np.int64), trials.astype(np.int64).copy()
-        while np.any(hi - lo > 1):
-            mid = (lo + hi) // 2
-            ok = np.asarray(binom.cdf(mid, trials, prob)).mean(axis=0) >= q
-            hi, lo = np.where(ok, mid, hi), np.where(ok, lo, mid)
-        bounds.append(hi)
-    return tail, expected, bounds[0], bounds[1]
-
-
 def _pearson(
     counts: NDArray[np.int64] | NDArray[np.float64], expected: NDArray[np.float64]
 ) -> NDArray[np.float64]:
@@ -411,7 +389,9 @@ def panel_predictive_check(
             probs.append(se[:, t] if code == 1 else 1.0 - sp[:, t])
     observed_all = np.array([m[4] for m in meta], dtype=np.int64)
     trials_all = np.array([m[3] for m in meta], dtype=np.int64)
-    tail, expected_all, low, high = _tail(observed_all, trials_all, np.stack(probs, axis=1))
+    tail, expected_all, low, high = mixture_tail(
+        observed_all, trials_all, np.clip(np.stack(probs, axis=1), 0.0, 1.0), interval=INTERVAL_PROB
+    )
     if rates:  # Bonferroni over the judges' rates (they share items, so no joint replicate)
         tail_probs["gold_rates"] = float(min(1.0, len(rates) * tail[rates].min()))
     statistics = tuple(
