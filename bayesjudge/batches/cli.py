@@ -21,7 +21,6 @@ from bayesjudge.cli.common import (
     echo,
     emit_json,
     input_options,
-    named_paths,
     print_answer,
     probability,
     report_failures,
@@ -32,6 +31,7 @@ from bayesjudge.cli.options import (
     add_prob_and_seed,
     add_report_options,
     add_sampler_options,
+    emit_outputs,
 )
 from bayesjudge.inference import defaults
 
@@ -127,14 +127,7 @@ def _cmd_drift(args: argparse.Namespace) -> int:
         prob=args.prob,
         **sampler.fit_kwargs(),
     )
-    if args.out is not None:
-        from bayesjudge.reporting.write import write_report
-
-        source = ", ".join(args.data)
-        write_report(args.out, fit, source=source, inputs=named_paths(args, skip=["out"]))
-    if args.json:
-        emit_json(fit.to_dict())
-    else:
+    if not emit_outputs(args, fit, source=", ".join(args.data)):
         frame = fit.to_frame()
         echo(
             f"{'batch':<14} {'items':>6} {'gold':>5} {'naive':>6} {'pi':>6} {'low':>6} "

@@ -18,9 +18,7 @@ from bayesjudge.cli.common import (
     UserError,
     add_input_options,
     echo,
-    emit_json,
     input_options,
-    named_paths,
     print_answer,
     report_failures,
 )
@@ -30,6 +28,7 @@ from bayesjudge.cli.options import (
     add_prob_and_seed,
     add_report_options,
     add_sampler_options,
+    emit_outputs,
 )
 from bayesjudge.inference import defaults
 from bayesjudge.reporting.output import escape_terminal
@@ -158,21 +157,8 @@ def _cmd_channel(args: argparse.Namespace) -> int:
         mixture=mixture,
         **sampler.fit_kwargs(),
     )
-    if args.out is not None:
-        from bayesjudge.reporting.write import write_report
-
-        write_report(
-            args.out,
-            analysis,
-            source=getattr(args, "source_label", None) or args.outcomes,
-            inputs=named_paths(args, skip=["out"]),
-        )
-    if args.json:
-        payload = analysis.to_dict()
-        if data.origin is not None:
-            payload["input"] = data.origin.to_dict()
-        emit_json(payload)
-    else:
+    source = getattr(args, "source_label", None) or args.outcomes
+    if not emit_outputs(args, analysis, source=source, origin=data.origin):
         if data.origin is not None:
             for line in data.origin.lines():
                 echo(line)

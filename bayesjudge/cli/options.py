@@ -20,7 +20,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from bayesjudge.cli.common import UserError, bounded_int, probability, seed
+from bayesjudge.cli.common import (
+    UserError,
+    bounded_int,
+    emit_json,
+    named_paths,
+    probability,
+    seed,
+)
 from bayesjudge.validation import DEFAULT_SEED, MAX_CHAINS, MAX_DRAWS
 
 if TYPE_CHECKING:
@@ -36,6 +43,7 @@ __all__ = [
     "add_prob_and_seed",
     "add_report_options",
     "add_sampler_options",
+    "emit_outputs",
     "parse_priors",
 ]
 
@@ -215,6 +223,43 @@ def add_report_options(
         help=f"also write a report folder ({REPORT_FOLDER})",
     )
     parser.set_defaults(handler=handler, outputs={"out": "report"})
+
+
+def emit_outputs(
+    args: argparse.Namespace, analysis: Any, *, source: str, origin: Any | None = None
+) -> bool:
+    """Write the report folder ``--out`` asks for, and print the JSON ``--json`` asks for.
+
+    The report (:func:`bayesjudge.reporting.write.write_report`) records ``source`` and the
+    paths the arguments name; the JSON is ``analysis.to_dict()`` with, when ``origin`` (what
+    was read) is given, its ``to_dict()`` as the ``input`` block.
+
+    Returns
+    -------
+    bool
+        Whether the JSON was printed (the caller prints its text otherwise).
+
+    Examples
+    --------
+    >>> class Analysis:
+    ...     def to_dict(self):
+    ...         return {"pi": 0.5}
+    >>> emit_outputs(argparse.Namespace(out=None, json=True), Analysis(), source="x")
+    {
+      "pi": 0.5
+    }
+    True
+    """
+    if args.out is not None:
+        from bayesjudge.reporting.write import write_report
+
+        write_report(args.out, analysis, source=source, inputs=named_paths(args, skip=["out"]))
+    if args.json:
+        payload = analysis.to_dict()
+        if origin is not None:
+            payload["input"] = origin.to_dict()
+        emit_json(payload)
+    return bool(args.json)
 
 
 _DEFAULTS = SamplerOptions()

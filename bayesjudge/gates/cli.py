@@ -27,7 +27,6 @@ from bayesjudge.cli.common import (
     estimates_table,
     fmt,
     input_options,
-    named_paths,
     print_answer,
     probability,
     report_failures,
@@ -37,6 +36,7 @@ from bayesjudge.cli.options import (
     add_prob_and_seed,
     add_report_options,
     add_sampler_options,
+    emit_outputs,
 )
 from bayesjudge.inference import defaults
 
@@ -179,21 +179,8 @@ def run_gate(args: argparse.Namespace) -> int:
         calibration_fraction=args.cal_fraction,
         **sampler.fit_kwargs(),
     )
-    if args.out is not None:
-        from bayesjudge.reporting.write import write_report
-
-        write_report(
-            args.out,
-            analysis,
-            source=getattr(args, "source_label", None) or args.rulings,
-            inputs=named_paths(args, skip=["out"]),
-        )
-    if args.json:
-        payload = analysis.to_dict()
-        if rulings.origin is not None:
-            payload["input"] = rulings.origin.to_dict()
-        emit_json(payload)
-    else:
+    source = getattr(args, "source_label", None) or args.rulings
+    if not emit_outputs(args, analysis, source=source, origin=rulings.origin):
         _print_rulings(args.rulings, analysis)
         if analysis.loop is not None:
             _print_loop(analysis.loop.to_dict())

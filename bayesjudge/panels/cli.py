@@ -22,11 +22,9 @@ from bayesjudge.cli.common import (
     UserError,
     add_input_options,
     echo,
-    emit_json,
     estimates_table,
     fmt,
     input_options,
-    named_paths,
     print_answer,
     report_failures,
 )
@@ -35,6 +33,7 @@ from bayesjudge.cli.options import (
     add_prob_and_seed,
     add_report_options,
     add_sampler_options,
+    emit_outputs,
 )
 from bayesjudge.inference import defaults
 from bayesjudge.reporting.output import escape_terminal
@@ -142,16 +141,8 @@ def run_panel(args: argparse.Namespace) -> int:
         independence=args.independence,
         **sampler.fit_kwargs(),
     )
-    if args.out is not None:
-        from bayesjudge.reporting.write import write_report
-
-        write_report(args.out, analysis, source=source, inputs=named_paths(args, skip=["out"]))
-    if args.json:
-        payload = analysis.to_dict()
-        if data.origin is not None and args.data is not None:
-            payload["input"] = data.origin.to_dict()
-        emit_json(payload)
-    else:
+    origin = data.origin if args.data is not None else None
+    if not emit_outputs(args, analysis, source=source, origin=origin):
         _print(source, analysis)
         from bayesjudge.panels.report import panel_summary
 

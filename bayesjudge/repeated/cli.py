@@ -21,11 +21,9 @@ from bayesjudge.cli.common import (
     UserError,
     add_input_options,
     echo,
-    emit_json,
     estimates_table,
     fmt,
     input_options,
-    named_paths,
     print_answer,
     report_failures,
 )
@@ -34,6 +32,7 @@ from bayesjudge.cli.options import (
     add_prob_and_seed,
     add_report_options,
     add_sampler_options,
+    emit_outputs,
 )
 from bayesjudge.inference import defaults
 
@@ -155,16 +154,8 @@ def run_repeated(args: argparse.Namespace) -> int:
         prob=args.prob,
         **sampler.fit_kwargs(),
     )
-    if args.out is not None:
-        from bayesjudge.reporting.write import write_report
-
-        write_report(args.out, analysis, source=source, inputs=named_paths(args, skip=["out"]))
-    if args.json:
-        payload = analysis.to_dict()
-        if data.origin is not None and args.data is not None:
-            payload["input"] = data.origin.to_dict()
-        emit_json(payload)
-    else:
+    origin = data.origin if args.data is not None else None
+    if not emit_outputs(args, analysis, source=source, origin=origin):
         _print(source, analysis)
         print_answer(analysis.summary(), report=args.out)
     return report_failures(analysis.passed, [c.describe() for c in analysis.diagnostics.failures])
