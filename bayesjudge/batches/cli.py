@@ -127,7 +127,9 @@ def _cmd_drift(args: argparse.Namespace) -> int:
         prob=args.prob,
         **sampler.fit_kwargs(),
     )
-    if not emit_outputs(args, fit, source=", ".join(args.data)):
+    from bayesjudge.reporting.write import write_report
+
+    if not emit_outputs(args, fit, write_report, source=", ".join(args.data)):
         frame = fit.to_frame()
         echo(
             f"{'batch':<14} {'items':>6} {'gold':>5} {'naive':>6} {'pi':>6} {'low':>6} "

@@ -157,8 +157,10 @@ def _cmd_channel(args: argparse.Namespace) -> int:
         mixture=mixture,
         **sampler.fit_kwargs(),
     )
+    from bayesjudge.reporting.write import write_report
+
     source = getattr(args, "source_label", None) or args.outcomes
-    if not emit_outputs(args, analysis, source=source, origin=data.origin):
+    if not emit_outputs(args, analysis, write_report, source=source, origin=data.origin):
         if data.origin is not None:
             for line in data.origin.lines():
                 echo(line)

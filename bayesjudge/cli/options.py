@@ -226,13 +226,19 @@ def add_report_options(
 
 
 def emit_outputs(
-    args: argparse.Namespace, analysis: Any, *, source: str, origin: Any | None = None
+    args: argparse.Namespace,
+    analysis: Any,
+    write_report: Callable[..., Any],
+    *,
+    source: str,
+    origin: Any | None = None,
 ) -> bool:
     """Write the report folder ``--out`` asks for, and print the JSON ``--json`` asks for.
 
-    The report (:func:`bayesjudge.reporting.write.write_report`) records ``source`` and the
-    paths the arguments name; the JSON is ``analysis.to_dict()`` with, when ``origin`` (what
-    was read) is given, its ``to_dict()`` as the ``input`` block.
+    The report (``write_report``: :func:`bayesjudge.reporting.write.write_report`, which the
+    command imports, as this shared layer may not) records ``source`` and the paths the
+    arguments name; the JSON is ``analysis.to_dict()`` with, when ``origin`` (what was read) is
+    given, its ``to_dict()`` as the ``input`` block.
 
     Returns
     -------
@@ -244,15 +250,13 @@ def emit_outputs(
     >>> class Analysis:
     ...     def to_dict(self):
     ...         return {"pi": 0.5}
-    >>> emit_outputs(argparse.Namespace(out=None, json=True), Analysis(), source="x")
+    >>> emit_outputs(argparse.Namespace(out=None, json=True), Analysis(), print, source="x")
     {
       "pi": 0.5
     }
     True
     """
     if args.out is not None:
-        from bayesjudge.reporting.write import write_report
-
         write_report(args.out, analysis, source=source, inputs=named_paths(args, skip=["out"]))
     if args.json:
         payload = analysis.to_dict()

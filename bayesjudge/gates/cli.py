@@ -179,8 +179,10 @@ def run_gate(args: argparse.Namespace) -> int:
         calibration_fraction=args.cal_fraction,
         **sampler.fit_kwargs(),
     )
+    from bayesjudge.reporting.write import write_report
+
     source = getattr(args, "source_label", None) or args.rulings
-    if not emit_outputs(args, analysis, source=source, origin=rulings.origin):
+    if not emit_outputs(args, analysis, write_report, source=source, origin=rulings.origin):
         _print_rulings(args.rulings, analysis)
         if analysis.loop is not None:
             _print_loop(analysis.loop.to_dict())

@@ -141,8 +141,10 @@ def run_panel(args: argparse.Namespace) -> int:
         independence=args.independence,
         **sampler.fit_kwargs(),
     )
+    from bayesjudge.reporting.write import write_report
+
     origin = data.origin if args.data is not None else None
-    if not emit_outputs(args, analysis, source=source, origin=origin):
+    if not emit_outputs(args, analysis, write_report, source=source, origin=origin):
         _print(source, analysis)
         from bayesjudge.panels.report import panel_summary
 

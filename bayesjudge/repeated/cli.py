@@ -154,8 +154,10 @@ def run_repeated(args: argparse.Namespace) -> int:
         prob=args.prob,
         **sampler.fit_kwargs(),
     )
+    from bayesjudge.reporting.write import write_report
+
     origin = data.origin if args.data is not None else None
-    if not emit_outputs(args, analysis, source=source, origin=origin):
+    if not emit_outputs(args, analysis, write_report, source=source, origin=origin):
         _print(source, analysis)
         print_answer(analysis.summary(), report=args.out)
     return report_failures(analysis.passed, [c.describe() for c in analysis.diagnostics.failures])
