@@ -144,7 +144,7 @@ def provenance(seed: int | str, **fields: Any) -> dict[str, Any]:
     return out
 
 
-def provenance_from_attrs(attrs: Mapping[str, Any]) -> dict[str, Any]:
+def provenance_from_attrs(attrs: Mapping[Any, Any]) -> dict[str, Any]:
     """Return a posterior's attrs as a ``provenance`` block (the versions as a mapping).
 
     The attrs every fit records (:func:`provenance_attrs`, and each family's model, sampler

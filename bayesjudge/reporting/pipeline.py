@@ -330,7 +330,7 @@ def with_record(content: ReportContent, analysis: Analysis) -> ReportContent:
     """
     files = dict(content.files)
     given = files.pop(RECORD, None)
-    payload = dict(analysis.to_dict() if given is None else given)  # type: ignore[arg-type]
+    payload = dict(analysis.to_dict() if given is None else given)
     recorded = payload.get("provenance")
     payload["provenance"] = {
         **provenance(content.seed),
