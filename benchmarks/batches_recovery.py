@@ -25,6 +25,11 @@ since the first batch, each scored against the true change (beyond 0.05 or not):
 of batches without such a true change that are flagged (false flags) and of batches with one
 that are flagged (power); fits whose diagnostics failed; fit times.
 
+The first 20 rows of ``results/batches_raw.csv`` were written before the step sizes and the
+drift read-outs were recorded; rows 0 to 14 were rerun with them (their other columns came out
+identical, the fits being seeded), rows 15 to 19 keep the first run's columns only, so the
+step sizes and read-outs of the ``step`` scenario count the replicates that recorded them.
+
 Each replicate's row is appended to ``results/batches_raw.csv`` (``step``) or
 ``results/batches_walk_raw.csv`` (``walk``) as it finishes (a rerun resumes after the
 replicates already there); ``--summary-only`` rewrites the record from it. The records are
@@ -130,7 +135,12 @@ def replicate(scenario: str, index: int, labelled: int, unlabelled: int) -> dict
 
 
 def flag_rates(rows: pd.DataFrame, since: str, level: float = 0.9) -> dict[str, float]:
-    """Return the flag counts of one drift read-out against the true changes."""
+    """Return the flag counts of one drift read-out against the true changes.
+
+    Only the replicates that recorded the read-out count (rows written before the columns
+    existed have none).
+    """
+    rows = rows[rows[f"prob_{since}"].notna()]
     prob = np.array([json.loads(v) for v in rows[f"prob_{since}"]])
     true = np.array([json.loads(v) for v in rows[f"true_{since}"]], dtype=bool)
     flag = prob >= level
@@ -139,6 +149,7 @@ def flag_rates(rows: pd.DataFrame, since: str, level: float = 0.9) -> dict[str, 
         "null": int((~true).sum()),
         "hit": int((flag & true).sum()),
         "drift": int(true.sum()),
+        "replicates": len(rows),
         "any_false": int((flag & ~true).any(axis=1).sum()),
         "with_null": int((~true).any(axis=1).sum()),
     }
@@ -160,7 +171,8 @@ def summarise(rows: pd.DataFrame) -> str:
     for name, label in (("pi", "pi_t (model)"), ("se", "Se_t"), ("sp", "Sp_t")):
         lines.append(
             f"| {label} | {mean_se(f'cover_{name}')} | {rows[f'width_{name}'].mean():.3f} | "
-            f"{rows[f'abs_error_{name}'].mean():.3f} | {rows[f'sigma_{name}'].mean():.3f} |"
+            f"{rows[f'abs_error_{name}'].mean():.3f} | {rows[f'sigma_{name}'].mean():.3f} "
+            f"({rows[f'sigma_{name}'].notna().sum()} replicates) |"
         )
     lines.append(
         f"| pi_t (naive k/n, Wilson) | {mean_se('cover_naive')} | - | "
@@ -168,17 +180,18 @@ def summarise(rows: pd.DataFrame) -> str:
     )
     flags = [
         "",
-        "| judge-drift read-out (flag: P(change > 0.05) >= 0.9) | false flags (batches without "
+        "| judge-drift read-out (flag: P(change > 0.05) >= 0.9) | replicates | false flags "
+        "(batches without "
         "a true change > 0.05) | replicates with any false flag | power (batches with a true "
         "change > 0.05 flagged) |",
-        "|---|---|---|---|",
+        "|---|---|---|---|---|",
     ]
     for since, label in (("previous", "since the previous batch"), ("first", "since batch 1")):
         r = flag_rates(rows, since)
         power = f"{r['hit']} of {r['drift']}" if r["drift"] else "- (no true change)"
         flags.append(
-            f"| {label} | {r['false']} of {r['null']} | {r['any_false']} of {r['with_null']} | "
-            f"{power} |"
+            f"| {label} | {r['replicates']} | {r['false']} of {r['null']} | "
+            f"{r['any_false']} of {r['with_null']} | {power} |"
         )
     fits = [
         "",
