@@ -88,9 +88,13 @@ def test_a_judged_rate_the_judge_cannot_make_fails_the_predictive_check_exit_3(
     captured = capsys.readouterr()
     assert code == EXIT_DIAGNOSTICS
     failures = json.loads(captured.out)["diagnostics"]["failures"]
-    assert failures == ["ppc_tail_prob(judged; most off: judged: v4: PASS verdicts among "
-                        "unlabelled items)"]  # fmt: skip
+    # the fit pulls v4's Sp up towards its judged count, so its gold-FAIL count fails too
+    assert "ppc_tail_prob(judged; most off: judged: v4: PASS verdicts among unlabelled items)" in (
+        failures
+    )
+    assert all(f.startswith("ppc_tail_prob(") and ": v4: " in f for f in failures), failures
     assert "v4" in captured.err
     check = json.loads(captured.out)["diagnostics"]["predictive_check"]
     assert [t["family"] for t in check["tests"]] == ["gold_pass", "gold_fail", "judged"]
     assert check["passed"] is False
+    assert "judged" in {t["family"] for t in check["tests"] if t["tail_prob"] < check["threshold"]}
