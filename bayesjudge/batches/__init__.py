@@ -9,6 +9,7 @@ Where to find each piece:
 * :mod:`~bayesjudge.batches.simulate`: seeded simulators of batch counts;
 * :mod:`~bayesjudge.batches.statespace`: :func:`fit_drift`, pi, Se and Sp as random walks across
   batches (the model is :mod:`bayesjudge.models.batches`), and :func:`drift_figure`;
+  :mod:`~bayesjudge.batches.predictive`: its posterior predictive check;
   :mod:`~bayesjudge.batches.drift_report`: its report;
 * :mod:`~bayesjudge.batches.versions_data` and :mod:`~bayesjudge.batches.versions`: two judge
   versions on the same items (:func:`load_judge_versions`, :func:`compare_judges`), compared as a

@@ -29,18 +29,20 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 from numpy.typing import ArrayLike
 
+from bayesjudge.batches.predictive import drift_predictive_check
 from bayesjudge.errors import DataError
 from bayesjudge.estimators.intervals import wilson_interval
 from bayesjudge.inference.defaults import BATCHES_TARGET_ACCEPT
 from bayesjudge.inference.diagnostics import Diagnostics
 from bayesjudge.inference.fit import ModelRun, NutsSettings, diagnostics_of, fit_model
+from bayesjudge.inference.ppc import TablePredictiveCheck
 from bayesjudge.inference.predictive import predictive_counts
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.io.problems import row_names
@@ -58,6 +60,7 @@ __all__ = [
     "STEP_SCALE",
     "TARGET_ACCEPT",
     "DriftFit",
+    "DriftReference",
     "drift_figure",
     "fit_drift",
     "simulate_drift",
@@ -79,6 +82,8 @@ DEFINITIONS: dict[str, str] = {
     "drift": "the judge's Se or Sp moving by more than the tolerance between two batches",
     "naive": "the judge's pass rate k / n of a batch's unlabelled answers",
 }
+#: The reference batch of a drift probability: the batch before, or the first batch.
+DriftReference = Literal["previous", "first"]
 #: Quantities reported per batch (their Monte Carlo error is checked).
 REPORTED = ("pi", "se", "sp", "pi_change", "se_change", "sp_change")
 _COUNTS = BATCH_COLUMNS[1:]
@@ -204,29 +209,72 @@ class DriftFit:
         """Whether every diagnostic check passed."""
         return bool(self.diagnostics.passed)
 
+    @property
+    def predictive_check(self) -> dict[str, Any] | None:
+        """The posterior predictive check of the counts, as plain values (None if not recorded).
+
+        The ``to_dict()`` of :func:`bayesjudge.batches.predictive.drift_predictive_check`; its
+        tests are among the diagnostics.
+        """
+        text = self.tree.attrs.get("predictive_check")
+        return None if text is None else dict(json.loads(text))
+
     def _draws(self, name: str) -> np.ndarray:
         """Return the draws of ``name`` as an array (samples, then the batch or step axis)."""
         values = self.tree["posterior"][name]
         extra = [d for d in values.dims if d not in ("chain", "draw")]
         return np.asarray(values.stack(sample=("chain", "draw")).transpose("sample", *extra))
 
-    def drift_probability(self) -> pd.Series:
-        r"""Return :math:`P(|\Delta\mathrm{Se}_t| > d \text{ or } |\Delta\mathrm{Sp}_t| > d)`.
+    def drift_probability(self, since: DriftReference = "previous") -> pd.Series:
+        r"""Return the probability that the judge moved beyond the tolerance since a reference.
 
-        One value per batch after the first (index ``step``): the posterior probability that
-        the judge's sensitivity or specificity moved by more than ``drift_size`` since the
-        previous batch.
+        :math:`P(|\mathrm{Se}_t - \mathrm{Se}_r| > d \text{ or } |\mathrm{Sp}_t -
+        \mathrm{Sp}_r| > d \mid \text{data})` for every batch :math:`t` after the first.
+        With ``since="previous"`` the reference :math:`r` is the batch before (:math:`r = t -
+        1`): did the judge move at this batch? With ``since="first"`` it is the first batch
+        (:math:`r = 1`, the batch the judge was validated on, say): has the judge moved since?
+        A step change of the judge is spread by the random walk over the batches around it, so
+        that no single step may carry enough of it to be flagged, while the change since the
+        first batch carries all of it.
+
+        Parameters
+        ----------
+        since : {"previous", "first"}, default "previous"
+            The reference batch.
+
+        Returns
+        -------
+        Series
+            One posterior probability per batch after the first (index ``step``).
         """
-        se = np.abs(self._draws("se_change")) > self.drift_size
-        sp = np.abs(self._draws("sp_change")) > self.drift_size
+        if since not in ("previous", "first"):
+            raise ValueError(f"since must be 'previous' or 'first'; got {since!r}")
+        if since == "previous":
+            se = np.abs(self._draws("se_change")) > self.drift_size
+            sp = np.abs(self._draws("sp_change")) > self.drift_size
+        else:
+            se_draws, sp_draws = self._draws("se"), self._draws("sp")
+            se = np.abs(se_draws[:, 1:] - se_draws[:, :1]) > self.drift_size
+            sp = np.abs(sp_draws[:, 1:] - sp_draws[:, :1]) > self.drift_size
         return pd.Series(
-            (se | sp).mean(axis=0), index=pd.Index(self.batches[1:], name="step"), name="drift"
+            (se | sp).mean(axis=0),
+            index=pd.Index(self.batches[1:], name="step"),
+            name="drift" if since == "previous" else "drift_since_first",
         )
 
     @property
     def drifted(self) -> tuple[str, ...]:
         """The batches whose judge drifted: drift probability at least ``drift_prob``."""
         flags = self.drift_probability()
+        return tuple(str(b) for b in flags.index[flags.to_numpy() >= self.drift_prob])
+
+    @property
+    def drifted_since_first(self) -> tuple[str, ...]:
+        """The batches whose judge differs from the first batch's: probability >= ``drift_prob``.
+
+        The probability is that of :meth:`drift_probability` with ``since="first"``.
+        """
+        flags = self.drift_probability("first")
         return tuple(str(b) for b in flags.index[flags.to_numpy() >= self.drift_prob])
 
     def naive(self) -> pd.DataFrame:
@@ -261,8 +309,9 @@ class DriftFit:
         ``sp`` and ``j`` the posterior mean and equal-tailed bounds (``pi``, ``pi_low``,
         ``pi_high``, ...); the change since the previous batch ``pi_change`` (with bounds,
         ``p_pi_down`` = :math:`P(\pi_t < \pi_{t-1})`), ``se_change``, ``sp_change``; ``drift``
-        (the probability of :meth:`drift_probability`) and ``drifted`` (flagged). The change
-        columns are NaN in the first batch.
+        (the probability of :meth:`drift_probability`) and ``drifted`` (flagged);
+        ``drift_since_first`` and ``drifted_since_first`` (the same against the first batch).
+        The change and drift columns are NaN in the first batch.
         """
         frame = self.counts.set_index("batch").join(self.naive())
         frame.index = pd.Index(self.batches, name="batch")
@@ -277,6 +326,9 @@ class DriftFit:
         frame["p_pi_down"] = np.concatenate([[np.nan], down])
         frame["drift"] = np.concatenate([[np.nan], self.drift_probability().to_numpy()])
         frame["drifted"] = frame.index.isin(self.drifted)
+        since = self.drift_probability("first").to_numpy()
+        frame["drift_since_first"] = np.concatenate([[np.nan], since])
+        frame["drifted_since_first"] = frame.index.isin(self.drifted_since_first)
         return frame
 
     def steps(self) -> pd.DataFrame:
@@ -330,6 +382,17 @@ class DriftFit:
                     "Re-check the judge on fresh gold labels before reading its naive rates.",
                 )
             )
+        if self.drifted_since_first:
+            warnings.append(
+                ReportWarning(
+                    "The judge is not the one of the first batch",
+                    f"P(Se or Sp differs from batch {self.batches[0]}'s by more than "
+                    f"{self.drift_size:g}) >= {self.drift_prob:g} at "
+                    f"{', '.join(self.drifted_since_first)}",
+                    "Its validation on the first batch no longer holds there; the corrected "
+                    "rates use each batch's own gold labels.",
+                )
+            )
         return ReportSummary(
             headline,
             diagnostics=self.diagnostics,
@@ -346,7 +409,11 @@ class DriftFit:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the fit as plain values (JSON-ready): batches, steps, drift and diagnostics."""
+        """Return the fit as plain values (JSON-ready): batches, steps, drift and diagnostics.
+
+        ``diagnostics`` is the shared block with the posterior predictive check under
+        ``predictive_check`` (:attr:`predictive_check`).
+        """
         frame = self.to_frame().reset_index()
         rows = json.loads(frame.to_json(orient="records"))
         return {
@@ -356,10 +423,14 @@ class DriftFit:
             "drift_prob": self.drift_prob,
             "batches": rows,
             "drifted": list(self.drifted),
+            "drifted_since_first": list(self.drifted_since_first),
             "steps": self.steps().to_dict(orient="index"),
             "fixed_steps": self.tree.attrs.get("fixed_steps"),
             "passed": self.passed,
-            "diagnostics": self.diagnostics.json_block(),
+            "diagnostics": {
+                **self.diagnostics.json_block(),
+                "predictive_check": self.predictive_check,
+            },
         }
 
 
@@ -394,7 +465,10 @@ def fit_drift(
     (:func:`bayesjudge.models.batches.batches_model`; Rogan and Gladen 1978; Harvey 1989),
     sampled with NUTS through the shared fitting path and checked
     (:func:`bayesjudge.check_fit`: R-hat, ESS, divergences, Monte Carlo error of the reported
-    quantities, and posterior predictive checks of every batch's three counts).
+    quantities, and the posterior predictive check of the gold and judged counts across the
+    batches, one family per kind of count at the family-wise level 0.05:
+    :func:`bayesjudge.batches.predictive.drift_predictive_check`, recorded under the root attr
+    ``predictive_check``; a failed family fails the diagnostics).
 
     Parameters
     ----------
@@ -489,6 +563,10 @@ def fit_drift(
         "k_obs": arrays["k"],
     }
     run = ModelRun(DRIFT, (DRIFT, len(batches), priors, scale, step), build, data, priors)
+    # the posterior predictive counts and the family check of the latest attempt: the counts
+    # join the tree after the fit, so that the per-count checks of check_fit (each at its own
+    # level) give way to the family check at a stated family-wise level
+    latest: list[tuple[xr.Dataset, TablePredictiveCheck]] = []
 
     def complete(trace: xr.DataTree, rng: np.random.Generator) -> xr.DataTree:
         posterior = trace["posterior"].to_dataset()
@@ -502,11 +580,12 @@ def fit_drift(
             },
             rng,
         )
+        check = drift_predictive_check(posterior, arrays, batches, random_seed=rng)
+        latest[:] = [(predictive, check)]
         coords = {"batch": list(batches)}
-        return xr.DataTree.from_dict(
+        tree = xr.DataTree.from_dict(
             {
                 "posterior": posterior,
-                "posterior_predictive": predictive,
                 "sample_stats": trace["sample_stats"].to_dataset(),
                 "observed_data": xr.Dataset(
                     {name: ("batch", arrays[name]) for name in ("x1", "x0", "k")}, coords=coords
@@ -516,6 +595,8 @@ def fit_drift(
                 ),
             }
         )
+        tree.attrs["predictive_check"] = json.dumps(check.to_dict())
+        return tree
 
     tree = fit_model(
         run,
@@ -528,6 +609,7 @@ def fit_drift(
         prob=prob,
         check_vars=[*REPORTED, "j", "judged_rate", *(_STEPS if step is None else ())],
         mcse_vars=list(REPORTED),
+        family_checks=lambda _: latest[0][1].checks(),
         attrs={
             "batches": list(batches),
             "counts": json.dumps({k: v.tolist() for k, v in arrays.items()}),
@@ -535,6 +617,7 @@ def fit_drift(
             "fixed_steps": step,
         },
     )
+    tree["posterior_predictive"] = xr.DataTree(latest[0][0])
     frame = pd.DataFrame({"batch": list(batches), **arrays}, columns=list(BATCH_COLUMNS))
     return DriftFit(tree, batches, frame, prob, drift_size, drift_prob)
 

@@ -11,7 +11,7 @@ import pytest
 
 from bayesjudge.batches.simulate import batch_counts
 from bayesjudge.cli.app import main
-from bayesjudge.cli.common import EXIT_BAD_INPUT, EXIT_OK
+from bayesjudge.cli.common import EXIT_BAD_INPUT, EXIT_DIAGNOSTICS, EXIT_OK
 
 
 def _table(counts: np.ndarray, names: list[str]) -> pd.DataFrame:
@@ -74,3 +74,28 @@ def test_a_missing_batch_column_is_bad_input(
     code = main(["drift", str(table), "--batch", "week", *ARGS[2:], *FAST])
     assert code == EXIT_BAD_INPUT
     assert "week" in capsys.readouterr().err
+
+
+def test_a_judged_rate_the_judge_cannot_make_fails_the_predictive_check_exit_3(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """v4's judge passes about 30% of wrong answers on gold, yet only 1% of v4's answers."""
+    sp = np.r_[0.92, 0.92, 0.70, 0.70]
+    counts = batch_counts(pi=0.5, se=0.9, sp=sp, n=800, m=400, batches=4, random_seed=3)[0]
+    counts[3, 5] = 8  # k of v4: 8 of 800 judged PASS
+    path = tmp_path / "broken.csv"
+    _table(counts, [f"v{t}" for t in range(1, 5)]).to_csv(path, index=False)
+    code = main(["drift", str(path), *ARGS, *FAST, "--json"])
+    captured = capsys.readouterr()
+    assert code == EXIT_DIAGNOSTICS
+    failures = json.loads(captured.out)["diagnostics"]["failures"]
+    # the fit pulls v4's Sp up towards its judged count, so its gold-FAIL count fails too
+    assert "ppc_tail_prob(judged; most off: judged: v4: PASS verdicts among unlabelled items)" in (
+        failures
+    )
+    assert all(f.startswith("ppc_tail_prob(") and ": v4: " in f for f in failures), failures
+    assert "v4" in captured.err
+    check = json.loads(captured.out)["diagnostics"]["predictive_check"]
+    assert [t["family"] for t in check["tests"]] == ["gold_pass", "gold_fail", "judged"]
+    assert check["passed"] is False
+    assert "judged" in {t["family"] for t in check["tests"] if t["tail_prob"] < check["threshold"]}

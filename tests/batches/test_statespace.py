@@ -281,6 +281,42 @@ def test_outputs_are_consistent(drifting) -> None:  # type: ignore[no-untyped-de
     assert [t.get_text() for t in figure.axes[1].get_xticklabels()] == list(frame["batch"])
 
 
+def test_the_predictive_check_is_one_test_per_kind_of_count(drifting) -> None:  # type: ignore[no-untyped-def]
+    """The family check replaces the per-count checks; the replicated counts stay in the tree."""
+    _, fit = drifting
+    block = json.loads(fit.tree.attrs["predictive_check"])
+    assert [t["family"] for t in block["tests"]] == ["gold_pass", "gold_fail", "judged"]
+    assert block["passed"] is True
+    assert block["threshold"] == pytest.approx(0.05 / 3)
+    assert len(block["statistics"]) == 3 * 8
+    predictive = [c for c in fit.diagnostics.checks if c.name == "ppc_tail_prob"]
+    assert [c.variable.split(";")[0] for c in predictive] == ["gold_pass", "gold_fail", "judged"]
+    assert set(fit.tree["posterior_predictive"].data_vars) == {"x1", "x0", "k"}
+    assert fit.tree["posterior_predictive"]["k"].sizes["batch"] == 8
+
+
+def test_drift_since_the_first_batch(drifting) -> None:  # type: ignore[no-untyped-def]
+    """Sp falls from 0.93 to 0.72 at b5: b5 to b8 differ from b1, b2 to b4 do not."""
+    _, fit = drifting
+    since = fit.drift_probability("first")
+    assert list(since.index) == [f"b{t}" for t in range(2, 9)]
+    assert fit.drifted_since_first == ("b5", "b6", "b7", "b8")
+    # the probability from the draws, written out
+    sp = fit.tree["posterior"]["sp"].stack(sample=("chain", "draw")).to_numpy()
+    se = fit.tree["posterior"]["se"].stack(sample=("chain", "draw")).to_numpy()
+    moved = (np.abs(sp[6] - sp[0]) > 0.05) | (np.abs(se[6] - se[0]) > 0.05)
+    assert since["b7"] == pytest.approx(moved.mean())
+    table = fit.to_frame()
+    assert table["drift_since_first"].isna().iloc[0]
+    assert table["drifted_since_first"].tolist() == [False] * 4 + [True] * 4
+    assert fit.to_dict()["drifted_since_first"] == ["b5", "b6", "b7", "b8"]
+    warning = [w for w in fit.summary().warnings if "first batch" in w.title]
+    assert len(warning) == 1
+    assert warning[0].evidence.endswith("at b5, b6, b7, b8")
+    with pytest.raises(ValueError, match="since"):
+        fit.drift_probability("last")  # type: ignore[arg-type]
+
+
 def test_batch_with_few_labels_borrows_from_neighbours() -> None:
     """A batch with 6 gold labels gets a narrower Se interval than its independent exact fit."""
     frame = simulate_drift(
