@@ -39,6 +39,11 @@ from bayesjudge.validation import DEFAULT_SEED, check_prob, seed_stream
 
 __all__ = ["DEFINITIONS", "RepeatedAnalysis", "analyze_repeated", "rows_counts"]
 
+#: The definition of the calls' correlation, shown when the judge was called several times.
+CALLS_DEFINITION = (
+    "the correlation of the judge's calls on one answer: 0, each call a fresh verdict; near 1, "
+    "one verdict repeated (Se and Sp are per call)"
+)
 #: Plain definitions shown in the report.
 DEFINITIONS: dict[str, str] = {
     "mean success rate": "the average over items of each item's own probability of a correct "
@@ -125,6 +130,12 @@ class RepeatedAnalysis:
     def passed(self) -> bool:
         """Whether every diagnostic check passed (the predictive checks included)."""
         return self.diagnostics.passed
+
+    @property
+    def naive_name(self) -> str:
+        """What the naive rate is the pass rate of: all answers, or all judge calls."""
+        what = "judge calls" if "judge_calls" in self.data else "answers"
+        return f"judged pass rate of all {what} (naive)"
 
     @property
     def naive(self) -> float:
@@ -225,7 +236,7 @@ class RepeatedAnalysis:
             p.eti.high,
             self.prob,
             naive=self.naive,
-            naive_name="judged pass rate of all answers (naive)",
+            naive_name=self.naive_name,
         )
         warnings = []
         m1, m0 = self.data["gold_pass"], self.data["gold_fail"]
@@ -240,7 +251,10 @@ class RepeatedAnalysis:
         return ReportSummary(
             headline,
             diagnostics=self.diagnostics,
-            definitions=DEFINITIONS.items(),
+            definitions=[
+                *DEFINITIONS.items(),
+                *([("rho", CALLS_DEFINITION)] if self.rho is not None else []),
+            ],
             trust=(
                 "The repeated-samples model: it gives each item its own success probability, "
                 "so the answers of one item count as correlated evidence, and corrects each "

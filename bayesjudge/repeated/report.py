@@ -67,7 +67,7 @@ def _figures(analysis: RepeatedAnalysis) -> dict[str, str]:
         rows,
         title=f"Mean success rate: posterior and {mass} intervals of the baselines",
         naive=analysis.naive,
-        naive_name="judged pass rate of all answers (naive)",
+        naive_name=analysis.naive_name,
         model_name="repeated model (Bayesian)",
         other_name="baseline; (rows) = answers read as independent items",
     )
