@@ -5,8 +5,10 @@ optionally the answer's gold ``label``, the ``epoch`` (attempt, repeat) that num
 of an item, and the ``cluster`` (task, conversation) the item belongs to. When the judge was
 called several times on one answer, a ``call`` column numbers the calls: the rows of one
 answer (same item and epoch) are then its judge calls, one verdict each, and share the
-answer's gold label; :meth:`RepeatedData.call_patterns` reduces them to how many calls each
-answer had and how many passed, which the model with per-answer judge randomness reads.
+answer's gold label (the column must be mapped: a column that happens to be named ``call`` and
+gives an answer several rows is refused); :meth:`RepeatedData.call_patterns` reduces them to
+how many calls each answer had and how many passed, which the model with per-answer judge
+randomness reads.
 
 The gold label is read per answer by default; with ``gold_per="item"`` (or when it comes from
 a separate labels table joined by item id) it is the item's label, must be the same on every
@@ -278,7 +280,10 @@ class RepeatedData:
             parsed, join = join_labels(parsed, gold, repeats="keep")
             origin = replace(origin, labels=str(gold.attrs.get("source", "labels")), join=join)
             gold_per = "item"
-        return cls._from_parsed(parsed, gold_per=gold_per, problems=problems, origin=origin)
+        named_call = "call" in (columns or {})
+        return cls._from_parsed(
+            parsed, gold_per=gold_per, problems=problems, origin=origin, named_call=named_call
+        )
 
     read = from_frame
 
@@ -369,8 +374,14 @@ class RepeatedData:
         gold_per: GoldPer,
         problems: Problems,
         origin: InputReport,
+        named_call: bool = False,
     ) -> RepeatedData:
-        """Check the per-item rules of conformed answers and count them per item."""
+        """Check the per-item rules of conformed answers and count them per item.
+
+        A ``call`` column found by its name alone (``named_call`` False) that gives an answer
+        several rows is refused: they may be separate answers, and reading them as calls on one
+        answer would change the estimand silently; mapping the column says which is meant.
+        """
         if "label" not in parsed.columns:
             parsed = parsed.assign(label=np.nan)
         codes, uniques = pd.factorize(parsed["item"], sort=False)
@@ -388,6 +399,14 @@ class RepeatedData:
             call_answer = pd.MultiIndex.from_arrays(
                 [codes, *(parsed[key].to_numpy() for key in answer_keys[1:])]
             ).factorize()[0]
+            if not named_call and np.bincount(call_answer).max() > 1:
+                shared = "item and epoch" if "epoch" in parsed.columns else "item"
+                problems.add(
+                    f"column 'call' numbers several rows of one {shared}: if they are the "
+                    "judge's calls on one answer, say so with --call call (columns={'call': "
+                    "'call'}); if they are separate answers, rename the column so that it is "
+                    "not read as judge calls"
+                )
             if gold_per == "answer":
                 _constant_per_item(
                     parsed,
@@ -505,7 +524,7 @@ class RepeatedData:
         >>> frame = pd.DataFrame({"item": ["a", "a", "a", "b", "b"],
         ...                       "epoch": [1, 1, 2, 1, 1], "call": [1, 2, 1, 1, 2],
         ...                       "verdict": [1, 1, 0, 1, 0]})
-        >>> patterns = RepeatedData.from_frame(frame).call_patterns()
+        >>> patterns = RepeatedData.from_frame(frame, columns={"call": "call"}).call_patterns()
         >>> [patterns[c].tolist() for c in ("item", "calls", "passes", "answers")]
         [[0, 0, 1], [1, 2, 2], [0, 2, 1], [1, 1, 1]]
         """

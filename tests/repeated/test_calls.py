@@ -25,6 +25,7 @@ from bayesjudge.repeated import RepeatedData, simulate_repeated
 from bayesjudge.repeated.fit import call_histogram_check, fit_repeated
 
 FIT = {"draws": 500, "tune": 500, "chains": 2, "progressbar": False}
+CALLS = {"call": "call"}  # a call column is read as judge calls when it is mapped
 
 
 def _calls_frame() -> pd.DataFrame:
@@ -40,7 +41,7 @@ def _calls_frame() -> pd.DataFrame:
 
 
 def test_calls_group_into_answers_and_patterns() -> None:
-    data = RepeatedData.from_frame(_calls_frame())
+    data = RepeatedData.from_frame(_calls_frame(), columns=CALLS)
     assert data.has_calls
     assert (data.n_answers, data.n_calls) == (3, 7)
     assert data.answers_per_item.tolist() == [2, 1]
@@ -68,7 +69,7 @@ def test_a_repeated_call_names_its_line() -> None:
     frame = _calls_frame()
     frame.loc[1, "call"] = 1  # item a, epoch 1, call 1 twice
     with pytest.raises(DataError, match="judge call") as error:
-        RepeatedData.from_frame(frame)
+        RepeatedData.from_frame(frame, columns=CALLS)
     assert "row 1" in str(error.value)
 
 
@@ -76,7 +77,7 @@ def test_calls_of_one_answer_must_share_the_gold_label() -> None:
     frame = _calls_frame()
     frame.loc[5, "label"] = 1  # item b's second call says PASS, its first FAIL
     with pytest.raises(DataError, match="every row of an answer") as error:
-        RepeatedData.from_frame(frame)
+        RepeatedData.from_frame(frame, columns=CALLS)
     assert "row 5" in str(error.value)
 
 
@@ -160,12 +161,12 @@ def test_the_call_check_passes_model_data_and_fails_split_calls() -> None:
         call_correlation=0.5,
         random_seed=11,
     )
-    data = RepeatedData.from_frame(sim.frame.drop(columns="truth"))
+    data = RepeatedData.from_frame(sim.frame.drop(columns="truth"), columns=CALLS)
     posterior = _posterior(0.5, 0.9, 0.85, 0.5, data.n_items)
     assert call_histogram_check(posterior, data, random_seed=1).passed
     # calls that always split two against two: no beta-binomial makes that pattern certain
     split = sim.frame.drop(columns="truth").assign(verdict=np.tile([1.0, 1.0, 0.0, 0.0], 200))
-    broken = RepeatedData.from_frame(split)
+    broken = RepeatedData.from_frame(split, columns=CALLS)
     check = call_histogram_check(posterior, broken, random_seed=1)
     assert not check.passed
     assert check.value < 0.01
@@ -190,7 +191,7 @@ def test_correlated_calls_read_as_answers_fail_their_check_and_the_call_model_fi
         call_correlation=0.6,
         random_seed=3,
     )
-    data = RepeatedData.from_frame(sim.frame.drop(columns="truth"))
+    data = RepeatedData.from_frame(sim.frame.drop(columns="truth"), columns=CALLS)
     model = fit_repeated(data, random_seed=1, **FIT)
     with pytest.warns(FitWarning, match="pass_histogram"):
         naive = fit_repeated(data, judge_calls=False, random_seed=1, **FIT)
@@ -228,3 +229,22 @@ def test_a_repeated_call_on_the_command_line_is_bad_input(tmp_path, capsys) -> N
     path.write_text("item,epoch,call,verdict\na,1,1,1\na,1,1,0\n")
     assert main(["repeated", str(path), "--call", "call"]) == EXIT_BAD_INPUT
     assert "line 3" in capsys.readouterr().err
+
+
+def test_a_call_column_found_by_name_is_refused_with_both_fixes_and_each_fix_works() -> None:
+    """A column that happens to be called ``call`` is not read as judge calls unasked."""
+    frame = _calls_frame()
+    with pytest.raises(DataError, match=r"--call call \(columns=\{'call': 'call'\}\)") as error:
+        RepeatedData.from_frame(frame)
+    assert "rename the column" in str(error.value)
+    # the first fix: map it, and the rows are calls on their answers
+    assert RepeatedData.from_frame(frame, columns=CALLS).n_answers == 3
+    # the second fix: rename it, and every row is an answer of its own
+    renamed = frame.drop(columns="epoch").rename(columns={"call": "request"})
+    assert RepeatedData.from_frame(renamed).n_answers == 7
+
+
+def test_a_call_column_with_one_row_per_answer_needs_no_mapping() -> None:
+    frame = _calls_frame().drop_duplicates(["item", "epoch"])
+    data = RepeatedData.from_frame(frame)
+    assert data.n_answers == data.n_calls == 3
