@@ -214,16 +214,16 @@ def repeated_model(
         Repeated judge calls on each answer, as patterns (:data:`PATTERNS`:
         :meth:`bayesjudge.repeated.RepeatedData.call_patterns`); the likelihood is then the
         beta-binomial one of the module docstring, with the calls' correlation ``rho``, and
-        ``counts`` serves only for the items' number.
+        ``counts`` is checked but not used.
 
     Returns
     -------
     pymc.Model
         Coordinates ``item``, ``pass_k``, ``band`` (and ``cluster``); data ``n``, ``k_obs``, ``m1``,
         ``x1_obs``, ``m0``, ``x0_obs`` (and ``cluster_index``); observed ``k``, ``x1``, ``x0``
-        (and ``gold``). With ``patterns``: coordinate ``pattern``, data ``pattern_item``,
-        ``pattern_calls``, ``pattern_passes``, ``pattern_label``, ``pattern_answers``, the
-        free ``rho`` and the likelihood as the potential ``calls``.
+        (and ``gold``). With ``patterns``, instead of the counts: coordinate ``pattern``, data
+        ``pattern_item``, ``pattern_calls``, ``pattern_passes``, ``pattern_label``,
+        ``pattern_answers``, the free ``rho`` and the likelihood as the potential ``calls``.
 
     Examples
     --------
@@ -253,13 +253,6 @@ def repeated_model(
     nodes, weights = hermegauss(QUADRATURE_NODES)
     weights = weights / weights.sum()
     with pm.Model(coords=coords) as model:
-        n = pm.Data("n", np.asarray(counts["n"], dtype=np.int64), dims=dims)
-        k_obs = pm.Data("k_obs", np.asarray(counts["k"], dtype=np.int64), dims=dims)
-        m1 = pm.Data("m1", np.asarray(counts["m1"], dtype=np.int64), dims=dims)
-        x1_obs = pm.Data("x1_obs", np.asarray(counts["x1"], dtype=np.int64), dims=dims)
-        m0 = pm.Data("m0", np.asarray(counts["m0"], dtype=np.int64), dims=dims)
-        x0_obs = pm.Data("x0_obs", np.asarray(counts["x0"], dtype=np.int64), dims=dims)
-
         # the judge: Se = Phi(z_se), false-pass rate f = Se * b (b = Phi(z_b)) so J > 0
         log_se, log_1mse = _log_phi(pm.Normal("se_z", 0.0, 1.0))
         if restrict_j:
@@ -325,6 +318,12 @@ def repeated_model(
                 gold_informs_items=gold_informs_items,
             )
             return model
+        n = pm.Data("n", np.asarray(counts["n"], dtype=np.int64), dims=dims)
+        k_obs = pm.Data("k_obs", np.asarray(counts["k"], dtype=np.int64), dims=dims)
+        m1 = pm.Data("m1", np.asarray(counts["m1"], dtype=np.int64), dims=dims)
+        x1_obs = pm.Data("x1_obs", np.asarray(counts["x1"], dtype=np.int64), dims=dims)
+        m0 = pm.Data("m0", np.asarray(counts["m0"], dtype=np.int64), dims=dims)
+        x0_obs = pm.Data("x0_obs", np.asarray(counts["x0"], dtype=np.int64), dims=dims)
         rate = p * se + (1.0 - p) * fpr  # P(verdict PASS) of an unlabelled answer
         pm.Binomial("k", n=n, p=rate, observed=k_obs, dims=dims)
         pm.Binomial("x1", n=m1, p=se, observed=x1_obs, dims=dims)

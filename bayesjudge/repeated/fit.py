@@ -348,7 +348,7 @@ def call_histogram_check(
     >>> import pandas as pd
     >>> frame = pd.DataFrame({"item": ["a"] * 4 + ["b"] * 4, "epoch": [1, 1, 2, 2] * 2,
     ...                       "call": [1, 2] * 4, "verdict": [1, 1, 0, 0, 1, 0, 1, 1]})
-    >>> data = RepeatedData.from_frame(frame)
+    >>> data = RepeatedData.from_frame(frame, columns={"call": "call"})
     >>> posterior = xr.Dataset({"item_rate": (("chain", "draw", "item"), [[[0.5, 0.5]]]),
     ...     "se": (("chain", "draw"), [[0.9]]), "sp": (("chain", "draw"), [[0.9]]),
     ...     "rho": (("chain", "draw"), [[0.5]])})
@@ -514,7 +514,7 @@ def fit_repeated(
     if clustered:
         assert data.cluster_index is not None
         model_data["cluster_index"] = np.asarray(data.cluster_index, dtype=np.int64)
-    if patterns is not None:  # the counts are then not in the likelihood
+    if patterns is not None:  # the model then holds the patterns instead of the counts
         model_data = {
             **{f"pattern_{name}": values for name, values in patterns.items()},
             **({"cluster_index": model_data["cluster_index"]} if clustered else {}),
