@@ -36,6 +36,7 @@ import pandas as pd
 import xarray as xr
 from numpy.typing import ArrayLike
 
+from bayesjudge._docstring import SAMPLER_PARAMETERS, fill_doc
 from bayesjudge.batches.predictive import drift_predictive_check
 from bayesjudge.errors import DataError
 from bayesjudge.estimators.intervals import wilson_interval
@@ -434,6 +435,7 @@ class DriftFit:
         }
 
 
+@fill_doc(sampler_parameters=SAMPLER_PARAMETERS)
 def fit_drift(
     counts: pd.DataFrame,
     *,
@@ -486,20 +488,7 @@ def fit_drift(
         Tolerance :math:`d` of the judge's drift on the probability scale.
     drift_prob : float, default 0.9
         Posterior probability of a drift beyond ``drift_size`` at which a batch is flagged.
-    draws, tune, chains : int
-        Draws per chain (1000), tuning steps per chain (1000) and chains (4).
-    target_accept : float, optional
-        NUTS target acceptance rate (default :data:`TARGET_ACCEPT`, 0.95).
-    random_seed : int, Generator or None
-        Seed; None uses the default seed.
-    progressbar : bool, optional
-        Show the sampler's progress bar; by default only when stderr is a terminal.
-    sampler : {"auto", "nutpie", "pymc"}, default "auto"
-        The NUTS implementation (nutpie when installed).
-    escalate : bool, default True
-        Retry once when a sampler check fails.
-    prob : float, default 0.95
-        Mass of every interval.
+    %(sampler_parameters)s
 
     Returns
     -------

@@ -28,6 +28,7 @@ import xarray as xr
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
+from bayesjudge._docstring import SAMPLER_PARAMETERS, fill_doc
 from bayesjudge.errors import DataError
 from bayesjudge.estimators.design import RandomCalibrationCheck, random_calibration_test
 from bayesjudge.gates.caps import check_caps
@@ -236,6 +237,7 @@ def gate_calibration_check(rulings: Rulings) -> RandomCalibrationCheck:
     )
 
 
+@fill_doc(sampler_parameters=SAMPLER_PARAMETERS)
 def fit_gate(
     rulings: Rulings,
     *,
@@ -258,6 +260,8 @@ def fit_gate(
     per-item pass probability, rulings :math:`k_i \sim \mathrm{Bin}(r_i, p_i)` marginalised to
     a zero-inflated beta-binomial, unlabelled items a two-class mixture with weight
     :math:`\pi`; each distinct (label, r, k) cell enters once, weighted by its multiplicity.
+    The default 2000 draws per chain are for the class parameters near their boundaries,
+    whose posteriors have heavy tails.
 
     Parameters
     ----------
@@ -274,23 +278,7 @@ def fit_gate(
         class-balanced gold set). ``"random"``: the gold items are a random sample of all
         items, so their labels inform pi too (as PPI assumes); a check then warns when the
         labelled items' pass rate says otherwise.
-    draws, tune, chains : int
-        Draws per chain (default 2000: the class parameters near their boundaries have heavy
-        tails), tuning steps per chain (1000) and chains (4).
-    target_accept : float, optional
-        NUTS target acceptance (default :data:`TARGET_ACCEPT`).
-    random_seed : int, Generator or None
-        Seed of the sampler and of the derived draws (None: the default seed).
-    progressbar : bool, optional
-        Show the sampler's progress bar; by default only when stderr is a terminal.
-    sampler : {"auto", "nutpie", "pymc"}
-        ``"auto"`` uses nutpie when installed.
-    escalate : bool, default True
-        Retry once when a sampler check fails: with smaller steps, longer tuning and more draws
-        after divergent transitions, otherwise with more draws at the same step-size target
-        (:func:`bayesjudge.inference.fit.retry_settings`).
-    prob : float, default 0.95
-        Mass of the interval whose bounds' Monte Carlo error is checked.
+    %(sampler_parameters)s
 
     Returns
     -------

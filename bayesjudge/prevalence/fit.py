@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from bayesjudge._docstring import SAMPLER_PARAMETERS, fill_doc
 from bayesjudge.errors import DataError
 from bayesjudge.inference import defaults
 from bayesjudge.inference.cache import model_cache
@@ -202,6 +203,7 @@ def posterior_predictive_counts(
     )
 
 
+@fill_doc(sampler_parameters=SAMPLER_PARAMETERS)
 def fit_prevalence(
     data: JudgeData | JudgeCounts,
     *,
@@ -238,25 +240,7 @@ def fit_prevalence(
         Restrict the prior to J = Se + Sp - 1 > 0 (per stratum when stratified).
     stratified : bool, default False
         Fit the stratified model (needs a stratum column).
-    draws, tune, chains : int
-        Posterior draws per chain (2000), tuning steps per chain (1000), and chains (4).
-    target_accept : float, optional
-        NUTS target acceptance rate in (0, 1); default 0.95, and 0.99 for the stratified
-        model (the funnel of its hierarchy).
-    random_seed : int, Generator or None
-        Seed; the same integer seed gives identical draws. None uses the default seed
-        (:data:`bayesjudge.validation.DEFAULT_SEED`).
-    progressbar : bool, optional
-        Show the sampler's progress bar; by default only when stderr is a terminal.
-    sampler : {"auto", "nutpie", "pymc"}, default "auto"
-        ``"auto"`` uses nutpie when it is installed and PyMC's NUTS otherwise; the sampler used,
-        and why, is recorded in ``attrs["sampler"]`` and ``attrs["sampler_note"]``.
-    escalate : bool, default True
-        Retry once when a sampler check fails: with smaller steps, longer tuning and more draws
-        after divergent transitions, otherwise with more draws at the same step-size target
-        (:func:`bayesjudge.inference.fit.retry_settings`).
-    prob : float, default 0.95
-        Mass of the interval whose bounds' Monte Carlo error is checked.
+    %(sampler_parameters)s
 
     Returns
     -------

@@ -48,6 +48,7 @@ import xarray as xr
 from scipy import sparse
 from scipy.stats import betabinom, binom
 
+from bayesjudge._docstring import SAMPLER_PARAMETERS, fill_doc
 from bayesjudge.inference import defaults
 from bayesjudge.inference.diagnostics import Check
 from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
@@ -84,6 +85,7 @@ REPORTED = (
 PPC_LEVEL = 0.01
 #: Posterior draws the histogram check uses (evenly thinned).
 MAX_CHECK_DRAWS = 1000
+#: Default NUTS target acceptance of the repeated-samples model (a non-centred item hierarchy).
 TARGET_ACCEPT = defaults.REPEATED_TARGET_ACCEPT
 
 
@@ -402,6 +404,7 @@ def call_histogram_check(
     )
 
 
+@fill_doc(sampler_parameters=SAMPLER_PARAMETERS)
 def fit_repeated(
     data: RepeatedData,
     *,
@@ -453,21 +456,7 @@ def fit_repeated(
         :mod:`bayesjudge.models.repeated` (correlation ``rho``); by default when the data have
         a ``call`` column. ``False`` reads every call as an answer of its own (what treating
         repeated calls as independent evidence gives).
-    draws, tune, chains : int
-        Posterior draws per chain, tuning steps per chain, and chains.
-    target_accept : float, optional
-        NUTS target acceptance (default
-        :data:`bayesjudge.inference.defaults.REPEATED_TARGET_ACCEPT`, 0.95).
-    random_seed : int, Generator or None
-        Seed; None uses the default seed.
-    progressbar : bool, optional
-        Show the sampler's progress bar (by default when stderr is a terminal).
-    sampler : {"auto", "nutpie", "pymc"}
-        The sampler (recorded in the attrs).
-    escalate : bool, default True
-        Retry once when a sampler check fails.
-    prob : float, default 0.95
-        Mass of the interval whose bounds' Monte Carlo error is checked.
+    %(sampler_parameters)s
 
     Returns
     -------
