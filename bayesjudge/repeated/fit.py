@@ -40,7 +40,7 @@ what tells calls that agree more (or less) than the model allows.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -251,6 +251,52 @@ def observed_statistics(data: RepeatedData, *, gold_informs_items: bool) -> dict
     return out
 
 
+def _thinned(draws: xr.DataArray, max_draws: int) -> np.ndarray:
+    """Return the draws with chain and draw as one leading axis, evenly thinned to ``max_draws``."""
+    values = draws.transpose("chain", "draw", ...).to_numpy()
+    values = values.reshape(-1, *values.shape[2:])
+    return values[:: max(1, int(np.ceil(values.shape[0] / max_draws)))]
+
+
+def _histogram_check(
+    name: str,
+    trials: np.ndarray,
+    successes: np.ndarray,
+    n_draws: int,
+    replicate: Callable[[int], np.ndarray],
+    mass: Callable[[int, int, np.ndarray], np.ndarray],
+) -> Check:
+    r"""Check ``ppc_tail_prob(name)``: the Pearson discrepancy of histograms, one per size.
+
+    Units (items, answers) with the same number of ``trials`` :math:`n > 0` form one
+    histogram of their ``successes`` :math:`j = 0..n`. At draw ``s``, ``replicate(s)``
+    returns replicated successes of every unit and ``mass(s, n, members)`` the expected
+    histogram :math:`E_{nj}` of the units ``members``;
+    :math:`T = \sum_{n,j} (y_{nj} - E_{nj})^2 / E_{nj}` (with :math:`E \geq 10^{-12}`) of
+    the observed and of the replicated histograms are compared; the tail probability, the
+    share of draws where the replicate's is at least the observed one (1 when no unit has a
+    trial), passes at :data:`PPC_LEVEL`.
+    """
+    sizes = np.unique(trials[trials > 0])
+    exceed = 0
+    for s in range(n_draws):
+        replicated = replicate(s)
+        t_obs = t_rep = 0.0
+        for size in sizes:
+            members = trials == size
+            expected = np.maximum(mass(s, size, members), 1e-12)
+            t_obs += _pearson(successes[members], expected)
+            t_rep += _pearson(replicated[members], expected)
+        exceed += t_rep >= t_obs
+    value = exceed / n_draws if sizes.size else 1.0
+    return Check("ppc_tail_prob", name, float(value), PPC_LEVEL, ">=", value >= PPC_LEVEL)
+
+
+def _pearson(counts: np.ndarray, expected: np.ndarray) -> float:
+    observed = np.bincount(counts, minlength=expected.size)
+    return float(((observed - expected) ** 2 / expected).sum())
+
+
 def pass_histogram_check(
     posterior: xr.Dataset,
     data: RepeatedData,
@@ -284,30 +330,15 @@ def pass_histogram_check(
         :data:`PPC_LEVEL`.
     """
     rng = seed_stream(random_seed, "draws")
-    rate = _rate(posterior).transpose("chain", "draw", "item").to_numpy()
-    rate = rate.reshape(-1, rate.shape[-1])
-    step = max(1, int(np.ceil(rate.shape[0] / max_draws)))
-    rate = rate[::step]
-    seen = data.n > 0
-    sizes = np.unique(data.n[seen])
-    exceed = 0
-    for draw in rate:
-        t_obs = t_rep = 0.0
-        k_rep = rng.binomial(data.n, np.clip(draw, 0.0, 1.0))
-        for size in sizes:
-            members = data.n == size
-            j = np.arange(size + 1)
-            expected = binom.pmf(j[:, None], size, draw[members][None, :]).sum(axis=1)
-            expected = np.maximum(expected, 1e-12)
-            observed = np.bincount(data.k[members], minlength=size + 1)
-            replicated = np.bincount(k_rep[members], minlength=size + 1)
-            t_obs += float(((observed - expected) ** 2 / expected).sum())
-            t_rep += float(((replicated - expected) ** 2 / expected).sum())
-        exceed += t_rep >= t_obs
-    value = exceed / rate.shape[0] if sizes.size else 1.0
-    return Check(
-        "ppc_tail_prob", "pass_histogram", float(value), PPC_LEVEL, ">=", value >= PPC_LEVEL
-    )
+    rate = _thinned(_rate(posterior), max_draws)
+
+    def mass(s: int, size: int, members: np.ndarray) -> np.ndarray:
+        return binom.pmf(np.arange(size + 1)[:, None], size, rate[s, members][None, :]).sum(axis=1)
+
+    def replicate(s: int) -> np.ndarray:
+        return rng.binomial(data.n, np.clip(rate[s], 0.0, 1.0))
+
+    return _histogram_check("pass_histogram", data.n, data.k, rate.shape[0], replicate, mass)
 
 
 def call_histogram_check(
@@ -361,47 +392,25 @@ def call_histogram_check(
     answers = _call_answers(data)
     keep = answers["label"] < 0
     item, calls, passes = answers["item"][keep], answers["calls"][keep], answers["passes"][keep]
-    flat = {
-        name: posterior[name].transpose("chain", "draw", ...).to_numpy()
-        for name in ("item_rate", "se", "sp", "rho")
-    }
-    total = flat["rho"].size
-    step = max(1, int(np.ceil(total / max_draws)))
-    p = flat["item_rate"].reshape(total, -1)[::step]
-    se, sp, rho = (flat[name].reshape(-1)[::step] for name in ("se", "sp", "rho"))
-    sizes = np.unique(calls)
-    exceed = 0
-    for s in range(rho.size):
-        precision = (1.0 - rho[s]) / rho[s]
-        j_rep = _call_passes(
-            se[s : s + 1],
-            1.0 - sp[s : s + 1],
-            p[s : s + 1, item],
-            np.full(item.size, -1),
-            calls,
-            rho[s : s + 1],
-            rng,
+    p, se, sp, rho = (_thinned(posterior[v], max_draws) for v in ("item_rate", "se", "sp", "rho"))
+    precision = (1.0 - rho) / rho
+
+    def replicate(s: int) -> np.ndarray:
+        window = slice(s, s + 1)
+        unlabelled = np.full(item.size, -1)
+        return _call_passes(
+            se[window], 1.0 - sp[window], p[window, item], unlabelled, calls, rho[window], rng
         )[0]
-        t_obs = t_rep = 0.0
-        for size in sizes:
-            members = calls == size
-            j = np.arange(size + 1)[:, None]
-            p_items = p[s, item[members]][None, :]
-            mass = p_items * betabinom.pmf(
-                j, size, se[s] * precision, (1.0 - se[s]) * precision
-            ) + (1.0 - p_items) * betabinom.pmf(
-                j, size, (1.0 - sp[s]) * precision, sp[s] * precision
-            )
-            expected = np.maximum(mass.sum(axis=1), 1e-12)
-            observed = np.bincount(passes[members], minlength=size + 1)
-            replicated = np.bincount(j_rep[members], minlength=size + 1)
-            t_obs += float(((observed - expected) ** 2 / expected).sum())
-            t_rep += float(((replicated - expected) ** 2 / expected).sum())
-        exceed += t_rep >= t_obs
-    value = exceed / rho.size if sizes.size else 1.0
-    return Check(
-        "ppc_tail_prob", "call_histogram", float(value), PPC_LEVEL, ">=", value >= PPC_LEVEL
-    )
+
+    def mass(s: int, size: int, members: np.ndarray) -> np.ndarray:
+        j = np.arange(size + 1)[:, None]
+        p_items = p[s, item[members]][None, :]
+        a = precision[s]
+        correct = betabinom.pmf(j, size, se[s] * a, (1.0 - se[s]) * a)
+        wrong = betabinom.pmf(j, size, (1.0 - sp[s]) * a, sp[s] * a)
+        return (p_items * correct + (1.0 - p_items) * wrong).sum(axis=1)
+
+    return _histogram_check("call_histogram", calls, passes, rho.size, replicate, mass)
 
 
 @fill_doc(sampler_parameters=SAMPLER_PARAMETERS)
