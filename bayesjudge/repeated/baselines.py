@@ -242,8 +242,25 @@ def _rg_parts(rows: _Rows, method: str) -> tuple[NDArray[np.bool_], NDArray[np.b
     return unl, pos
 
 
-def _check_n_boot(n_boot: int) -> int:
-    return check_int(n_boot, name="n_boot", minimum=1, maximum=MAX_BOOT)
+def _checked(
+    verdict: ArrayLike,
+    gold: ArrayLike | None,
+    item: ArrayLike,
+    cluster: ArrayLike | None,
+    *,
+    prob: float,
+    n_boot: int = 1,
+) -> tuple[_Rows, float, int]:
+    """Validate the arguments of a public function: ``prob``, ``n_boot``, then the answers."""
+    prob = check_prob(prob)
+    n_boot = check_int(n_boot, name="n_boot", minimum=1, maximum=MAX_BOOT)
+    return _rows(verdict, gold, item, cluster), prob, n_boot
+
+
+def _identified(method: str, error: NotIdentifiableError) -> Estimate:
+    """Return the row of an estimator whose judge is no better than chance on the data."""
+    reason = f"the judge is no better than chance (J={error.j:.4g} <= 0)"
+    return Estimate.not_identifiable(method, reason, j=error.j)
 
 
 def _critical(rows: _Rows, *, prob: float, small_sample: bool) -> tuple[float, float, list[str]]:
@@ -308,8 +325,8 @@ def naive_clustered(
     >>> print(f"{est.estimate:.3f} {est.se:.3f}")
     0.500 0.289
     """
-    prob = check_prob(prob)
-    return _naive_rows(_rows(verdict, None, item, cluster), prob=prob)
+    rows, prob, _ = _checked(verdict, None, item, cluster, prob=prob)
+    return _naive_rows(rows, prob=prob)
 
 
 # --------------------------------------------------------------------------- Rogan-Gladen
@@ -381,8 +398,7 @@ def rogan_gladen_clustered(
     >>> print(f"{est.estimate:.3f}")
     0.500
     """
-    prob = check_prob(prob)
-    rows = _rows(verdict, gold, item, cluster)
+    rows, prob, _ = _checked(verdict, gold, item, cluster, prob=prob)
     return _rg_delta(rows, prob=prob, small_sample=small_sample)
 
 
@@ -470,9 +486,7 @@ def rogan_gladen_cluster_bootstrap(
     >>> est.interval.kind
     'cluster_bootstrap_percentile'
     """
-    prob = check_prob(prob)
-    n_boot = _check_n_boot(n_boot)
-    rows = _rows(verdict, gold, item, cluster)
+    rows, prob, n_boot = _checked(verdict, gold, item, cluster, prob=prob, n_boot=n_boot)
     return _rg_bootstrap(rows, prob=prob, n_boot=n_boot, random_seed=random_seed)
 
 
@@ -591,8 +605,7 @@ def ppi_plus_plus_clustered(
     >>> est.notes[1]
     'lambda=0.5'
     """
-    prob = check_prob(prob)
-    rows = _rows(verdict, gold, item, cluster)
+    rows, prob, _ = _checked(verdict, gold, item, cluster, prob=prob)
     return _ppi_pp(rows, prob=prob, small_sample=small_sample)
 
 
@@ -705,10 +718,8 @@ def majority_baselines(
     >>> [r.method for r in rows]
     ['majority_naive', 'majority_rogan_gladen_delta', 'majority_ppi_plus_plus']
     """
-    prob = check_prob(prob)
-    return _majority_estimates(
-        _rows(verdict, gold, item, cluster), prob=prob, small_sample=small_sample
-    )
+    rows, prob, _ = _checked(verdict, gold, item, cluster, prob=prob)
+    return _majority_estimates(rows, prob=prob, small_sample=small_sample)
 
 
 def _majority_estimates(rows: _Rows, *, prob: float, small_sample: bool = False) -> list[Estimate]:
@@ -721,8 +732,7 @@ def _majority_estimates(rows: _Rows, *, prob: float, small_sample: bool = False)
         try:
             out.append(_majority(fn(reduced, prob=prob, small_sample=small_sample)))
         except NotIdentifiableError as exc:
-            reason = f"the judge is no better than chance (J={exc.j:.4g} <= 0)"
-            out.append(Estimate.not_identifiable(f"majority_{name}", reason, j=exc.j))
+            out.append(_identified(f"majority_{name}", exc))
         except DataError as exc:
             reason = f"after the per-item majority, {str(exc).split(': ', 1)[-1]}"
             out.append(Estimate(f"majority_{name}", None, notes=(reason,)))
@@ -765,14 +775,8 @@ def repeated_baselines(
 
     Parameters
     ----------
-    verdict : array_like of 0/1
-        The judge's verdict on each answer.
-    gold : array_like of 0/1 or NaN
-        The gold label of each answer, NaN where unlabelled.
-    item : array_like
-        The item of each answer.
-    cluster : array_like, optional
-        The cluster of each answer's item; by default the item.
+    verdict, gold, item, cluster
+        As in :func:`rogan_gladen_clustered`.
     prob : float
         Interval mass.
     random_seed : int, Generator or None
@@ -802,9 +806,7 @@ def repeated_baselines(
     ['naive_clustered', 'rogan_gladen_clustered_delta', 'rogan_gladen_cluster_bootstrap',
      'ppi_plus_plus_clustered']
     """
-    prob = check_prob(prob)
-    n_boot = _check_n_boot(n_boot)
-    rows = _rows(verdict, gold, item, cluster)
+    rows, prob, n_boot = _checked(verdict, gold, item, cluster, prob=prob, n_boot=n_boot)
     out = [_naive_rows(rows, prob=prob)]
     for method, fn in (
         (
@@ -819,8 +821,7 @@ def repeated_baselines(
         try:
             out.append(fn())
         except NotIdentifiableError as exc:
-            reason = f"the judge is no better than chance (J={exc.j:.4g} <= 0)"
-            out.append(Estimate.not_identifiable(method, reason, j=exc.j))
+            out.append(_identified(method, exc))
     out.append(_ppi_pp(rows, prob=prob, small_sample=small_sample))
     out.extend(_majority_estimates(rows, prob=prob, small_sample=small_sample))
     return out
