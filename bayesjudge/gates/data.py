@@ -24,7 +24,7 @@ from bayesjudge.errors import DataError
 from bayesjudge.io.groups import GroupCheck
 from bayesjudge.io.labels import join_labels, read_labels
 from bayesjudge.io.mapping import Field, conform
-from bayesjudge.io.problems import Problems, report_repeated, row_names
+from bayesjudge.io.problems import Problems, report_inconsistent, report_repeated
 from bayesjudge.io.source import TABLE_FORMATS, InputFormat, InputReport, check_format, log_tool
 from bayesjudge.io.tables import TableLike, read_table
 
@@ -48,34 +48,6 @@ LOOP_FIELDS = (
 )
 type LabelSource = pd.DataFrame | str | os.PathLike[str] | IO[bytes]
 _SHOWN = 5
-
-
-def _plain(value: object) -> object:
-    if isinstance(value, tuple):
-        return tuple(_plain(v) for v in value)
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def _constant_per_item(
-    frame: pd.DataFrame, codes: np.ndarray, column: str, *, problems: Problems
-) -> None:
-    """Record rows whose ``column`` differs from the first row of the same item (vectorised)."""
-    values = frame[column]
-    value_codes = pd.factorize(values, use_na_sentinel=True)[0]  # a missing value is -1
-    first = np.full(int(codes.max()) + 1, -1, dtype=np.intp)
-    first[codes[::-1]] = np.arange(codes.size)[::-1]  # the first row of each item
-    differs = value_codes != value_codes[first[codes]]
-    if differs.any():
-        positions = np.flatnonzero(differs)
-        shown = positions[: problems.limit]
-        items = frame["item"].iloc[shown].tolist()
-        names = row_names(frame.index, shown)
-        problems.add_rows(
-            f"column {column!r} must be the same on every row of an item",
-            rows=[f"{r} (item {i!r})" for r, i in zip(names, items, strict=True)],
-            values=[_plain(v) for v in values.iloc[shown].tolist()],
-            total=int(positions.size),
-        )
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -240,9 +212,9 @@ def _aggregate(parsed: pd.DataFrame, *, problems: Problems, origin: InputReport)
     if "ruling" in parsed.columns:
         report_repeated(parsed, ["item", "ruling"], what="ruling", problems=problems)
         order = np.argsort(parsed["ruling"].to_numpy(), kind="stable")
-    _constant_per_item(parsed, codes, "label", problems=problems)
+    report_inconsistent(parsed, codes, "label", problems=problems)
     if "slice" in parsed.columns:
-        _constant_per_item(parsed, codes, "slice", problems=problems)
+        report_inconsistent(parsed, codes, "slice", problems=problems)
     problems.raise_if_any()
     first = pd.Series(codes).drop_duplicates().index.to_numpy()
     verdict = parsed["verdict"].to_numpy(dtype=float)

@@ -22,7 +22,7 @@ import pandas as pd
 
 from bayesjudge.errors import DataError
 
-__all__ = ["Problems", "RepeatedIds", "report_repeated", "row_names"]
+__all__ = ["Problems", "RepeatedIds", "report_inconsistent", "report_repeated", "row_names"]
 
 
 def row_names(index: pd.Index, positions: Sequence[int] | np.ndarray) -> list[str]:
@@ -224,6 +224,64 @@ class Problems:
         """
         if self._entries:
             raise DataError(self.message())
+
+
+def report_inconsistent(
+    frame: pd.DataFrame,
+    codes: np.ndarray,
+    column: str,
+    *,
+    problems: Problems,
+    why: str | None = None,
+    unit: str = "item",
+) -> None:
+    """Record the rows whose ``column`` differs from the first row of their group (vectorised).
+
+    ``codes`` numbers the groups of ``frame``'s rows: its items (``frame["item"]``), or with
+    ``unit="answer"`` the answers of its items. A missing value differs from a present one.
+    With ``why``, the message says why the column must agree, and each row names the value of
+    its group's first row and where it stands.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"item": ["a", "a", "b"], "label": [1.0, 0.0, 1.0]})
+    >>> problems = Problems("rulings")
+    >>> report_inconsistent(frame, np.array([0, 0, 1]), "label", problems=problems,
+    ...                     why="gold labels are given per item")
+    >>> print(problems.message())  # doctest: +NORMALIZE_WHITESPACE
+    rulings: column 'label' must be the same on every row of an item (gold labels are given per
+    item): row 1 (item 'a', which has 1.0 on row 0) has 0.0
+    """
+    values = frame[column]
+    value_codes = pd.factorize(values, use_na_sentinel=True)[0]  # a missing value is -1
+    first = np.full(int(codes.max()) + 1, -1, dtype=np.intp)
+    first[codes[::-1]] = np.arange(codes.size)[::-1]  # the first row of each group
+    differs = value_codes != value_codes[first[codes]]
+    if not differs.any():
+        return
+    positions = np.flatnonzero(differs)
+    shown = positions[: problems.limit]
+    items = frame["item"].iloc[shown].tolist()
+    names = row_names(frame.index, shown)
+    of = "item" if unit == "item" else f"{unit} of item"
+    message = f"column {column!r} must be the same on every row of an {unit}"
+    if why is None:
+        rows = [f"{r} ({of} {i!r})" for r, i in zip(names, items, strict=True)]
+    else:
+        message += f" ({why})"
+        origin = first[codes[shown]]
+        rows = [
+            f"{r} ({of} {i!r}, which has {_plain(values.iloc[f])!r} on {fn})"
+            for r, i, f, fn in zip(
+                names, items, origin, row_names(frame.index, origin), strict=True
+            )
+        ]
+    problems.add_rows(
+        message,
+        rows=rows,
+        values=[_plain(v) for v in values.iloc[shown].tolist()],
+        total=int(positions.size),
+    )
 
 
 def report_repeated(

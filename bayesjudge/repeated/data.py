@@ -40,7 +40,7 @@ from bayesjudge.errors import DataError
 from bayesjudge.io.groups import GroupCheck
 from bayesjudge.io.labels import join_labels, read_labels
 from bayesjudge.io.mapping import Field, conform
-from bayesjudge.io.problems import Problems, report_repeated, row_names
+from bayesjudge.io.problems import Problems, report_inconsistent, report_repeated
 from bayesjudge.io.source import InputFormat, InputReport, check_format, log_tool
 from bayesjudge.io.tables import TableLike, read_table
 
@@ -66,52 +66,10 @@ _COUNTS = ("n", "k", "m1", "x1", "m0", "x0")
 PATTERN_COLUMNS = ("item", "calls", "passes", "label", "answers")
 
 
-def _plain(value: object) -> object:
-    return value.item() if isinstance(value, np.generic) else value
-
-
 def _frozen(values: np.ndarray, dtype: type) -> np.ndarray:
     out: np.ndarray = np.array(values, dtype=dtype)
     out.flags.writeable = False
     return out
-
-
-def _constant_per_item(
-    frame: pd.DataFrame,
-    codes: np.ndarray,
-    column: str,
-    *,
-    problems: Problems,
-    why: str,
-    unit: str = "item",
-) -> None:
-    """Record rows whose ``column`` differs from the first row of the same item (vectorised).
-
-    ``codes`` numbers the groups (items, or with ``unit="answer"`` the answers, whose judge
-    calls share one gold label).
-    """
-    values = frame[column]
-    value_codes = pd.factorize(values, use_na_sentinel=True)[0]  # a missing value is -1
-    first = np.full(int(codes.max()) + 1, -1, dtype=np.intp)
-    first[codes[::-1]] = np.arange(codes.size)[::-1]  # the first row of each item
-    differs = value_codes != value_codes[first[codes]]
-    if differs.any():
-        positions = np.flatnonzero(differs)
-        shown = positions[: problems.limit]
-        items = frame["item"].iloc[shown].tolist()
-        firsts = row_names(frame.index, first[codes[shown]])
-        names = row_names(frame.index, shown)
-        problems.add_rows(
-            f"column {column!r} must be the same on every row of an {unit} ({why})",
-            rows=[
-                f"{r} ({unit} of item {i!r}, which has {_plain(values.iloc[f])!r} on {fn})"
-                if unit != "item"
-                else f"{r} (item {i!r}, which has {_plain(values.iloc[f])!r} on {fn})"
-                for r, i, f, fn in zip(names, items, first[codes[shown]], firsts, strict=True)
-            ],
-            values=[_plain(v) for v in values.iloc[shown].tolist()],
-            total=int(positions.size),
-        )
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -408,7 +366,7 @@ class RepeatedData:
                     "not read as judge calls"
                 )
             if gold_per == "answer":
-                _constant_per_item(
+                report_inconsistent(
                     parsed,
                     call_answer,
                     "label",
@@ -417,11 +375,11 @@ class RepeatedData:
                     unit="answer",
                 )
         if "cluster" in parsed.columns:
-            _constant_per_item(
+            report_inconsistent(
                 parsed, codes, "cluster", problems=problems, why="an item lies in one cluster"
             )
         if gold_per == "item":
-            _constant_per_item(
+            report_inconsistent(
                 parsed, codes, "label", problems=problems, why="gold labels are given per item"
             )
         problems.raise_if_any()
