@@ -1,9 +1,7 @@
-"""Docstring text shared by several functions, written once and filled in where it is named.
+"""Docstring text written once and filled in where a docstring names it (``%(name)s`` lines).
 
-The pattern of matplotlib's ``_docstring.interpd`` and pandas' ``@doc``: a docstring names a
-shared part on a line of its own, ``%(name)s``, and :func:`fill_doc` replaces that line with
-the part's text, indented as the line was. Only whole lines that name a given part are
-replaced, so braces and percent signs elsewhere in a docstring (formulas) are left alone.
+The pattern of matplotlib's ``_docstring.interpd`` and pandas' ``@doc``; only whole lines that
+name a part are replaced, so braces and percent signs in formulas are left alone.
 """
 
 from __future__ import annotations
@@ -39,23 +37,10 @@ prob : float, default 0.95
 
 
 def fill_doc[F: Callable[..., object]](**parts: str) -> Callable[[F], F]:
-    r"""Return a decorator that fills each ``%(name)s`` line of a docstring with ``parts[name]``.
+    r"""Return a decorator that replaces each ``%(name)s`` line of a docstring by ``parts[name]``.
 
-    Parameters
-    ----------
-    **parts : str
-        The shared texts by name, unindented (their lines take the placeholder's indentation).
-
-    Returns
-    -------
-    callable
-        The decorator; it returns the function itself, with its ``__doc__`` filled in.
-
-    Raises
-    ------
-    ValueError
-        If the docstring has no line naming one of ``parts`` (a misspelt placeholder would
-        otherwise leave the text out silently).
+    The part's lines take the placeholder line's indentation. A docstring with no line naming
+    one of ``parts`` raises ``ValueError`` (a misspelt placeholder would drop the text).
 
     Examples
     --------
@@ -63,11 +48,9 @@ def fill_doc[F: Callable[..., object]](**parts: str) -> Callable[[F], F]:
     ... def f(random_seed: int) -> None:
     ...     '''Do nothing.
     ...
-    ...     Parameters
-    ...     ----------
     ...     %(seed)s
     ...     '''
-    >>> print(f.__doc__.splitlines()[4:6])
+    >>> f.__doc__.splitlines()[2:4]
     ['    random_seed : int', '        Seed.']
     """
 
@@ -77,10 +60,7 @@ def fill_doc[F: Callable[..., object]](**parts: str) -> Callable[[F], F]:
             pattern = re.compile(rf"^([ \t]*)%\({re.escape(name)}\)s[ \t]*$", re.MULTILINE)
             doc, count = pattern.subn(partial(_indent, text), doc)
             if count == 0:
-                raise ValueError(
-                    f"the docstring of {getattr(func, '__qualname__', func)!r} has no line "
-                    f"'%({name})s' to fill"
-                )
+                raise ValueError(f"the docstring of {func!r} has no line '%({name})s' to fill")
         func.__doc__ = doc
         return func
 
@@ -88,5 +68,4 @@ def fill_doc[F: Callable[..., object]](**parts: str) -> Callable[[F], F]:
 
 
 def _indent(text: str, match: re.Match[str]) -> str:
-    """Return ``text`` with each line indented as the placeholder line ``match``."""
     return "\n".join(match[1] + line if line else line for line in text.splitlines())
