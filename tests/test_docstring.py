@@ -12,8 +12,9 @@ from bayesjudge.batches.statespace import fit_drift
 from bayesjudge.gates.fit import fit_gate
 from bayesjudge.prevalence.fit import fit_prevalence
 from bayesjudge.repeated.fit import fit_repeated
+from bayesjudge.systems.repeated_analysis import fit_repeated_systems
 
-FIT_FUNCTIONS = [fit_prevalence, fit_gate, fit_repeated, fit_drift]
+FIT_FUNCTIONS = [fit_prevalence, fit_gate, fit_repeated, fit_drift, fit_repeated_systems]
 
 
 def test_fill_doc_indents_the_part_as_its_line_and_leaves_formulas_alone():

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from bayesjudge._docstring import SAMPLER_PARAMETERS, fill_doc
 from bayesjudge.inference import defaults
 from bayesjudge.inference.diagnostics import Diagnostics
 from bayesjudge.inference.fit import (
@@ -55,6 +56,8 @@ __all__ = ["RepeatedSystemsAnalysis", "analyze_repeated_systems", "fit_repeated_
 
 #: Name of the model, as recorded in posterior attrs.
 REPEATED_SYSTEMS = "systems_repeated"
+#: Default NUTS target acceptance of the model (that of the systems models).
+TARGET_ACCEPT = defaults.SYSTEMS_TARGET_ACCEPT
 
 
 def _cell_pass_rate(posterior: xr.Dataset, data: RepeatedSystemsData) -> np.ndarray:
@@ -90,6 +93,7 @@ def _statistics(
     }
 
 
+@fill_doc(sampler_parameters=SAMPLER_PARAMETERS)
 def fit_repeated_systems(
     data: RepeatedSystemsData,
     *,
@@ -138,8 +142,7 @@ def fit_repeated_systems(
         Add the cluster level when the data have clusters.
     restrict_j : bool, default True
         Condition the judge's prior on J > 0.
-    draws, tune, chains, target_accept, random_seed, progressbar, sampler, escalate, prob
-        As in :func:`bayesjudge.systems.fit.fit_systems`.
+    %(sampler_parameters)s
 
     Returns
     -------
@@ -165,7 +168,7 @@ def fit_repeated_systems(
     priors = SystemsPriors() if priors is None else priors
     pooled = resolve_pooling(pooling, judge, len(data.systems))
     if target_accept is None:
-        target_accept = defaults.SYSTEMS_TARGET_ACCEPT
+        target_accept = TARGET_ACCEPT
     settings = NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
     clustered = bool(use_clusters and spread and data.clusters is not None)
     counts = data.counts()
