@@ -89,6 +89,13 @@ def run_once(tree: Path, argv: list[str], cache: Path, scratch: Path) -> dict[st
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--before", type=Path, required=True, help="source tree of the before")
+    parser.add_argument(
+        "--after",
+        type=Path,
+        default=AFTER,
+        help="source tree of the after (default this checkout; a copy of it, such as "
+        "`git archive HEAD | tar -x -C /tmp/after`, keeps edits made during the run out)",
+    )
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--name", default="light_paths")
     parser.add_argument(
@@ -97,15 +104,16 @@ def main() -> None:
     args = parser.parse_args()
     from _record import RESULTS, command_line, write_result
 
-    before = args.before.resolve()
-    if not (before / "bayesjudge" / "__init__.py").exists():
-        parser.error(f"--before {before} holds no bayesjudge package")
-    trees = {"before": before, "after": AFTER}
+    before, after = args.before.resolve(), args.after.resolve()
+    for option, tree in (("--before", before), ("--after", after)):
+        if not (tree / "bayesjudge" / "__init__.py").exists():
+            parser.error(f"{option} {tree} holds no bayesjudge package")
+    trees = {"before": before, "after": after}
     if not args.no_compile:
         for tree in trees.values():
             folders = [str(tree / name) for name in ("bayesjudge", "models")]
             subprocess.run([sys.executable, "-m", "compileall", "-q", *folders], check=True)
-    example = str(AFTER / "bayesjudge" / "examples" / "judge_example.csv")
+    example = str(after / "bayesjudge" / "examples" / "judge_example.csv")
     todo = commands(example)
     runs: dict[tuple[str, str], list[dict[str, object]]] = {}
     started = time.perf_counter()
@@ -160,7 +168,8 @@ def main() -> None:
     body = (
         f"Run of {elapsed:.0f} s in all; {args.runs} runs of each command from each tree, "
         "interleaved, medians. `before` is the source tree given with `--before` "
-        f"(`{before.name}`), `after` this checkout. Wall and CPU seconds and peak memory are per "
+        f"(`{before.name}`), `after` the tree given with `--after` (`{after.name}`; this "
+        "checkout unless given). Wall and CPU seconds and peak memory are per "
         "process (CPU: user + system over every thread, from `os.wait4`); ratios are to "
         "`bayesjudge estimate` (NUTS, compile cache filled) from the same tree in the same run. "
         '"Same printed answer" compares the text output of the two trees (the NUTS estimate '
