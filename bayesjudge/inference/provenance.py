@@ -12,7 +12,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from functools import cache
-from importlib import metadata
 from typing import Any
 
 import numpy as np
@@ -58,6 +57,8 @@ def versions() -> dict[str, str]:
     >>> "python" in versions() and "numpy" in versions()
     True
     """
+    from importlib import metadata  # imported here: a command that records none skips it
+
     out = {"python": platform.python_version(), "bayesjudge": __version__}
     for name in _DISTRIBUTIONS:
         try:

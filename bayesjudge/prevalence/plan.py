@@ -562,10 +562,16 @@ class _Simulator:
     refit_se: np.ndarray
     refit_sp: np.ndarray
     ess: float
+    #: exact widths already computed, by the six counts: replicates of a small split often
+    #: draw the same counts, and the exact posterior is a deterministic function of them
+    widths: dict[tuple[int, ...], float] = field(default_factory=dict)
 
     def width(self, counts: JudgeCounts) -> float:
-        post = exact_posterior(counts, priors=self.priors, grid_size=_GRID, nodes=_NODES)
-        return post.eti(self.prob).width
+        key = (counts.m1, counts.x1, counts.m0, counts.x0, counts.n, counts.k)
+        if key not in self.widths:
+            post = exact_posterior(counts, priors=self.priors, grid_size=_GRID, nodes=_NODES)
+            self.widths[key] = post.eti(self.prob).width
+        return self.widths[key]
 
     def expected(self, m1: int, m0: int, tag: int) -> tuple[float, float, float]:
         """Return the expected exact width, its Monte Carlo error and the expected LR width."""

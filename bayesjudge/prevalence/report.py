@@ -17,9 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import xarray as xr
 
-from bayesjudge.inference.summary import group
 from bayesjudge.prevalence.analysis import (
     PrevalenceAnalysis,
     plain_reading,
@@ -37,6 +35,7 @@ from bayesjudge.reporting.pipeline import ReportContent, Section, with_record, w
 from bayesjudge.reporting.summary import footer_html, footer_markdown
 
 if TYPE_CHECKING:
+    import xarray as xr
     from matplotlib.figure import Figure
 
     from bayesjudge.prevalence.thresholds import ThresholdAnalysis
@@ -81,6 +80,8 @@ LABELS = {"pi": "true success rate pi", "se": "sensitivity Se", "sp": "specifici
 def _ppc_figure(posterior: xr.DataTree) -> Figure | None:
     """Draw the posterior predictive distribution of each observed count and the observed one."""
     from matplotlib.figure import Figure
+
+    from bayesjudge.inference.summary import group
 
     observed = group(posterior, "observed_data")
     predictive = group(posterior, "posterior_predictive")
@@ -195,6 +196,7 @@ def _figures(
 ) -> dict[str, str]:
     import matplotlib.pyplot as plt
 
+    from bayesjudge.inference.summary import group
     from bayesjudge.prevalence.plan import plot_label_plan
 
     posterior = analysis.posterior

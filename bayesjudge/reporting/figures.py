@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import xarray as xr
 
 if TYPE_CHECKING:
+    import xarray as xr
     from matplotlib.figure import Figure
 
 __all__ = ["CHAIN_COLOURS", "histogram_bins", "interval_figure", "rank_figure", "trace_figure"]
@@ -65,6 +65,7 @@ def rank_figure(
 
     Examples
     --------
+    >>> import xarray as xr
     >>> rng = np.random.default_rng(0)
     >>> ds = xr.Dataset({"pi": (("chain", "draw"), rng.normal(size=(4, 500)))})
     >>> rank_figure(ds, ["pi"]).axes[0].get_xlabel()
@@ -115,6 +116,7 @@ def trace_figure(
 
     Examples
     --------
+    >>> import xarray as xr
     >>> rng = np.random.default_rng(0)
     >>> ds = xr.Dataset({"pi": (("chain", "draw"), rng.normal(size=(4, 500)))})
     >>> trace_figure(ds, ["pi"]).axes[0].get_xlabel()

@@ -44,7 +44,6 @@ import pandas as pd
 
 from bayesjudge.inference.provenance import provenance, provenance_from_attrs
 from bayesjudge.reporting.html import figures_html, html_page, markdown_table, table_html
-from bayesjudge.reporting.netcdf import write_posterior
 from bayesjudge.reporting.output import (
     escape_markdown,
     escape_markdown_prose,
@@ -396,6 +395,8 @@ def render_markdown(content: ReportContent) -> str:
 
 def write_files(folder: Path, content: ReportContent, *, back: str | None = None) -> None:
     """Write the files of one report into ``folder`` (a staging folder, or a part of one)."""
+    from bayesjudge.reporting.netcdf import write_posterior  # xarray: only when writing
+
     write_posterior(content.posterior, folder / "posterior.nc")
     for name, value in content.files.items():
         if isinstance(value, pd.DataFrame):
