@@ -58,7 +58,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 @dataclass(frozen=True)
 class SeededReport:
-    """One ``report`` run on the small data set, read by several tests (a report costs ~10 s of
+    """One ``report`` run on the small data set, read by several tests (a report costs 9 to 12 s of
     CPU, most of it the label plan and the figures, not the sampling)."""
 
     folder: Path  # holds the data file and the report folder, nothing else
