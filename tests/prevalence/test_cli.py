@@ -56,6 +56,23 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def in_process(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> subprocess.CompletedProcess[str]:
+    """Run the command line in this process; return what ``python -m bayesjudge`` would.
+
+    The exit status is :func:`main`'s return value or the code of a ``SystemExit`` it raises; an
+    exception it lets through fails the test as the process's traceback would. Starting the
+    interpreter itself is tested where it matters (``test_help_everywhere``, ``tests/cli``).
+    """
+    try:
+        code = main(argv)
+    except SystemExit as stop:
+        code = 0 if stop.code is None else stop.code if isinstance(stop.code, int) else 1
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["bayesjudge", *argv], code, out, err)
+
+
 @dataclass(frozen=True)
 class SeededReport:
     """One ``report`` run on the small data set, read by several tests (a report costs 9 to 12 s of
@@ -193,19 +210,14 @@ def test_not_identifiable_rows_shown_with_reason(capsys, tmp_path):
         (["gate", "{good}", "--prior", "log_kappa=beta:1,1"], "must be a normal distribution"),
     ],
 )
-def test_bad_input_exits_2_without_traceback(tmp_path, argv, message):
+def test_bad_input_exits_2_without_traceback(capsys, monkeypatch, tmp_path, argv, message):
     bad = tmp_path / "bad.csv"
     bad.write_text("label,verdict\n1,pass\n0,maybe\n,1\n")
     good = tmp_path / "good.csv"
     bj.load_example("judge").to_csv(good, index=False)
     argv = [a.replace("{bad}", str(bad)).replace("{good}", str(good)) for a in argv]
-    result = subprocess.run(
-        [sys.executable, "-m", "bayesjudge", *argv],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        check=False,
-    )
+    monkeypatch.chdir(tmp_path)
+    result = in_process(capsys, argv)
     assert result.returncode == EXIT_BAD_INPUT, result.stderr
     assert re.search(message, result.stderr), result.stderr
     assert "Traceback" not in result.stderr
