@@ -62,8 +62,10 @@ def in_process(
     """Run the command line in this process; return what ``python -m bayesjudge`` would.
 
     The exit status is :func:`main`'s return value or the code of a ``SystemExit`` it raises; an
-    exception it lets through fails the test as the process's traceback would. Starting the
-    interpreter itself is tested where it matters (``test_help_everywhere``, ``tests/cli``).
+    exception it lets through fails the test as the process's traceback would. A fresh
+    ``python -m bayesjudge`` is tested by ``test_help_everywhere`` here and, for bad input
+    (exit 2, one line, no traceback), by ``test_no_traceback_from_a_fresh_process`` in
+    ``tests/cli/test_input.py``.
     """
     try:
         code = main(argv)
