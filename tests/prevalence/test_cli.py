@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import html
+import io
 import json
 import re
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -51,6 +54,53 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def in_process(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> subprocess.CompletedProcess[str]:
+    """Run the command line in this process; return what ``python -m bayesjudge`` would.
+
+    The exit status is :func:`main`'s return value or the code of a ``SystemExit`` it raises; an
+    exception it lets through fails the test as the process's traceback would. A fresh
+    ``python -m bayesjudge`` is tested by ``test_help_everywhere`` here and, for bad input
+    (exit 2, one line, no traceback), by ``test_no_traceback_from_a_fresh_process`` in
+    ``tests/cli/test_input.py``.
+    """
+    try:
+        code = main(argv)
+    except SystemExit as stop:
+        code = 0 if stop.code is None else stop.code if isinstance(stop.code, int) else 1
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["bayesjudge", *argv], code, out, err)
+
+
+@dataclass(frozen=True)
+class SeededReport:
+    """One ``report`` run on the small data set, read by several tests (a report costs 9 to 12 s of
+    CPU, most of it the label plan and the figures, not the sampling)."""
+
+    folder: Path  # holds the data file and the report folder, nothing else
+    out_dir: Path
+    argv: tuple[str, ...]
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture(scope="module")
+def seeded_report(tmp_path_factory: pytest.TempPathFactory) -> SeededReport:
+    folder = tmp_path_factory.mktemp("seeded_report")
+    data = folder / "small.csv"
+    judge_table(pi=0.6, se=0.9, sp=0.8, n=400, m1=60, m0=60, random_seed=3).to_csv(
+        data, index=False
+    )
+    out_dir = folder / "report"
+    argv = ("report", str(data), "--out", str(out_dir), "--random-seed", "5", *FAST_FIT)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return SeededReport(folder, out_dir, argv, code, out.getvalue(), err.getvalue())
 
 
 def test_baselines_json_schema(capsys, example_csv):
@@ -162,19 +212,14 @@ def test_not_identifiable_rows_shown_with_reason(capsys, tmp_path):
         (["gate", "{good}", "--prior", "log_kappa=beta:1,1"], "must be a normal distribution"),
     ],
 )
-def test_bad_input_exits_2_without_traceback(tmp_path, argv, message):
+def test_bad_input_exits_2_without_traceback(capsys, monkeypatch, tmp_path, argv, message):
     bad = tmp_path / "bad.csv"
     bad.write_text("label,verdict\n1,pass\n0,maybe\n,1\n")
     good = tmp_path / "good.csv"
     bj.load_example("judge").to_csv(good, index=False)
     argv = [a.replace("{bad}", str(bad)).replace("{good}", str(good)) for a in argv]
-    result = subprocess.run(
-        [sys.executable, "-m", "bayesjudge", *argv],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        check=False,
-    )
+    monkeypatch.chdir(tmp_path)
+    result = in_process(capsys, argv)
     assert result.returncode == EXIT_BAD_INPUT, result.stderr
     assert re.search(message, result.stderr), result.stderr
     assert "Traceback" not in result.stderr
@@ -335,11 +380,9 @@ def test_failing_diagnostics_exit_3(capsys, small_csv):
     assert "FAILED its diagnostics" in err
 
 
-def test_report_writes_self_contained_files(capsys, small_csv, tmp_path, readable_report):
-    out_dir = tmp_path / "report"
-    code, _out, err = run(
-        capsys, "report", str(small_csv), "--out", str(out_dir), "--random-seed", "2", *FAST_FIT
-    )
+def test_report_writes_self_contained_files(seeded_report, readable_report):
+    tmp_path, out_dir = seeded_report.folder, seeded_report.out_dir
+    code, err = seeded_report.code, seeded_report.err
     assert code == EXIT_OK, err
     page = (out_dir / "report.html").read_text()
     assert "data:image/png;base64," in page
@@ -419,10 +462,8 @@ def test_default_seed_makes_runs_byte_identical(capsys, small_csv):
     assert f"seed {DEFAULT_SEED}" in out
 
 
-def test_seed_versions_and_command_are_recorded_in_the_report(capsys, small_csv, tmp_path):
-    out_dir = tmp_path / "report"
-    argv = ("report", str(small_csv), "--out", str(out_dir), "--random-seed", "5", *FAST_FIT)
-    code, _, _ = run(capsys, *argv)
+def test_seed_versions_and_command_are_recorded_in_the_report(seeded_report):
+    out_dir, argv, code = seeded_report.out_dir, seeded_report.argv, seeded_report.code
     assert code == EXIT_OK
     tree = xr.open_datatree(out_dir / "posterior.nc")
     assert int(tree.attrs["seed"]) == 5
@@ -525,11 +566,9 @@ def test_one_gold_fail_warns_in_the_terminal_as_in_the_report(capsys, tmp_path):
     assert re.search(r"\*\*\d+\\?\.\d% to \d+\.\d%\*\* true success rate pi", summary)
 
 
-def test_report_prints_its_answer_and_the_page_to_open(capsys, small_csv, tmp_path):
-    out_dir = tmp_path / "report"
-    code, out, err = run(
-        capsys, "report", str(small_csv), "--out", str(out_dir), "--random-seed", "2", *FAST_FIT
-    )
+def test_report_prints_its_answer_and_the_page_to_open(seeded_report):
+    out_dir = seeded_report.out_dir
+    code, out, err = seeded_report.code, seeded_report.out, seeded_report.err
     assert code == EXIT_OK, err
     lines = out.splitlines()
     assert "Answer" in lines
