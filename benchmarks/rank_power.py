@@ -41,14 +41,16 @@ at any stopping time the cells have the same count to within one; the raw rows a
 replicate) pairs already there. Each replicate's seed is a function of its cell and number.
 
 Run: ``nice -n 19 python benchmarks/rank_power.py --replicates R [--systems 2 4] [--draws D
---tune T]``, then ``python benchmarks/rank_power.py --summarize`` to write
-``results/rank_power.md``.
+--tune T] [--shard i/n]`` (n processes with shards 0/n to n-1/n share the work), then
+``python benchmarks/rank_power.py --summarize`` to write ``results/rank_power.md``.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import fcntl
+import io
 import math
 import sys
 import time
@@ -343,7 +345,9 @@ def replicate(cell: Cell, seed: int, *, draws: int, tune: int) -> list[dict[str,
 
 
 # --------------------------------------------------------------------------- reading the rows
-def read_rows(path: Path = RAW) -> list[dict[str, str]]:
+def read_rows(path: Path | None = None) -> list[dict[str, str]]:
+    """The raw rows of ``path`` (default :data:`RAW`), as strings; none if it does not exist."""
+    path = RAW if path is None else path
     if not path.exists():
         return []
     with path.open(encoding="utf-8", newline="") as handle:
@@ -527,21 +531,33 @@ def summarize(command: str, reading: str = "") -> Path:
     return record("rank_power", "rank: power and coverage of the default judge", command, body)
 
 
-def run(replicates: int, sizes: Sequence[int], draws: int, tune: int) -> None:
+def run(replicates: int, sizes: Sequence[int], draws: int, tune: int, shard: str = "0/1") -> None:
+    """Run the missing replicates in replicate-major order, appending each one's rows to RAW.
+
+    ``shard`` ``"i/n"`` takes every n-th entry of the schedule from the i-th, so that n
+    processes started together keep the replicate-major order between them; each replicate's
+    rows are appended in one write under an exclusive lock of the file.
+    """
+    index, count = (int(part) for part in shard.split("/"))
+    if not 0 <= index < count:
+        raise SystemExit(f"--shard must be i/n with 0 <= i < n; got {shard!r}")
     cells = grid(sizes)
-    todo = schedule(cells, replicates, done_pairs(read_rows()))
+    todo = schedule(cells, replicates, done_pairs(read_rows()))[index::count]
     RAW.parent.mkdir(parents=True, exist_ok=True)
-    fresh = not RAW.exists()
-    with RAW.open("a", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=FIELDS, restval="")
-        if fresh:
-            writer.writeheader()
-        for number, (r, cell) in enumerate(todo, 1):
-            seed = cell.seed(r)
-            for row in replicate(cell, seed, draws=draws, tune=tune):
-                writer.writerow({**row, "replicate": r})
+    for number, (r, cell) in enumerate(todo, 1):
+        seed = cell.seed(r)
+        block = io.StringIO()
+        writer = csv.DictWriter(block, fieldnames=FIELDS, restval="")
+        for row in replicate(cell, seed, draws=draws, tune=tune):
+            writer.writerow({**row, "replicate": r})
+        with RAW.open("a", newline="", encoding="utf-8") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            if handle.tell() == 0:
+                csv.DictWriter(handle, fieldnames=FIELDS).writeheader()
+            handle.write(block.getvalue())
             handle.flush()
-            print(f"[{number}/{len(todo)}] {cell.key} replicate {r} done", flush=True)
+            fcntl.flock(handle, fcntl.LOCK_UN)
+        print(f"[{number}/{len(todo)}] {cell.key} replicate {r} done", flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -550,6 +566,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--systems", type=int, nargs="+", default=[2], choices=SIZES)
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--tune", type=int, default=1000)
+    parser.add_argument("--shard", default="0/1", help="i/n: every n-th replicate from the i-th")
     parser.add_argument("--summarize", action="store_true", help="write results/rank_power.md")
     parser.add_argument("--reading", type=Path, help="markdown file appended as the reading")
     args = parser.parse_args(argv)
@@ -558,7 +575,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         command = "python benchmarks/rank_power.py " + " ".join(sys.argv[1:])
         print(summarize(command, reading))
         return
-    run(args.replicates, args.systems, args.draws, args.tune)
+    run(args.replicates, args.systems, args.draws, args.tune, args.shard)
 
 
 if __name__ == "__main__":

@@ -234,3 +234,29 @@ def test_ppi_py_reference_matches_the_package(rp, design):
     estimate, se = rp._ppi_py(data, "A", "B", design == "paired")
     assert estimate == pytest.approx(ours.estimate, abs=1e-12)
     assert se == pytest.approx(ours.se, rel=1e-9)
+
+
+def test_shards_share_the_schedule_and_append_one_header(rp, tmp_path, monkeypatch):
+    raw = tmp_path / "raw.csv"
+    monkeypatch.setattr(rp, "RAW", raw)
+    calls = []
+
+    def fake(cell, seed, *, draws, tune):
+        calls.append((cell.key, seed))
+        return [_row(rp, cell, 0, "shared", "A", "B", cell.diff, declared=False)]
+
+    monkeypatch.setattr(rp, "replicate", fake)
+    order = [(cell.key, cell.seed(r)) for r, cell in rp.schedule(rp.grid([2]), 2)]
+    rp.run(2, [2], 10, 10, "1/2")  # what the second of two processes started together runs
+    assert calls == order[1::2]
+    rp.run(2, [2], 10, 10, "0/1")  # the rest, as the first would have
+    assert calls[18:] == order[0::2]
+    rows = rp.read_rows(raw)
+    assert raw.read_text(encoding="utf-8").count("cell,systems") == 1
+    assert len(rows) == len(calls) == 36
+    assert rp.done_pairs(rows) == {(c.key, r) for c in rp.grid([2]) for r in (1, 2)}
+    rp.run(3, [2], 10, 10, "0/1")  # resumes: only replicate 3 is left
+    assert len(calls) == 54
+    assert {int(r["replicate"]) for r in rp.read_rows(raw)[36:]} == {3}
+    with pytest.raises(SystemExit):
+        rp.run(3, [2], 10, 10, "2/2")
