@@ -260,3 +260,16 @@ def test_shards_share_the_schedule_and_append_one_header(rp, tmp_path, monkeypat
     assert {int(r["replicate"]) for r in rp.read_rows(raw)[36:]} == {3}
     with pytest.raises(SystemExit):
         rp.run(3, [2], 10, 10, "2/2")
+
+
+def test_balanced_keeps_the_replicates_every_cell_of_a_size_finished(rp, tmp_path):
+    two = rp.grid([2])[:2]
+    four = rp.grid([4])[0]
+    rows = [_row(rp, two[0], r, "shared", "A", "B", 0.0, declared=False) for r in (1, 2, 3, 5)]
+    rows += [_row(rp, two[1], r, "shared", "A", "B", 0.0, declared=False) for r in (1, 2)]
+    rows += [_row(rp, four, 1, "shared", "A", "B", 0.0, declared=False)]
+    kept, complete = rp.balanced(_through_csv(rp, rows, tmp_path / "raw.csv"))
+    assert complete == {2: 2, 4: 1}
+    assert sorted((r["cell"], int(r["replicate"])) for r in kept) == sorted(
+        [(two[0].key, 1), (two[0].key, 2), (two[1].key, 1), (two[1].key, 2), (four.key, 1)]
+    )
