@@ -55,7 +55,7 @@ import math
 import sys
 import time
 import zlib
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -450,21 +450,24 @@ def table(rows: Sequence[dict[str, str]], cells: Sequence[Cell]) -> str:
     lines = [
         "| systems | design | diff | Sp gap | method | replicates | coverage [95% CI] "
         "| false winners at diff 0 [95% CI] | power at the step [95% CI] | fits passed "
-        "| mean weight of one judge |",
+        "| default: mean weight of one judge; what it rested on |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for cell in cells:
-        weights = [
-            float(r["weight_shared"])
-            for r in rows
-            if r["cell"] == cell.key and r["method"] == "default" and r["weight_shared"] != "nan"
-        ]
+        first = {
+            r["replicate"]: r for r in rows if r["cell"] == cell.key and r["method"] == "default"
+        }.values()  # one row per replicate
+        weights = [float(r["weight_shared"]) for r in first if r["weight_shared"] != "nan"]
+        rests = Counter(r["default_rests_on"] for r in first)
         for method in METHODS:
             t = tally(rows, cell.key, method)
             if t.replicates == 0:
                 continue
             fits = f"{t.passed}/{t.fits}" if t.fits else "-"
-            weight = f"{np.mean(weights):.2f}" if weights and method == "default" else ""
+            weight = ""
+            if method == "default":
+                mean = f"{np.mean(weights):.2f}; " if weights else ""
+                weight = mean + ", ".join(f"{k} {n}" for k, n in sorted(rests.items()))
             lines.append(
                 f"| {cell.systems} | {cell.design} | {cell.diff:.2f} | {cell.gap:.2f} | {method} "
                 f"| {t.replicates} | {Tally.text(t.covered, t.intervals)} "

@@ -100,6 +100,7 @@ def _row(rp, cell, replicate, method, a, b, truth, *, declared, covers="", passe
         "weight_shared": 0.5,
         "draws": 500,
         "seconds": 10.0,
+        "default_rests_on": "average",
     }
 
 
@@ -170,6 +171,7 @@ def test_tally_counts_coverage_false_winners_power_and_fits(rp, tmp_path):
     assert "| 2 | paired | 0.00 | 0.00 | default | 4 | 3/4 = 0.75 [" in text
     assert "| 4 | paired | 0.05 | 0.00 | shared | 1 | 5/6 = 0.83 [" in text
     assert "mcnemar | 4 | - | 3/4 = 0.75" in text
+    assert "| 3/4 | 0.50; average 4 |" in text  # the default's weight and what it rested on
 
 
 def test_power_gap_pairs_default_and_shared_on_the_same_data(rp, tmp_path):
