@@ -337,7 +337,7 @@ class CopyTruth:
 def _own_rates(
     source: NDArray[np.float64], target: NDArray[np.float64], copy: NDArray[np.float64]
 ) -> NDArray[np.float64]:
-    """The copying judge's pass rate when it judges alone, per class, from its marginal rate."""
+    """Return the copying judge's pass rate when it judges alone, per class."""
     own = np.empty(2)
     for c in range(2):
         if copy[c] == 1.0:

@@ -170,7 +170,8 @@ def test_dependence_scenarios_are_seeded_and_distinct():
         one = dependence_scenario(form, random_seed=5)
         two = dependence_scenario(form, random_seed=5)
         np.testing.assert_array_equal(one.data.verdicts, two.data.verdicts)
-        assert one.data.n_items == 2000 and one.data.n_unlabelled == 1800
+        assert one.data.n_items == 2000
+        assert one.data.n_unlabelled == 1800
         effective[form] = float(one.truth.effective_judges)
     assert effective["independent"] == pytest.approx(3.0)
     assert effective["copy"] < effective["one_class_noise"] < effective["shared_base"] < 3.0
