@@ -190,6 +190,8 @@ def _print(source: str, analysis: Any) -> None:
         f"{data.n_judges} judges; dependence {analysis.dependence}, calibration "
         f"{analysis.calibration}"
     )
+    if analysis.dependence_choice is not None:
+        echo(f"dependence chosen by fit: {analysis.dependence_choice.reason}")
     naive = analysis.naive
     s = analysis.pi
     echo(

@@ -172,3 +172,30 @@ def test_posterior_mode_of_the_pair_form_finds_the_copy():
     kappa = gamma / (rate[:, 0] * (1 - rate[:, 0]))
     assert np.all(np.abs(kappa - 0.8) < 0.15)
     assert abs(start.pi - 0.39) < 0.06
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_the_chosen_answer_covers_a_copying_panels_accuracy():
+    """A small seeded copying panel: the form chosen by fit covers every Se and Sp."""
+    from bayesjudge.panels.analysis import analyze_panel
+    from bayesjudge.panels.simulate import dependence_scenario
+
+    sim = dependence_scenario("copy", n_unlabelled=1000, n_gold=200, random_seed=11)
+    analysis = analyze_panel(
+        sim.data,
+        dependence="auto",
+        draws=500,
+        tune=500,
+        chains=2,
+        random_seed=11,
+        progressbar=False,
+    )
+    block = analysis.to_dict()["dependence"]
+    assert block["choice"]["chosen"] == analysis.dependence
+    assert [f["form"] for f in block["choice"]["forms"]] == ["random_effect", "pairs"]
+    for j, judge in enumerate(sim.data.judges):
+        for name, truth in (("se", sim.truth.se[j]), ("sp", sim.truth.sp[j])):
+            summary = analysis.judges[judge][name]
+            assert summary.eti.low <= truth <= summary.eti.high, (judge, name, summary)
+    assert analysis.pi.eti.low <= sim.truth.pi <= analysis.pi.eti.high
