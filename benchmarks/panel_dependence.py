@@ -38,6 +38,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -59,7 +60,7 @@ def _covers(draws: np.ndarray, truth: float) -> bool:
     return bool(low - 1e-9 <= truth <= high + 1e-9)
 
 
-def _answer(model: str, tree, sim, seconds: float) -> dict[str, object]:
+def _answer(model: str, tree: Any, sim: Any, seconds: float) -> dict[str, object]:
     post = tree["posterior"]
     truth = sim.truth
     row: dict[str, object] = {"model": model}
@@ -85,7 +86,12 @@ def _answer(model: str, tree, sim, seconds: float) -> dict[str, object]:
 def replicate(form: str, r: int, *, seed: int, draws: int, tune: int) -> list[dict[str, object]]:
     """Simulate one panel of ``form`` and fit it both ways; return the three answers' rows."""
     sim = dependence_scenario(form, random_seed=seed + r)
-    common = {"random_seed": seed + r, "draws": draws, "tune": tune, "progressbar": False}
+    common: dict[str, Any] = {
+        "random_seed": seed + r,
+        "draws": draws,
+        "tune": tune,
+        "progressbar": False,
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         start = time.perf_counter()

@@ -405,7 +405,7 @@ def analyze_panel(
     pair_tree = None
     if with_pairs:
         pair_tree = fit_panel(data, dependence="none", pairs=pairs or "auto", **settings)
-    if dependence == "pairs":
+    if dependence == "pairs" and pair_tree is not None:
         posterior = pair_tree
     else:
         posterior = fit_panel(data, dependence=fitted, independence=independence, **settings)
@@ -416,9 +416,8 @@ def analyze_panel(
                 [[data.judges.index(a), data.judges.index(b)] for a, b in _pairs_of(pair_tree)]
             )
         choice = choose_dependence(posterior, pair_tree, patterns, pairs=index)
-        if choice.chosen == "pairs":
+        if choice.chosen == "pairs" and pair_tree is not None:
             posterior = pair_tree
-    assert posterior is not None
     chosen = "pairs" if "pairs" in posterior.attrs else fitted
     judges = {
         judge: {name: _summary(posterior, name, prob, judge=judge) for name in JUDGE_QUANTITIES}

@@ -187,7 +187,9 @@ def pattern_log_likelihood(
     out = np.empty((flat, len(label)))
     for start in range(0, flat, _CHUNK):
         part = slice(start, min(start + _CHUNK, flat))
-        form = {} if gamma is None else {"pairs": pairs, "pair_covariance": gamma[part]}
+        form: dict[str, Any] = (
+            {} if gamma is None else {"pairs": pairs, "pair_covariance": gamma[part]}
+        )
         logp = log_pattern_probabilities(se[part], sp[part], lam[part], patterns.verdict, **form)
         mixed = np.logaddexp(
             np.log(pi[part, None]) + logp[:, 1], np.log1p(-pi[part, None]) + logp[:, 0]

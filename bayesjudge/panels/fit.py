@@ -398,7 +398,9 @@ def _unanimity_predictive(
         rows = np.concatenate([np.where(masks, 1, MISSING), np.where(masks, 0, MISSING)])
         for start in range(0, flat, _CHUNK):
             part = slice(start, min(start + _CHUNK, flat))
-            form = {} if gamma is None else {"pairs": pairs, "pair_covariance": gamma[part]}
+            form: dict[str, Any] = (
+                {} if gamma is None else {"pairs": pairs, "pair_covariance": gamma[part]}
+            )
             prob = np.exp(log_pattern_probabilities(se[part], sp[part], lam[part], rows, **form))
             if code == UNLABELLED:
                 p = pi[part, None] * prob[:, 1] + (1.0 - pi[part, None]) * prob[:, 0]

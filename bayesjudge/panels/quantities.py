@@ -10,6 +10,7 @@ draw, the conditional error correlations, the effective number of independent ju
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -221,7 +222,7 @@ def panel_quantities(
         .reshape(flat, 2, -1)
     )
 
-    def form(c: slice) -> dict[str, object]:
+    def form(c: slice) -> dict[str, Any]:
         return {} if gamma is None else {"pairs": pairs, "pair_covariance": gamma[c]}
 
     chunks = [slice(start, min(start + _CHUNK, flat)) for start in range(0, flat, _CHUNK)]
@@ -246,7 +247,7 @@ def panel_quantities(
             m0=n_fail,
             likelihood_ratio=best,
             size=size,
-            **form(c),  # type: ignore[arg-type]
+            **form(c),
         )
         for c in chunks
     ]

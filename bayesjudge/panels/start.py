@@ -30,7 +30,7 @@ of items.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -264,8 +264,8 @@ def _pair_arguments(
     sp: NDArray[np.float64],
     pairs: NDArray[np.int64],
     share: NDArray[np.float64],
-) -> dict[str, NDArray[np.float64]]:
-    """Return the ``pairs`` and ``pair_covariance`` arguments of the pair form from its shares."""
+) -> dict[str, Any]:
+    """Return the ``pairs and ``pair_covariance`` arguments of the pair form from its shares."""
     rate = np.stack([1.0 - sp, se], axis=-2)  # (batch, 2, J)
     bound = pair_covariance_bound(rate[..., pairs[:, 0]], rate[..., pairs[:, 1]])
     return {"pairs": pairs, "pair_covariance": share * bound}
@@ -312,7 +312,7 @@ def _log_posterior(
         loading = LOADING_MAX * expit(shares)
     else:
         loading = np.zeros((batch, 2, n_judges))
-    extra: dict[str, NDArray[np.float64]] = {}
+    extra: dict[str, Any] = {}
     if pairs is not None:
         shares = t[:, 1 + 2 * n_judges :].reshape(batch, 2, len(pairs))
         log_share, log1m_share = logs(shares)
@@ -622,12 +622,12 @@ def posterior_mode(
             pairs=index,
             pair_share=share,
         )
-        theta = np.concatenate(
-            [[logit(pi)], logit(se), logit(sp), logit(loading.ravel() / LOADING_MAX)]
-            if dependent
-            else [[logit(pi)], logit(se), logit(sp)]
-            + ([] if share is None else [logit(share.ravel())])
-        )
+        blocks: list[Any] = [[logit(pi)], logit(se), logit(sp)]
+        if dependent:
+            blocks.append(logit(loading.ravel() / LOADING_MAX))
+        if share is not None:
+            blocks.append(logit(share.ravel()))
+        theta = np.concatenate(blocks)
         best = float(
             _log_posterior(
                 theta,
@@ -787,7 +787,7 @@ def sampling_log_density(
         loading = LOADING_MAX * expit(shares).reshape(-1, 2, n_judges)
     else:
         loading = np.zeros((u.shape[0], 2, n_judges))
-    extra: dict[str, NDArray[np.float64]] = {}
+    extra: dict[str, Any] = {}
     if index is not None:
         shares = parts["pair_share_logodds__"]
         log_s, log1m_s = log_expit(shares), log_expit(-shares)
