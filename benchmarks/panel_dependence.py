@@ -26,6 +26,16 @@ Usage::
     python benchmarks/panel_dependence.py --summary results/panel_dependence_raw.csv \
         --out results/panel_dependence.md
 
+The issue's own check, through the command line (``--issue-csv`` writes the near-copy panel
+``dependence_scenario("copy", random_seed=27)`` as a wide CSV; ``--issue-summary`` records the
+``--json`` outputs of ``bayesjudge panel`` on it, one per ``--dependence``)::
+
+    python benchmarks/panel_dependence.py --issue-csv copy27.csv
+    bayesjudge panel copy27.csv --json --random-seed 1 > random_effect.json
+    bayesjudge panel copy27.csv --json --random-seed 1 --dependence auto > auto.json
+    python benchmarks/panel_dependence.py --issue-summary random_effect.json auto.json \
+        --out results/panel_dependence_issue.md
+
 Replicates run replicate-major (every form once, then the next replicate), so the forms have
 equal counts whenever the run stops; a later run computes only the rows the ``--raw`` file
 lacks. Replicate ``r`` uses seed ``--seed + r`` for the data and the sampler.
@@ -166,6 +176,59 @@ def summary(raw: pd.DataFrame) -> str:
     )
 
 
+ISSUE_SEED = 27
+
+
+def write_issue_csv(path: Path) -> None:
+    """Write the issue's near-copy panel (seed :data:`ISSUE_SEED`) as a wide CSV."""
+    sim = dependence_scenario("copy", random_seed=ISSUE_SEED)
+    frame = pd.DataFrame(sim.data.verdicts.astype(int), columns=list(sim.data.judges))
+    frame.insert(0, "item", np.arange(len(frame)))
+    labels = sim.data.labels
+    frame["label"] = pd.array([None if np.isnan(x) else int(x) for x in labels], dtype="Int64")
+    frame.to_csv(path, index=False)
+
+
+def issue_summary(paths: list[Path]) -> str:
+    """One table of the command's answers on the issue's panel, one row per JSON output."""
+    import json
+
+    sim = dependence_scenario("copy", random_seed=ISSUE_SEED)
+
+    def cell(s: dict[str, float]) -> str:
+        return f"{s['mean']:.3f} [{s['low']:.3f}, {s['high']:.3f}]"
+
+    rows = []
+    for path in paths:
+        out = json.loads(path.read_text())
+        block = out["dependence"]
+        row = {
+            "command": out["provenance"]["command"],
+            "form": out["provenance"]["dependence"],
+            "pi": cell(out["posterior"]["pi"]),
+        }
+        for judge, values in out["judges"].items():
+            row[f"se {judge}"] = cell(values["se"])
+            row[f"sp {judge}"] = cell(values["sp"])
+        row["effective judges"] = cell(block["effective_judges"])
+        row["diagnostics passed"] = out["diagnostics"]["passed"]
+        row["predictive check passed"] = out["diagnostics"]["predictive_check"]["passed"]
+        row["choice"] = block["choice"]["reason"] if "choice" in block else ""
+        rows.append(row)
+    table = pd.DataFrame(rows).T.to_markdown()
+    return (
+        "# The issue's near-copy panel through bayesjudge panel\n\n"
+        "Judge 1 repeats judge 0's verdict with probability 0.8 and otherwise judges alone "
+        "(Se 0.85, Sp 0.80 each), judge 2 Se 0.75 Sp 0.90; pi = 0.39 (the unlabelled items' "
+        f"share of PASS: {sim.sample_pi:.3f}); 1,800 unlabelled and 200 random gold items "
+        f"(`dependence_scenario('copy', random_seed={ISSUE_SEED})`, written by "
+        "`--issue-csv`). True effective number of judges "
+        f"{sim.truth.effective_judges:.3f}. Each column is one `--json` output "
+        "(posterior mean and 95 % interval).\n\n"
+        f"{table}\n"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=4, help="per form")
@@ -176,7 +239,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--raw", type=Path)
     parser.add_argument("--summary", type=Path, nargs="+")
     parser.add_argument("--out", type=Path, default=Path("panel_dependence.md"))
+    parser.add_argument("--issue-csv", type=Path, help="write the issue's panel and stop")
+    parser.add_argument("--issue-summary", type=Path, nargs="+", help="record these outputs")
     args = parser.parse_args(argv)
+    if args.issue_csv:
+        write_issue_csv(args.issue_csv)
+        return
+    if args.issue_summary:
+        print(write_result(args.out, issue_summary(args.issue_summary)))
+        return
     if args.summary:
         raw = pd.concat([pd.read_csv(p) for p in args.summary], ignore_index=True)
         print(write_result(args.out, summary(raw)))
