@@ -133,7 +133,13 @@ def replicate(form: str, r: int, *, seed: int, draws: int, tune: int) -> list[di
 
 
 def summary(raw: pd.DataFrame) -> str:
-    """Coverage per form and answer, with the share of fits that reported misfit."""
+    """Coverage per form and answer, with the share of fits that reported misfit.
+
+    Only the replicates every form has are counted (the forms keep equal counts).
+    """
+    forms = raw["form"].nunique()
+    complete = raw.groupby("replicate")["form"].nunique()
+    raw = raw[raw["replicate"].isin(complete[complete == forms].index)]
     cover = [c for c in raw.columns if c.startswith("covers_")]
     rows = []
     for (form, model), part in raw.groupby(["form", "model"], sort=False):

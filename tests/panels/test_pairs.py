@@ -177,7 +177,12 @@ def test_posterior_mode_of_the_pair_form_finds_the_copy():
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_the_chosen_answer_covers_a_copying_panels_accuracy():
-    """A small seeded copying panel: the form chosen by fit covers every Se and Sp."""
+    """A small seeded copying panel: the form chosen by fit covers the copies' Se and Sp.
+
+    The issue's check: the near-copies' intervals cover their Sp (and Se); every other judge's
+    Se and Sp and pi lie within 3 posterior sd of the truth (as in ``test_fit.py``: thirteen
+    95 % intervals would all cover only about half the time).
+    """
     from bayesjudge.panels.analysis import analyze_panel
     from bayesjudge.panels.simulate import dependence_scenario
 
@@ -197,5 +202,7 @@ def test_the_chosen_answer_covers_a_copying_panels_accuracy():
     for j, judge in enumerate(sim.data.judges):
         for name, truth in (("se", sim.truth.se[j]), ("sp", sim.truth.sp[j])):
             summary = analysis.judges[judge][name]
-            assert summary.eti.low <= truth <= summary.eti.high, (judge, name, summary)
-    assert analysis.pi.eti.low <= sim.truth.pi <= analysis.pi.eti.high
+            assert abs(summary.mean - truth) <= 3 * summary.sd, (judge, name, summary)
+            if j < 2:  # the copying pair
+                assert summary.eti.low <= truth <= summary.eti.high, (judge, name, summary)
+    assert abs(analysis.pi.mean - sim.truth.pi) <= 3 * analysis.pi.sd
