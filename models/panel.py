@@ -101,13 +101,29 @@ the unlabelled items once the two classes' pattern laws differ (some judge has :
 The one-factor form cannot represent two separate groups of copies (A with A', B with B', A and B
 independent): their cross-correlation is the product of loadings.
 
+**Pairs of copies.** ``pairs`` (with ``dependence="none"``) adds a class-specific
+covariance :math:`\gamma_{kc}` for each of some disjoint pairs :math:`k = (s, t)` of judges
+(Vacek, "The effect of conditional dependence on the evaluation of diagnostic tests",
+Biometrics, 1985; Dendukuri and Joseph, "Bayesian approaches to modeling the conditional
+dependence between multiple diagnostic tests", Biometrics, 2001), every other judge
+conditionally independent: the pair's four cells given the class are the product of its
+judges' rates plus :math:`\gamma_{kc}` on the concordant cells and minus it on the discordant
+ones (:mod:`bayesjudge.panels.dependence`). The model samples
+:math:`\gamma_{kc} = u_{kc}\min\{p_{sc}(1 - p_{tc}), (1 - p_{sc})p_{tc}\}` with the share
+``pair_share`` :math:`u_{kc} \in (0, 1)` (prior ``priors.loading``), so every pattern
+probability is positive by construction, not by rejection; a judge that repeats its partner's
+verdict on a share :math:`\kappa_c` of the items and judges alone otherwise has exactly this
+law (:math:`\gamma_{kc} = \kappa_c p_{sc}(1 - p_{sc})`), which the one-factor model cannot
+represent. With the pair's share positive the form allows only positive dependence.
+
 Variables (dims in brackets; ``class`` is (fail, pass)):
 
 * free: ``pi``, ``judged_rate`` [judge], ``accuracy_mean``, ``accuracy_offset`` [judge] (zero
-  sum; two or more judges), ``loading_share`` [class, judge] (``dependence="random_effect"``);
+  sum; two or more judges), ``loading_share`` [class, judge] (``dependence="random_effect"``),
+  ``pair_share`` [class, pair] (``pairs``);
 * derived: ``accuracy``, ``se``, ``sp``, ``j`` [judge]; ``loading`` [class, judge]
   (:math:`0.99 \times` ``loading_share``, or zeros); ``state_logp`` [state] (``independence``
-  above 0);
+  above 0); ``pair_covariance`` [class, pair] (``pairs``);
 * data: ``pattern_label`` [pattern], ``pattern_verdict`` [pattern, judge], ``pattern_count``
   [pattern];
 * potentials: ``prior``, ``loglik`` and, with ``calibration="random"``,
@@ -116,6 +132,7 @@ Variables (dims in brackets; ``class`` is (fail, pass)):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal, get_args
 
 import numpy as np
@@ -130,6 +147,7 @@ from bayesjudge.panels.dependence import (
     LOADING_MAX,
     QUADRATURE_SIZE,
     STATES,
+    check_pairs,
     latent_grid,
 )
 from bayesjudge.priors import Beta, PanelPriors
@@ -243,6 +261,34 @@ def _log_state_prior(independence: float, fail_dependent: bool, pass_dependent: 
     )
 
 
+def _pair_adjustment(
+    verdict: pt.TensorVariable,
+    fpr: pt.TensorVariable,
+    se: pt.TensorVariable,
+    index: np.ndarray,
+    prior: Beta,
+) -> pt.TensorVariable:
+    """Add ``pair_share`` and ``pair_covariance``; return the log adjustment (pattern, class).
+
+    For each pair with both verdicts present: the log of its cell (the independent product
+    plus or minus the covariance) minus the log of the independent product.
+    """
+    share = pm.Beta("pair_share", alpha=prior.alpha, beta=prior.beta, dims=("class", "pair"))
+    rate = pt.stack([fpr, se])  # (class, judge)
+    rate_s, rate_t = rate[:, index[:, 0]], rate[:, index[:, 1]]  # (class, pair)
+    bound = pt.minimum(rate_s * (1.0 - rate_t), (1.0 - rate_s) * rate_t)
+    gamma = pm.Deterministic("pair_covariance", share * bound, dims=("class", "pair"))
+    a = verdict[:, index[:, 0]][:, None, :]  # (pattern, 1, pair)
+    b = verdict[:, index[:, 1]][:, None, :]
+    both = pt.and_(pt.ge(a, 0), pt.ge(b, 0))
+    sign = pt.switch(pt.eq(a, b), 1.0, -1.0)
+    first_log = pt.switch(pt.eq(a, 1), pt.log(rate_s), pt.log1p(-rate_s)) + pt.switch(
+        pt.eq(b, 1), pt.log(rate_t), pt.log1p(-rate_t)
+    )  # (pattern, class, pair)
+    cell = pt.switch(both, pt.exp(first_log) + sign * gamma, 1.0)
+    return pt.sum(pt.switch(both, pt.log(cell) - first_log, 0.0), axis=2)
+
+
 def panel_model(
     patterns: PanelPatterns,
     *,
@@ -252,6 +298,7 @@ def panel_model(
     independence: float = 0.0,
     n_patterns: int | None = None,
     quadrature_size: int = QUADRATURE_SIZE,
+    pairs: Sequence[tuple[int, int]] | None = None,
 ) -> pm.Model:
     r"""Build the latent-class model of a judge panel from its (label, pattern) counts.
 
@@ -269,7 +316,8 @@ def panel_model(
     dependence : {"random_effect", "none"}, default "random_effect"
         ``"random_effect"``: an item-level random effect per class makes judges' errors
         correlated (needs gold labels of both classes). ``"none"``: conditionally independent
-        judges (needs gold labels of both classes, or at least three judges).
+        judges (needs gold labels of both classes, or at least three judges), except the
+        ``pairs``.
     calibration : {"by_class", "random"}, default "by_class"
         How the gold-labelled items were chosen. ``"by_class"``: possibly by class (label shift
         allowed), so only the class-conditional law of the verdicts transfers and the gold
@@ -290,6 +338,10 @@ def panel_model(
         Pad the pattern data to this length (default: no padding).
     quadrature_size : int
         Points of the latent-variable quadrature (``dependence="random_effect"``).
+    pairs : sequence of (int, int), optional
+        With ``dependence="none"``: disjoint pairs of judges (indices), each with a
+        class-specific covariance (the pair form of the module docstring; needs gold labels of
+        both classes).
 
     Returns
     -------
@@ -322,11 +374,18 @@ def panel_model(
         raise TypeError(f"patterns must be PanelPatterns; got {type(patterns).__name__}")
     n_fail, n_pass = patterns.n_labelled
     gold_both = n_fail > 0 and n_pass > 0
-    if dependence == "random_effect" and not gold_both:
+    if (dependence == "random_effect" or pairs is not None) and not gold_both:
+        what = "dependence='random_effect'" if pairs is None else "pairs"
         raise ValueError(
-            "dependence='random_effect' needs gold-labelled items of both classes to identify "
+            f"{what} needs gold-labelled items of both classes to identify "
             f"the judges' error correlations; got {n_pass} gold-PASS and {n_fail} gold-FAIL"
         )
+    if pairs is not None and dependence != "none":
+        raise ValueError(
+            f"pairs go with dependence='none' (the other judges independent); got "
+            f"dependence={dependence!r}"
+        )
+    index = None if pairs is None else check_pairs(pairs, patterns.n_judges)
     if dependence == "none" and not gold_both and patterns.n_judges < 3:
         raise ValueError(
             "without gold labels of both classes the panel model needs at least three judges; "
@@ -352,6 +411,10 @@ def panel_model(
     }
     if independence > 0.0:
         coords["state"] = STATES
+    if index is not None:
+        coords["pair"] = tuple(
+            f"{patterns.judges[s]}+{patterns.judges[t]}" for s, t in index.tolist()
+        )
     with pm.Model(coords=coords) as model:
         label = pm.Data("pattern_label", arrays["pattern_label"], dims="pattern")
         verdict = pm.Data("pattern_verdict", arrays["pattern_verdict"], dims=("pattern", "judge"))
@@ -412,6 +475,11 @@ def panel_model(
                 fails, _log_ndtr(-eta), axes=[[1], [1]]
             )  # (pattern, class, node)
             log_pattern = pm.math.logsumexp(log_joint + log_w, axis=2, keepdims=False)
+        elif index is not None:
+            pm.Deterministic("loading", pt.zeros((2, n_judges)), dims=("class", "judge"))
+            log_pattern = log_independent + _pair_adjustment(
+                verdict, fpr, se, index, priors.loading
+            )
         else:
             pm.Deterministic("loading", pt.zeros((2, n_judges)), dims=("class", "judge"))
             log_pattern = log_independent

@@ -12,6 +12,7 @@ Where to find each piece:
 * :mod:`~bayesjudge.panels.start`: the posterior mode the sampler starts from;
 * :mod:`~bayesjudge.panels.fit`: :func:`fit_panel` (the PyMC model is
   :mod:`bayesjudge.models.panel`);
+* :mod:`~bayesjudge.panels.choice`: the choice between the random-effect and the pair form;
 * :mod:`~bayesjudge.panels.analysis`: :func:`analyze_panel`, the family's whole answer;
 * :mod:`~bayesjudge.panels.report`, :mod:`~bayesjudge.panels.cli`: its rendering;
 * :mod:`~bayesjudge.panels.simulate`: seeded simulators.
@@ -22,8 +23,11 @@ from bayesjudge._lazy import lazy_exports
 #: Public names of the family, each loaded from its module on first access.
 _NAMES = {
     "CALIBRATION": ".fit",
+    "CopyTruth": ".simulate",
     "DEPENDENCE": ".fit",
+    "DEPENDENCE_FORMS": ".simulate",
     "DawidSkene": ".baselines",
+    "DependenceChoice": ".choice",
     "GROUPS": ".fit",
     "JUDGE_QUANTITIES": ".analysis",
     "PANEL_RULES": ".baselines",
@@ -40,9 +44,12 @@ _NAMES = {
     "analyze_panel": ".analysis",
     "at_least_rules": ".rules",
     "check_identified": ".fit",
+    "choose_dependence": ".choice",
     "complete_patterns": ".rules",
     "dawid_skene": ".baselines",
     "dawid_skene_em": ".baselines",
+    "dependence_scenario": ".simulate",
+    "dependent_pairs": ".fit",
     "effective_judges": ".dependence",
     "fit_panel": ".fit",
     "judge_ppi_plus_plus": ".baselines",
@@ -54,6 +61,7 @@ _NAMES = {
     "majority_rogan_gladen": ".baselines",
     "majority_verdicts": ".baselines",
     "mean_error_correlation": ".dependence",
+    "pair_covariance_bound": ".dependence",
     "panel_baselines": ".baselines",
     "panel_calibration_check": ".fit",
     "panel_draws": ".quantities",
@@ -64,6 +72,7 @@ _NAMES = {
     "posterior_mode": ".start",
     "rule_pi_sd": ".rules",
     "rule_rates": ".rules",
+    "simulate_copy_panel": ".simulate",
     "simulate_panel": ".simulate",
     "unanimity_counts": ".fit",
     "verdict_correlation": ".dependence",

@@ -12,12 +12,13 @@ from __future__ import annotations
 import itertools
 import json
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
+from bayesjudge.errors import DataError
 from bayesjudge.estimators.design import RandomCalibrationCheck
 from bayesjudge.inference.diagnostics import Diagnostics
 from bayesjudge.inference.fit import Attempt, attempts_of, diagnostics_of
@@ -25,11 +26,12 @@ from bayesjudge.inference.provenance import provenance, seed_label
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.inference.summary import posterior_summary
 from bayesjudge.panels.baselines import PanelEstimate, panel_estimates
+from bayesjudge.panels.choice import DependenceChoice, choose_dependence
 from bayesjudge.panels.data import PanelData
 from bayesjudge.panels.fit import (
     Calibration,
-    Dependence,
     check_identified,
+    check_pairs_identified,
     distinct_judges,
     fit_panel,
     panel_calibration_check,
@@ -41,7 +43,18 @@ from bayesjudge.reporting.summary import Headline, ReportSummary, ReportWarning
 from bayesjudge.results import Estimate, PosteriorSummary
 from bayesjudge.validation import check_prob
 
-__all__ = ["JUDGE_QUANTITIES", "PanelAnalysis", "RuleSummary", "analyze_panel", "pair_name"]
+__all__ = [
+    "ANALYSIS_DEPENDENCE",
+    "JUDGE_QUANTITIES",
+    "PanelAnalysis",
+    "RuleSummary",
+    "analyze_panel",
+    "pair_name",
+]
+
+AnalysisDependence = Literal["random_effect", "none", "pairs", "auto"]
+#: The dependence forms of :func:`analyze_panel`: the fit's two, the pair form, and the choice.
+ANALYSIS_DEPENDENCE: tuple[str, ...] = get_args(AnalysisDependence)
 
 #: Per-judge posterior quantities reported by ``bayesjudge panel``.
 JUDGE_QUANTITIES = ("se", "sp", "j")
@@ -128,6 +141,11 @@ class PanelAnalysis(Shown):
     merged_judges : tuple of tuple of str
         Groups of judges that agreed on every item, each fitted once as its first judge
         (:func:`~bayesjudge.panels.fit.distinct_judges`); ``data`` holds the merged panel.
+    pairs : tuple of (str, str)
+        The pairs of judges of the pair form (``dependence="pairs"``), else empty.
+    dependence_choice : DependenceChoice, optional
+        With ``dependence="auto"`` in :func:`analyze_panel`: the forms compared and why
+        ``dependence`` was chosen (:func:`bayesjudge.panels.choice.choose_dependence`).
     """
 
     data: PanelData
@@ -148,6 +166,8 @@ class PanelAnalysis(Shown):
     calibration_check: RandomCalibrationCheck
     priors: PanelPriors
     merged_judges: tuple[tuple[str, ...], ...] = ()
+    pairs: tuple[tuple[str, str], ...] = ()
+    dependence_choice: DependenceChoice | None = None
 
     @property
     def passed(self) -> bool:
@@ -192,21 +212,29 @@ class PanelAnalysis(Shown):
         "negative": S}}}, "rules": [{"rule", "se", "sp", "j"}, ...], "best_rule": str,
         "diagnostics": {...}, "estimates": [row, ...], "provenance": {...}}`` with
         ``S = {"mean", "sd", "low", "high", "prob"}`` and each baseline row carrying a
-        ``judge`` or a ``rule`` field.
+        ``judge`` or a ``rule`` field. The ``dependence`` block also holds ``pairs`` (the pair
+        form's pairs of judges) when the pair form was fitted, and ``choice`` (which form was
+        chosen and why: :meth:`~bayesjudge.panels.choice.DependenceChoice.to_dict`) with
+        ``dependence="auto"``.
         """
+        dependence: dict[str, Any] = {
+            "effective_judges": self.effective_judges.to_dict(),
+            "correlation": {
+                pair: {side: s.to_dict() for side, s in values.items()}
+                for pair, values in self.correlation.items()
+            },
+        }
+        if self.pairs:
+            dependence["pairs"] = [list(p) for p in self.pairs]
+        if self.dependence_choice is not None:
+            dependence["choice"] = self.dependence_choice.to_dict()
         return {
             "posterior": {"pi": self.pi.to_dict()},
             "judges": {
                 judge: {name: s.to_dict() for name, s in values.items()}
                 for judge, values in self.judges.items()
             },
-            "dependence": {
-                "effective_judges": self.effective_judges.to_dict(),
-                "correlation": {
-                    pair: {side: s.to_dict() for side, s in values.items()}
-                    for pair, values in self.correlation.items()
-                },
-            },
+            "dependence": dependence,
             "rules": [r.to_dict() for r in self.rules],
             "best_rule": self.best_rule,
             "diagnostics": self.diagnostics_dict(),
@@ -261,7 +289,7 @@ def analyze_panel(
     *,
     prob: float = 0.95,
     priors: PanelPriors | None = None,
-    dependence: Dependence = "random_effect",
+    dependence: AnalysisDependence = "random_effect",
     calibration: Calibration = "by_class",
     draws: int = 2000,
     tune: int = 1000,
@@ -271,6 +299,7 @@ def analyze_panel(
     progressbar: bool | None = None,
     sampler: Sampler = "auto",
     independence: float | None = None,
+    pairs: tuple[tuple[str, str], ...] | None = None,
 ) -> PanelAnalysis:
     """Fit, check and compare: the whole answer of the panel family for one panel of judges.
 
@@ -280,7 +309,18 @@ def analyze_panel(
         Validated verdicts of two or more judges, with gold labels on some items.
     prob : float
         Mass of every interval.
-    priors, dependence, calibration, draws, tune, chains, target_accept, progressbar, sampler
+    dependence : {"random_effect", "none", "pairs", "auto"}
+        ``"random_effect"`` and ``"none"`` as in :func:`bayesjudge.panels.fit.fit_panel`;
+        ``"pairs"``: the pair form (``dependence="none"`` with ``pairs``: a class-specific
+        covariance for each pair of judges, the others independent); ``"auto"``: fit the
+        random-effect form and the pair form and keep the one that fits the items better
+        (:func:`bayesjudge.panels.choice.choose_dependence`: PSIS-LOO, then the diagnostics),
+        recorded as ``dependence_choice``; the random-effect form alone when the pair form
+        cannot be fitted (gold items of one class only, more than 8 judges).
+    pairs : tuple of (str, str), optional
+        The pair form's pairs of judges (names); default: those whose gold-item agreement
+        exceeds independence (:func:`bayesjudge.panels.fit.dependent_pairs`).
+    priors, calibration, draws, tune, chains, target_accept, progressbar, sampler
         As in :func:`bayesjudge.panels.fit.fit_panel`.
     independence : float, optional
         The loadings' spike, as in :func:`bayesjudge.panels.fit.fit_panel` (default 0.5 with
@@ -317,9 +357,28 @@ def analyze_panel(
     prob = check_prob(prob)
     if not isinstance(data, PanelData):
         raise TypeError(f"data must be PanelData; got {type(data).__name__}")
+    if dependence not in ANALYSIS_DEPENDENCE:
+        raise ValueError(
+            f"dependence must be one of {list(ANALYSIS_DEPENDENCE)}; got {dependence!r}"
+        )
+    if pairs is not None and dependence not in ("pairs", "auto"):
+        raise ValueError(f"pairs go with dependence 'pairs' or 'auto'; got {dependence!r}")
     merged = data.duplicate_judges()
     data = distinct_judges(data)
-    check_identified(data.patterns(), dependence=dependence)  # before any work
+    patterns = data.patterns()
+    fitted = (
+        "none" if dependence == "pairs" else "random_effect" if dependence == "auto" else dependence
+    )
+    check_identified(patterns, dependence=fitted)  # before any work
+    with_pairs = dependence == "pairs"
+    if dependence == "pairs":
+        check_pairs_identified(patterns)
+    elif dependence == "auto":
+        try:
+            check_pairs_identified(patterns)
+            with_pairs = True
+        except DataError:
+            with_pairs = False
     priors = PanelPriors() if priors is None else priors
     check = panel_calibration_check(data)
     estimates = panel_estimates(data, prob=prob)
@@ -330,21 +389,36 @@ def analyze_panel(
             else e
             for e in estimates
         )
-    posterior = fit_panel(
-        data,
-        priors=priors,
-        dependence=dependence,
-        calibration=calibration,
-        draws=draws,
-        tune=tune,
-        chains=chains,
-        target_accept=target_accept,
-        random_seed=random_seed,
-        progressbar=progressbar,
-        sampler=sampler,
-        prob=prob,
-        independence=independence,
-    )
+    settings: dict[str, Any] = {
+        "priors": priors,
+        "calibration": calibration,
+        "draws": draws,
+        "tune": tune,
+        "chains": chains,
+        "target_accept": target_accept,
+        "random_seed": random_seed,
+        "progressbar": progressbar,
+        "sampler": sampler,
+        "prob": prob,
+    }
+    choice = None
+    pair_tree = None
+    if with_pairs:
+        pair_tree = fit_panel(data, dependence="none", pairs=pairs or "auto", **settings)
+    if dependence == "pairs" and pair_tree is not None:
+        posterior = pair_tree
+    else:
+        posterior = fit_panel(data, dependence=fitted, independence=independence, **settings)
+    if dependence == "auto":
+        index = None
+        if pair_tree is not None:
+            index = np.array(
+                [[data.judges.index(a), data.judges.index(b)] for a, b in _pairs_of(pair_tree)]
+            )
+        choice = choose_dependence(posterior, pair_tree, patterns, pairs=index)
+        if choice.chosen == "pairs" and pair_tree is not None:
+            posterior = pair_tree
+    chosen = "pairs" if "pairs" in posterior.attrs else fitted
     judges = {
         judge: {name: _summary(posterior, name, prob, judge=judge) for name in JUDGE_QUANTITIES}
         for judge in data.judges
@@ -380,12 +454,19 @@ def analyze_panel(
         rules=rules,
         best_rule=str(posterior.attrs["best_rule"]),
         estimates=estimates,
-        dependence=dependence,
+        dependence=chosen,
         calibration=calibration,
         calibration_check=check,
         priors=priors,
         merged_judges=merged,
+        pairs=_pairs_of(posterior),
+        dependence_choice=choice,
     )
+
+
+def _pairs_of(tree: xr.DataTree) -> tuple[tuple[str, str], ...]:
+    """Return the pair form's pairs of judges recorded on a fit (empty for other forms)."""
+    return tuple((str(a), str(b)) for a, b in json.loads(tree.attrs.get("pairs", "[]")))
 
 
 #: What the reported quantities mean, shown at the top of every report.

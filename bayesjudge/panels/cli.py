@@ -73,10 +73,22 @@ def register(commands: Any) -> None:
     add_report_options(sub, run_panel)
     sub.add_argument(
         "--dependence",
-        choices=["random_effect", "none"],
+        choices=["random_effect", "none", "pairs", "auto"],
         default="random_effect",
         help="random_effect (default): judges' errors correlated through the item; none: "
-        "conditionally independent judges (Dawid-Skene's assumption)",
+        "conditionally independent judges (Dawid-Skene's assumption); pairs: a class-specific "
+        "covariance for each pair of judges whose gold-item agreement exceeds independence "
+        "(or --pairs), the others independent (exact for a judge that copies another); auto: "
+        "fit random_effect and pairs and keep the one that fits better (PSIS-LOO, then the "
+        "diagnostics; the JSON says which and why under dependence.choice)",
+    )
+    sub.add_argument(
+        "--pairs",
+        nargs="+",
+        metavar="A+B",
+        default=None,
+        help="with --dependence pairs or auto: the pairs of judges of the pair form, each as "
+        "two judge names joined by '+' (default: chosen from the gold items)",
     )
     sub.add_argument(
         "--independence",
@@ -131,6 +143,10 @@ def run_panel(args: argparse.Namespace) -> int:
     priors = sampler.priors_of(PanelPriors)
     # report --example names the example rather than the path of its file
     source = getattr(args, "source_label", None) or args.data or "bundled example panel"
+    if args.pairs is not None and args.dependence not in ("pairs", "auto"):
+        raise UserError(
+            f"--pairs goes with --dependence pairs or auto; got --dependence {args.dependence}"
+        )
     data = _load(args)
     analysis = analyze_panel(
         data,
@@ -139,6 +155,7 @@ def run_panel(args: argparse.Namespace) -> int:
         dependence=args.dependence,
         calibration=args.calibration,
         independence=args.independence,
+        pairs=_pairs(args.pairs),
         **sampler.fit_kwargs(),
     )
     from bayesjudge.reporting.write import write_report
@@ -152,6 +169,19 @@ def run_panel(args: argparse.Namespace) -> int:
     return report_failures(analysis.passed, [c.describe() for c in analysis.diagnostics.failures])
 
 
+def _pairs(values: list[str] | None) -> tuple[tuple[str, str], ...] | None:
+    """Parse ``--pairs A+B ...`` into pairs of judge names."""
+    if values is None:
+        return None
+    out = []
+    for value in values:
+        parts = value.split("+")
+        if len(parts) != 2 or not all(parts):
+            raise UserError(f"--pairs: each pair is two judge names joined by '+'; got {value!r}")
+        out.append((parts[0], parts[1]))
+    return tuple(out)
+
+
 def _print(source: str, analysis: Any) -> None:
     data = analysis.data
     n_fail, n_pass = data.n_labelled
@@ -160,6 +190,8 @@ def _print(source: str, analysis: Any) -> None:
         f"{data.n_judges} judges; dependence {analysis.dependence}, calibration "
         f"{analysis.calibration}"
     )
+    if analysis.dependence_choice is not None:
+        echo(f"dependence chosen by fit: {analysis.dependence_choice.reason}")
     naive = analysis.naive
     s = analysis.pi
     echo(

@@ -51,6 +51,25 @@ dependence on the evaluation of diagnostic tests", Biometrics, 1985) and of Dend
 ("Bayesian approaches to modeling the conditional dependence between multiple diagnostic tests",
 Biometrics, 2001).
 
+**Pairwise class-specific covariance.** A judge that repeats another's verdict on a share
+:math:`\kappa_c` of the items of class :math:`c` (and otherwise judges alone) is not a one-factor
+judge: its pair has covariance :math:`\kappa_c p_{sc}(1 - p_{sc})` given the class and every
+other judge is independent of both. The pair form (``pairs`` and ``pair_covariance`` below;
+Vacek, 1985; Dendukuri and Joseph, 2001) writes the joint law of each listed pair
+:math:`(s, t)` (disjoint pairs, every loading 0) as
+
+.. math::
+
+    P(V_s = a, V_t = b \mid c) = p_{sc}^a (1 - p_{sc})^{1 - a}\, p_{tc}^b (1 - p_{tc})^{1 - b}
+        + (-1)^{a + b}\,\gamma_{c},\qquad
+    0 \le \gamma_c < \min\{p_{sc}(1 - p_{tc}),\ (1 - p_{sc})p_{tc}\},
+
+and the pattern's probability as the product of its pairs' laws and the other judges' rates
+(a pair with one verdict missing contributes that verdict's marginal rate, as the law's
+margins are :math:`p_{sc}` and :math:`p_{tc}`). Below the bound every cell is positive by
+construction; the law of a copying pair is this one exactly, with
+:math:`\gamma_c = \kappa_c p_{sc}(1 - p_{sc})`.
+
 **Effective number of independent judges.** Within class :math:`c`, the sum of the judges'
 standardised votes has variance :math:`\mathbf 1^\top R_c \mathbf 1 = J(1 + (J - 1)\bar\rho_c)`
 with :math:`\bar\rho_c` the mean pairwise error correlation, the variance of
@@ -81,12 +100,15 @@ __all__ = [
     "QUADRATURE_HALF_WIDTH",
     "QUADRATURE_SIZE",
     "STATES",
+    "check_pairs",
     "class_probits",
     "effective_judges",
     "latent_correlation",
     "latent_grid",
     "log_pattern_probabilities",
     "mean_error_correlation",
+    "pair_covariance_bound",
+    "pair_log_adjustment",
     "pattern_probabilities",
     "state_log_likelihood",
     "verdict_correlation",
@@ -171,6 +193,8 @@ def log_pattern_probabilities(
     patterns: ArrayLike,
     *,
     size: int = QUADRATURE_SIZE,
+    pairs: ArrayLike | None = None,
+    pair_covariance: ArrayLike | None = None,
 ) -> NDArray[np.float64]:
     r"""Log probability of each verdict pattern in each class, vectorised over leading axes.
 
@@ -190,6 +214,11 @@ def log_pattern_probabilities(
         Verdict patterns: 1 PASS, 0 FAIL, -1 missing.
     size : int
         Quadrature points.
+    pairs : array_like of int, shape (K, 2), optional
+        Disjoint pairs of judges with a class-specific covariance (the pair form of the module
+        docstring; their loadings must be 0).
+    pair_covariance : array_like, shape (..., 2, K), optional
+        :math:`\gamma_c` of each pair (with ``pairs``).
 
     Returns
     -------
@@ -201,7 +230,18 @@ def log_pattern_probabilities(
     ...                                  [[1, 1], [1, -1]])
     >>> np.exp(logp).round(4).tolist()
     [[0.12, 0.3], [0.72, 0.9]]
+    >>> logp = log_pattern_probabilities([0.9, 0.8], [0.7, 0.6], np.zeros((2, 2)),
+    ...                                  [[1, 1], [1, -1]], pairs=[[0, 1]],
+    ...                                  pair_covariance=[[0.05], [0.0]])
+    >>> np.exp(logp).round(4).tolist()
+    [[0.17, 0.3], [0.72, 0.9]]
     """
+    if pairs is not None or pair_covariance is not None:
+        logp = log_pattern_probabilities(se, sp, loading, patterns, size=size)
+        return np.asarray(
+            logp + pair_log_adjustment(se, sp, loading, patterns, pairs, pair_covariance),
+            dtype=float,
+        )
     z, log_w = latent_grid(size)
     eta = _latent_probits(se, sp, loading, z)
     v = _check_patterns(patterns, eta.shape[-2])
@@ -223,10 +263,13 @@ def pattern_probabilities(
     patterns: ArrayLike,
     *,
     size: int = QUADRATURE_SIZE,
+    pairs: ArrayLike | None = None,
+    pair_covariance: ArrayLike | None = None,
 ) -> NDArray[np.float64]:
     """Return the probability of each verdict pattern in each class, shape (..., 2, P).
 
-    The ``exp`` of :func:`log_pattern_probabilities`, with the same arguments.
+    The ``exp`` of :func:`log_pattern_probabilities`, with the same arguments (``pairs`` and
+    ``pair_covariance`` included).
 
     Examples
     --------
@@ -236,11 +279,21 @@ def pattern_probabilities(
     >>> p.sum(axis=-1).round(12).tolist()
     [1.0, 1.0]
     """
-    return np.exp(log_pattern_probabilities(se, sp, loading, patterns, size=size))
+    return np.exp(
+        log_pattern_probabilities(
+            se, sp, loading, patterns, size=size, pairs=pairs, pair_covariance=pair_covariance
+        )
+    )
 
 
 def verdict_correlation(
-    se: ArrayLike, sp: ArrayLike, loading: ArrayLike, *, size: int = QUADRATURE_SIZE
+    se: ArrayLike,
+    sp: ArrayLike,
+    loading: ArrayLike,
+    *,
+    size: int = QUADRATURE_SIZE,
+    pairs: ArrayLike | None = None,
+    pair_covariance: ArrayLike | None = None,
 ) -> NDArray[np.float64]:
     r"""Pairwise correlation of the judges' verdicts (errors) given the class.
 
@@ -253,6 +306,9 @@ def verdict_correlation(
     loading : array_like, shape (..., 2, J)
     size : int
         Quadrature points.
+    pairs, pair_covariance : array_like, optional
+        The pair form (see :func:`log_pattern_probabilities`): each listed pair's covariance
+        :math:`\gamma_c` is added to its entry.
 
     Returns
     -------
@@ -271,6 +327,11 @@ def verdict_correlation(
     w = np.exp(log_w)
     both = np.einsum("...jq,...kq,q->...jk", p, p, w)
     marginal = np.einsum("...jq,q->...j", p, w)
+    if pairs is not None or pair_covariance is not None:
+        index, gamma = _check_pairs(loading, pairs, pair_covariance, p.shape[-2])
+        both = both.copy()
+        both[..., index[:, 0], index[:, 1]] += gamma
+        both[..., index[:, 1], index[:, 0]] += gamma
     variance = marginal * (1.0 - marginal)
     with np.errstate(divide="ignore", invalid="ignore"):
         corr = (both - marginal[..., :, None] * marginal[..., None, :]) / np.sqrt(
@@ -427,3 +488,136 @@ def state_log_likelihood(
     stacked = np.stack(states, axis=-1)
     total = logsumexp(stacked, axis=-1)
     return np.asarray(total, dtype=float), np.asarray(stacked - total[..., None], dtype=float)
+
+
+def check_pairs(pairs: ArrayLike, n_judges: int) -> NDArray[np.int64]:
+    """Validate disjoint pairs of judge indices; return them as an int array of shape (K, 2).
+
+    Raises
+    ------
+    ValueError
+        If ``pairs`` is not (K, 2) whole numbers with K >= 1, names a judge outside
+        ``range(n_judges)``, joins a judge to itself, or lists a judge in two pairs.
+
+    Examples
+    --------
+    >>> check_pairs([(0, 2)], 3).tolist()
+    [[0, 2]]
+    >>> check_pairs([(0, 1), (1, 2)], 3)
+    Traceback (most recent call last):
+    ValueError: pairs must be disjoint (a judge in one pair at most); got [[0, 1], [1, 2]]
+    """
+    index = np.asarray(pairs)
+    if (
+        index.ndim != 2
+        or index.shape[1] != 2
+        or len(index) == 0
+        or not np.issubdtype(index.dtype, np.integer)
+    ):
+        raise ValueError(f"pairs must be judge indices of shape (K, 2), K >= 1; got {pairs!r}")
+    if np.any((index < 0) | (index >= n_judges)) or np.any(index[:, 0] == index[:, 1]):
+        raise ValueError(
+            f"pairs must join two different judges of {n_judges}; got {index.tolist()}"
+        )
+    if np.unique(index).size != index.size:
+        raise ValueError(
+            f"pairs must be disjoint (a judge in one pair at most); got {index.tolist()}"
+        )
+    return index.astype(np.int64)
+
+
+def _check_pairs(
+    loading: ArrayLike, pairs: ArrayLike | None, pair_covariance: ArrayLike | None, n_judges: int
+) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """Validate the pair form's arguments; return the pairs (K, 2) and covariances (..., 2, K)."""
+    if pairs is None or pair_covariance is None:
+        raise ValueError("pairs and pair_covariance go together; give both or neither")
+    index = check_pairs(pairs, n_judges)
+    gamma = np.asarray(pair_covariance, dtype=float)
+    if gamma.shape[-2:] != (2, len(index)):
+        raise ValueError(
+            f"pair_covariance must end in shape (2, {len(index)}) (class, pair); got {gamma.shape}"
+        )
+    lam = np.asarray(loading, dtype=float)
+    if np.any(lam[..., index.ravel()] != 0.0):
+        raise ValueError(
+            "the judges of a pair must have loading 0 (the pair form has no item effect)"
+        )
+    return index, gamma
+
+
+def pair_covariance_bound(rate_s: ArrayLike, rate_t: ArrayLike) -> NDArray[np.float64]:
+    r"""Largest covariance a pair of verdicts can have: :math:`\min\{p_s(1 - p_t), (1 - p_s)p_t\}`.
+
+    With pass rates :math:`p_s, p_t` in one class, :math:`0 \le \gamma` below this bound keeps
+    every cell of the pair's law positive (the discordant cells are the ones it lowers).
+
+    Examples
+    --------
+    >>> pair_covariance_bound(0.85, 0.85).round(4).tolist()
+    0.1275
+    """
+    p = np.asarray(rate_s, dtype=float)
+    q = np.asarray(rate_t, dtype=float)
+    return np.asarray(np.minimum(p * (1.0 - q), (1.0 - p) * q), dtype=float)
+
+
+def pair_log_adjustment(
+    se: ArrayLike,
+    sp: ArrayLike,
+    loading: ArrayLike,
+    patterns: ArrayLike,
+    pairs: ArrayLike | None,
+    pair_covariance: ArrayLike | None,
+) -> NDArray[np.float64]:
+    r"""Return what the pair form adds to each pattern's log probability under independence.
+
+    For each pair :math:`(s, t)` with both verdicts present,
+    :math:`\log(\,p_s^a(1 - p_s)^{1 - a} p_t^b(1 - p_t)^{1 - b} + (-1)^{a + b}\gamma_c)` minus
+    the log of its first term (see the module docstring); 0 for the other pairs.
+
+    Parameters
+    ----------
+    se, sp : array_like, shape (..., J)
+    loading : array_like, shape (..., 2, J)
+        Must be 0 for the paired judges.
+    patterns : array_like, shape (P, J)
+    pairs : array_like of int, shape (K, 2)
+    pair_covariance : array_like, shape (..., 2, K)
+        In :math:`[0, \text{bound})` (:func:`pair_covariance_bound`).
+
+    Returns
+    -------
+    ndarray, shape (..., 2, P)
+
+    Raises
+    ------
+    ValueError
+        On pairs that overlap or name unknown judges, a covariance outside its range, or a
+        paired judge with a non-zero loading.
+
+    Examples
+    --------
+    >>> adj = pair_log_adjustment([0.9, 0.8], [0.7, 0.6], np.zeros((2, 2)), [[1, 0], [1, 1]],
+    ...                           [[0, 1]], [[0.0], [0.02]])
+    >>> np.exp(adj).round(4).tolist()
+    [[1.0, 1.0], [0.8889, 1.0278]]
+    """
+    rate = np.stack(np.broadcast_arrays(1.0 - np.asarray(sp, float), np.asarray(se, float)), -2)
+    index, gamma = _check_pairs(loading, pairs, pair_covariance, rate.shape[-1])
+    v = _check_patterns(patterns, rate.shape[-1])
+    p_s, p_t = rate[..., index[:, 0]], rate[..., index[:, 1]]  # (..., 2, K)
+    bound = pair_covariance_bound(p_s, p_t)
+    if np.any(gamma < 0.0) or np.any(
+        gamma >= np.broadcast_to(bound, np.broadcast_shapes(bound.shape, gamma.shape))
+    ):
+        raise ValueError("pair_covariance must lie in [0, bound) (pair_covariance_bound)")
+    a, b = v[:, index[:, 0]], v[:, index[:, 1]]  # (P, K)
+    both = (a >= 0) & (b >= 0)
+    sign = np.where(a == b, 1.0, -1.0)
+    first = np.where(a == 1, p_s[..., None, :], 1.0 - p_s[..., None, :]) * np.where(
+        b == 1, p_t[..., None, :], 1.0 - p_t[..., None, :]
+    )  # (..., 2, P, K)
+    with np.errstate(divide="ignore"):
+        adjust = np.log1p(sign * gamma[..., None, :] / np.where(both, first, 1.0))
+    return np.asarray(np.where(both, adjust, 0.0).sum(axis=-1), dtype=float)

@@ -21,8 +21,10 @@ that agree on every item are merged first (:func:`distinct_judges`).
 
 from __future__ import annotations
 
+import itertools
 import json
 import warnings
+from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
 import numpy as np
@@ -45,9 +47,14 @@ from bayesjudge.panels.data import MISSING, UNLABELLED, PanelData, PanelPatterns
 from bayesjudge.panels.dependence import (
     DEPENDENCE_STATES,
     INDEPENDENCE,
+    check_pairs,
     log_pattern_probabilities,
 )
-from bayesjudge.panels.predictive import PanelPredictiveCheck, panel_predictive_check
+from bayesjudge.panels.predictive import (
+    MAX_PATTERN_JUDGES,
+    PanelPredictiveCheck,
+    panel_predictive_check,
+)
 from bayesjudge.panels.quantities import panel_quantities
 from bayesjudge.panels.start import mode_precision, posterior_mode, sampling_order
 from bayesjudge.priors import PanelPriors
@@ -61,6 +68,8 @@ __all__ = [
     "REPORTED",
     "TARGET_ACCEPT",
     "check_identified",
+    "check_pairs_identified",
+    "dependent_pairs",
     "distinct_judges",
     "draw_dependence_states",
     "fit_panel",
@@ -132,6 +141,99 @@ def check_identified(patterns: PanelPatterns, *, dependence: Dependence) -> None
         )
     if patterns.n_unlabelled == 0:
         raise DataError("the panel has no unlabelled items, so there is no pi to estimate")
+
+
+def check_pairs_identified(patterns: PanelPatterns) -> None:
+    """Raise a :class:`DataError` when the pair form cannot be fitted to the data.
+
+    The pairs' covariances need gold-labelled items of both classes, and the pair form is
+    fitted to panels of at most :data:`~bayesjudge.panels.predictive.MAX_PATTERN_JUDGES`
+    judges (its predictive check enumerates their verdict patterns).
+
+    Examples
+    --------
+    >>> data = PanelData.from_arrays([[1, 0, 1], [0, 0, 1]], labels=[1, None])
+    >>> check_pairs_identified(data.patterns())
+    Traceback (most recent call last):
+    ...
+    bayesjudge.errors.DataError: the pairs' error covariances need ...
+    """
+    n_fail, n_pass = patterns.n_labelled
+    if not (n_fail > 0 and n_pass > 0):
+        raise DataError(
+            "the pairs' error covariances need gold-labelled items of both classes; the data "
+            f"have {n_pass} gold-PASS and {n_fail} gold-FAIL items"
+        )
+    if patterns.n_judges > MAX_PATTERN_JUDGES:
+        raise DataError(
+            f"the pair form is fitted to panels of at most {MAX_PATTERN_JUDGES} judges (its "
+            "predictive check enumerates their verdict patterns); the data have "
+            f"{patterns.n_judges}"
+        )
+
+
+def dependent_pairs(patterns: PanelPatterns, *, level: float = 0.05) -> tuple[tuple[int, int], ...]:
+    r"""Disjoint pairs of judges whose gold-item agreement exceeds independence.
+
+    For each pair of judges and each gold class, the items of that class both answered form a
+    2 x 2 table of their verdicts; Fisher's exact test of positive association (one-sided;
+    :func:`scipy.stats.fisher_exact`) gives a p-value per class and the pair's p-value is the
+    smaller one times two (Bonferroni over the classes). Pairs are taken in order of their
+    p-value, each judge in one pair at most (a greedy matching), while the p-value is below
+    ``level``; when no pair is, the single pair with the smallest p-value is returned, so the
+    pair form (``pairs="auto"`` in :func:`fit_panel`) always has a pair whose covariance it
+    estimates (it may be near 0).
+
+    Parameters
+    ----------
+    patterns : PanelPatterns
+    level : float, default 0.05
+
+    Returns
+    -------
+    tuple of (int, int)
+        Judge indices, the first of each pair the lower.
+
+    Raises
+    ------
+    ValueError
+        With fewer than two judges or a level outside (0, 1).
+
+    Examples
+    --------
+    >>> from bayesjudge.panels.simulate import dependence_scenario
+    >>> dependent_pairs(dependence_scenario("copy", random_seed=1).data.patterns())
+    ((0, 1),)
+    """
+    from scipy.stats import fisher_exact
+
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie in (0, 1); got {level!r}")
+    n_judges = patterns.n_judges
+    if n_judges < 2:
+        raise ValueError(f"pairs need at least two judges; got {n_judges}")
+    scored = []
+    for s, t in itertools.combinations(range(n_judges), 2):
+        p_values = []
+        for code in (0, 1):
+            rows = patterns.label == code
+            a, b, n = patterns.verdict[rows, s], patterns.verdict[rows, t], patterns.count[rows]
+            keep = (a >= 0) & (b >= 0)
+            table = [[n[keep & (a == x) & (b == y)].sum() for y in (1, 0)] for x in (1, 0)]
+            p_values.append(float(fisher_exact(table, alternative="greater").pvalue))
+        scored.append((min(1.0, 2.0 * min(p_values)), s, t))
+    scored.sort()
+    chosen: list[tuple[int, int]] = []
+    used: set[int] = set()
+    for p_value, s, t in scored:
+        if p_value >= level:
+            break
+        if s not in used and t not in used:
+            chosen.append((s, t))
+            used.update((s, t))
+    if not chosen:
+        chosen = [(scored[0][1], scored[0][2])]
+    return tuple(chosen)
 
 
 def distinct_judges(data: PanelData, *, merge: bool = True) -> PanelData:
@@ -265,7 +367,10 @@ def unanimity_counts(patterns: PanelPatterns) -> dict[str, NDArray[np.int64]]:
 
 
 def _unanimity_predictive(
-    posterior: xr.Dataset, patterns: PanelPatterns, rng: np.random.Generator
+    posterior: xr.Dataset,
+    patterns: PanelPatterns,
+    rng: np.random.Generator,
+    pairs: NDArray[np.int64] | None = None,
 ) -> dict[str, NDArray[np.int64]]:
     """Replicate :func:`unanimity_counts` at every posterior draw."""
     pi = posterior["pi"].transpose("chain", "draw").to_numpy()
@@ -276,6 +381,14 @@ def _unanimity_predictive(
     lam = posterior["loading"].transpose("chain", "draw", "class", "judge").to_numpy()
     lam = lam.reshape(flat, 2, -1)
     pi = pi.reshape(flat)
+    gamma = (
+        None
+        if pairs is None
+        else posterior["pair_covariance"]
+        .transpose("chain", "draw", "class", "pair")
+        .to_numpy()
+        .reshape(flat, 2, -1)
+    )
     out = {name: np.zeros((flat, 3), dtype=np.int64) for name in ("all_pass", "all_fail")}
     for g, code in enumerate(_CODES):
         masks, items = _masks(patterns, code)
@@ -285,7 +398,10 @@ def _unanimity_predictive(
         rows = np.concatenate([np.where(masks, 1, MISSING), np.where(masks, 0, MISSING)])
         for start in range(0, flat, _CHUNK):
             part = slice(start, min(start + _CHUNK, flat))
-            prob = np.exp(log_pattern_probabilities(se[part], sp[part], lam[part], rows))
+            form: dict[str, Any] = (
+                {} if gamma is None else {"pairs": pairs, "pair_covariance": gamma[part]}
+            )
+            prob = np.exp(log_pattern_probabilities(se[part], sp[part], lam[part], rows, **form))
             if code == UNLABELLED:
                 p = pi[part, None] * prob[:, 1] + (1.0 - pi[part, None]) * prob[:, 0]
             else:
@@ -368,6 +484,7 @@ def fit_panel(
     prob: float = 0.95,
     merge_duplicates: bool = True,
     independence: float | None = None,
+    pairs: Sequence[tuple[str, str]] | Literal["auto"] | None = None,
 ) -> xr.DataTree:
     r"""Sample the latent-class model of a judge panel with correlated errors.
 
@@ -387,7 +504,8 @@ def fit_panel(
         :class:`bayesjudge.priors.PanelPriors`; the defaults otherwise.
     dependence : {"random_effect", "none"}, default "random_effect"
         ``"random_effect"``: judges' errors correlated through the item difficulty (needs gold
-        items of both classes); ``"none"``: conditionally independent judges.
+        items of both classes); ``"none"``: conditionally independent judges, except the
+        ``pairs``.
     calibration : {"by_class", "random"}, default "by_class"
         ``"by_class"``: the gold items may have been chosen by class, so only the
         class-conditional law of the verdicts transfers. ``"random"``: they are a random sample
@@ -422,6 +540,13 @@ def fit_panel(
         conditional probability, so ``loading`` holds 0 for a class on the draws where its
         judges are independent (the slab's values are kept as ``loading_slab``), and
         ``dependent`` (chain, draw, class) says which.
+    pairs : sequence of (str, str) or "auto", optional
+        With ``dependence="none"``: the pair form, a class-specific covariance for each of
+        these disjoint pairs of judges (names), the others independent (Dendukuri and Joseph,
+        2001; exact for a judge that copies another's verdict on a share of the items; needs
+        gold items of both classes and at most 8 judges). ``"auto"``: the pairs whose
+        gold-item agreement exceeds independence (:func:`dependent_pairs`). The pairs fitted
+        are recorded in the root attribute ``pairs``.
 
     Returns
     -------
@@ -464,6 +589,8 @@ def fit_panel(
         raise TypeError(f"data must be PanelData; got {type(data).__name__}")
     check_choice(calibration, name="calibration", allowed=CALIBRATION)
     check_choice(dependence, name="dependence", allowed=DEPENDENCE)
+    if pairs is not None and dependence != "none":
+        raise ValueError(f"pairs go with dependence='none'; got dependence={dependence!r}")
     if independence is None:
         independence = INDEPENDENCE if dependence == "random_effect" else 0.0
     if isinstance(independence, bool) or not 0.0 <= float(independence) < 1.0:
@@ -484,12 +611,23 @@ def fit_panel(
     data = distinct_judges(data, merge=merge_duplicates)
     patterns = data.patterns()
     check_identified(patterns, dependence=dependence)
+    index = None
+    if pairs is not None:
+        check_pairs_identified(patterns)
+        index = check_pairs(
+            dependent_pairs(patterns)
+            if isinstance(pairs, str) and pairs == "auto"
+            else _pair_indices(pairs, data.judges),
+            patterns.n_judges,
+        )
     attrs: dict[str, Any] = {
         "calibration": calibration,
         "dependence": dependence,
         "independence": independence,
         "merged_judges": json.dumps([list(g) for g in duplicates] if merge_duplicates else []),
     }
+    if index is not None:
+        attrs["pairs"] = json.dumps([[data.judges[s], data.judges[t]] for s, t in index.tolist()])
     if calibration == "random":
         check = panel_calibration_check(data)
         attrs["calibration_check"] = json.dumps(check.to_dict())
@@ -508,8 +646,13 @@ def fit_panel(
         dependence=dependence,
         calibration=calibration,
         independence=independence,
+        pairs=index,
     )
-    order = sampling_order(patterns.n_judges, dependent=dependence == "random_effect")
+    order = sampling_order(
+        patterns.n_judges,
+        dependent=dependence == "random_effect",
+        n_pairs=0 if index is None else len(index),
+    )
     shift = np.concatenate([np.ravel(start.values[name]) for name, _ in order])
     precision = mode_precision(
         shift,
@@ -518,12 +661,24 @@ def fit_panel(
         dependence=dependence,
         calibration=calibration,
         independence=independence,
+        pairs=index,
     )
     size = _bucket(len(patterns))
+    pair_key = None if index is None else tuple(map(tuple, index.tolist()))
     padded = pad_patterns(patterns, size)
     run = ModelRun(
         PANEL,
-        (PANEL, "affine", size, patterns.n_judges, priors, dependence, calibration, independence),
+        (
+            PANEL,
+            "affine",
+            size,
+            patterns.n_judges,
+            priors,
+            dependence,
+            calibration,
+            independence,
+            pair_key,
+        ),
         lambda: affine_model(
             panel_model(
                 patterns,
@@ -532,6 +687,7 @@ def fit_panel(
                 calibration=calibration,
                 independence=independence,
                 n_patterns=size,
+                pairs=None if index is None else index.tolist(),
             )
         ),
         {**padded, AFFINE_SHIFT: shift, AFFINE_FACTOR: laplace_factor(precision)},
@@ -550,7 +706,7 @@ def fit_panel(
         )
         if "state_logp" in posterior:
             posterior = draw_dependence_states(posterior, rng)
-        derived = panel_quantities(posterior, patterns)
+        derived = panel_quantities(posterior, patterns, pairs=index)
         best_rule = derived.attrs.pop("best_rule")
         posterior = xr.merge([posterior, derived], combine_attrs="drop_conflicts")
         posterior.attrs["best_rule"] = best_rule
@@ -562,7 +718,7 @@ def fit_panel(
         predictive = xr.Dataset(
             {
                 name: (("chain", "draw", "group"), v)
-                for name, v in _unanimity_predictive(posterior, patterns, rng).items()
+                for name, v in _unanimity_predictive(posterior, patterns, rng, index).items()
             },
             coords={"chain": posterior["chain"], "draw": posterior["draw"], **groups},
         )
@@ -583,7 +739,7 @@ def fit_panel(
                 "constant_data": constant,
             }
         )
-        latest[:] = [panel_predictive_check(posterior, patterns, random_seed=rng)]
+        latest[:] = [panel_predictive_check(posterior, patterns, random_seed=rng, pairs=index)]
         tree.attrs["predictive_check"] = json.dumps(latest[0].to_dict())
         return tree
 
@@ -591,6 +747,9 @@ def fit_panel(
     reported = ["pi", "se", "sp", "j"]
     if dependence == "random_effect":
         checked += ["loading", "effective_judges"]
+        reported.append("effective_judges")
+    if index is not None:
+        checked += ["pair_covariance", "effective_judges"]
         reported.append("effective_judges")
     n_fail, n_pass = patterns.n_labelled
     attrs.update(
@@ -619,3 +778,20 @@ def fit_panel(
     )
     tree.attrs["best_rule"] = tree["posterior"].attrs.get("best_rule", "")
     return tree
+
+
+def _pair_indices(
+    pairs: Sequence[tuple[str, str]], judges: tuple[str, ...]
+) -> list[tuple[int, int]]:
+    """Map pairs of judge names to indices; a name not among the judges is a DataError."""
+    out = []
+    for pair in pairs:
+        if len(pair) != 2:
+            raise DataError(f"each pair names two judges; got {pair!r}")
+        missing = [name for name in pair if name not in judges]
+        if missing:
+            raise DataError(
+                f"pairs: judge {missing[0]!r} is not in the panel (judges fitted: {list(judges)})"
+            )
+        out.append((judges.index(pair[0]), judges.index(pair[1])))
+    return out

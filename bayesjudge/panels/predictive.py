@@ -241,13 +241,23 @@ def _pass_count_probabilities(
     sp: NDArray[np.float64],
     loading: NDArray[np.float64],
     mask: NDArray[np.bool_],
+    form: dict[str, Any] | None = None,
 ) -> NDArray[np.float64]:
     """P(m of the masked judges pass | class), shape (draws, 2, k + 1).
 
     Given the class and the latent value the judges are independent, so the count is
     Poisson-binomial at each quadrature node (built judge by judge), then integrated over
-    :math:`z` (:func:`bayesjudge.panels.dependence.latent_grid`).
+    :math:`z` (:func:`bayesjudge.panels.dependence.latent_grid`). With the pair form
+    (``form`` holds ``pairs`` and ``pair_covariance``; at most :data:`MAX_PATTERN_JUDGES`
+    judges) the :math:`2^k` patterns of the masked judges are enumerated and summed by count.
     """
+    if form:
+        k = int(mask.sum())
+        rows = np.full((2**k, mask.size), MISSING, dtype=np.int8)
+        rows[:, mask] = np.array(list(itertools.product((1, 0), repeat=k)), dtype=np.int8)
+        prob = np.exp(log_pattern_probabilities(se, sp, loading, rows, **form))  # (S, 2, 2^k)
+        counts = (rows[:, mask] == 1).sum(axis=1)
+        return np.stack([prob[..., counts == m].sum(axis=-1) for m in range(k + 1)], axis=-1)
     z, log_w = latent_grid()
     p = ndtr(_latent_probits(se[:, mask], sp[:, mask], loading[:, :, mask], z))  # (S, 2, k, Q)
     k = p.shape[-2]
@@ -276,6 +286,7 @@ def panel_predictive_check(
     level: float = PPC_LEVEL,
     max_draws: int = MAX_CHECK_DRAWS,
     random_seed: int | np.random.Generator | None = None,
+    pairs: NDArray[np.int64] | None = None,
 ) -> PanelPredictiveCheck:
     r"""Check a panel posterior against the verdict patterns and the judges' gold rates.
 
@@ -294,6 +305,9 @@ def panel_predictive_check(
         Posterior draws used, evenly thinned.
     random_seed : int, Generator or None
         Source of the replicated pattern tables.
+    pairs : ndarray of int, shape (K, 2), optional
+        The pairs of the pair form; their covariances are read from the posterior's
+        ``pair_covariance`` (chain, draw, class, pair).
 
     Returns
     -------
@@ -322,11 +336,17 @@ def panel_predictive_check(
     sp = posterior["sp"].transpose("chain", "draw", "judge").to_numpy().reshape(flat, -1)[::step]
     lam = posterior["loading"].transpose("chain", "draw", "class", "judge").to_numpy()
     lam = lam.reshape(flat, 2, -1)[::step]
+    form: dict[str, Any] = {}
+    if pairs is not None:
+        gamma = posterior["pair_covariance"].transpose("chain", "draw", "class", "pair")
+        form = {"pairs": pairs, "pair_covariance": gamma.to_numpy().reshape(flat, 2, -1)[::step]}
 
     def group_prob(rows: NDArray[np.int8], code: int) -> NDArray[np.float64]:
         out = []
         for start in range(0, len(rows), _CHUNK):
-            prob = np.exp(log_pattern_probabilities(se, sp, lam, rows[start : start + _CHUNK]))
+            prob = np.exp(
+                log_pattern_probabilities(se, sp, lam, rows[start : start + _CHUNK], **form)
+            )
             if code == UNLABELLED:
                 out.append(pi[:, None] * prob[:, 1] + (1.0 - pi[:, None]) * prob[:, 0])
             else:
@@ -351,7 +371,7 @@ def panel_predictive_check(
                 position += 1
             else:
                 if cell.block not in counted:
-                    both = _pass_count_probabilities(se, sp, lam, cell.mask)
+                    both = _pass_count_probabilities(se, sp, lam, cell.mask, form)
                     counted[cell.block] = (
                         pi[:, None] * both[:, 1] + (1.0 - pi[:, None]) * both[:, 0]
                         if code == UNLABELLED

@@ -10,6 +10,7 @@ draw, the conditional error correlations, the effective number of independent ju
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -85,6 +86,8 @@ def panel_draws(
     m0: int,
     likelihood_ratio: ArrayLike | None = None,
     size: int = QUADRATURE_SIZE,
+    pairs: ArrayLike | None = None,
+    pair_covariance: ArrayLike | None = None,
 ) -> PanelDraws:
     r"""Compute the panel's derived quantities on each draw (numpy core, leading batch axes).
 
@@ -106,6 +109,9 @@ def panel_draws(
         draws when they come in chunks).
     size : int
         Quadrature points.
+    pairs, pair_covariance : array_like, optional
+        The pair form (:func:`~bayesjudge.panels.dependence.log_pattern_probabilities`):
+        pairs (K, 2) and their covariances (..., 2, K).
 
     Returns
     -------
@@ -123,10 +129,13 @@ def panel_draws(
     sp_arr = np.asarray(sp, dtype=float)
     lam = np.asarray(loading, dtype=float)
     n_judges = se_arr.shape[-1]
-    corr = verdict_correlation(se_arr, sp_arr, lam, size=size)
+    form = {"pairs": pairs, "pair_covariance": pair_covariance}
+    corr = verdict_correlation(se_arr, sp_arr, lam, size=size, **form)
     rho = mean_error_correlation(corr)
     panel_rho = pi_arr * rho[..., 1] + (1.0 - pi_arr) * rho[..., 0]
-    probs = pattern_probabilities(se_arr, sp_arr, lam, complete_patterns(n_judges), size=size)
+    probs = pattern_probabilities(
+        se_arr, sp_arr, lam, complete_patterns(n_judges), size=size, **form
+    )
     if likelihood_ratio is None:
         best = likelihood_ratio_rule(probs.reshape(-1, *probs.shape[-2:]).mean(axis=0))
     else:
@@ -150,7 +159,11 @@ def panel_draws(
 
 
 def panel_quantities(
-    posterior: xr.Dataset, patterns: PanelPatterns, *, size: int = QUADRATURE_SIZE
+    posterior: xr.Dataset,
+    patterns: PanelPatterns,
+    *,
+    size: int = QUADRATURE_SIZE,
+    pairs: ArrayLike | None = None,
 ) -> xr.Dataset:
     """Return the derived quantities of a panel posterior as an xarray Dataset.
 
@@ -163,6 +176,9 @@ def panel_quantities(
         The fitted data (for the counts n, m1, m0 of the rules' pi precision).
     size : int
         Quadrature points.
+    pairs : array_like of int, shape (K, 2), optional
+        The pairs of the pair form; their covariances are read from
+        ``pair_covariance`` (chain, draw, class, pair).
 
     Returns
     -------
@@ -197,11 +213,23 @@ def panel_quantities(
     lam = posterior["loading"].transpose("chain", "draw", "class", "judge").to_numpy()
     lam = lam.reshape(flat, 2, -1)
     n_judges = se.shape[-1]
+    gamma = (
+        None
+        if pairs is None
+        else posterior["pair_covariance"]
+        .transpose("chain", "draw", "class", "pair")
+        .to_numpy()
+        .reshape(flat, 2, -1)
+    )
+
+    def form(c: slice) -> dict[str, Any]:
+        return {} if gamma is None else {"pairs": pairs, "pair_covariance": gamma[c]}
+
     chunks = [slice(start, min(start + _CHUNK, flat)) for start in range(0, flat, _CHUNK)]
     complete = complete_patterns(n_judges)
     mean_probs = (
         sum(
-            pattern_probabilities(se[c], sp[c], lam[c], complete, size=size).sum(axis=0)
+            pattern_probabilities(se[c], sp[c], lam[c], complete, size=size, **form(c)).sum(axis=0)
             for c in chunks
         )
         / flat
@@ -219,6 +247,7 @@ def panel_quantities(
             m0=n_fail,
             likelihood_ratio=best,
             size=size,
+            **form(c),
         )
         for c in chunks
     ]

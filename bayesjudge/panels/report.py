@@ -188,6 +188,8 @@ def report_content(analysis: PanelAnalysis, *, source: str = "panel") -> ReportC
         estimates[column] = estimates[column].astype(float)
     mass = f"{100 * analysis.prob:g}%"
     summaries = analysis.to_frame()
+    choice = analysis.dependence_choice
+    chosen = [] if choice is None else [f" The dependence form was chosen by fit: {choice.reason}."]
     return ReportContent(
         title=f"bayesjudge panel report: {source}",
         summary=analysis.summary(),
@@ -201,6 +203,7 @@ def report_content(analysis: PanelAnalysis, *, source: str = "panel") -> ReportC
             ", calibration ",
             Code(analysis.calibration),
             f", seed {analysis.seed}.",
+            *chosen,
         ],
         sections=[
             Section(f"Posterior summaries ({mass} equal-tailed intervals)", table=summaries),

@@ -30,7 +30,7 @@ of items.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -41,7 +41,9 @@ from bayesjudge.panels.data import UNLABELLED, PanelPatterns
 from bayesjudge.panels.dependence import (
     LOADING_MAX,
     QUADRATURE_SIZE,
+    check_pairs,
     log_pattern_probabilities,
+    pair_covariance_bound,
     state_log_likelihood,
 )
 from bayesjudge.priors import Beta, PanelPriors
@@ -153,6 +155,7 @@ def sampling_coordinates(
     se: ArrayLike,
     sp: ArrayLike,
     loading: ArrayLike | None = None,
+    pair_share: ArrayLike | None = None,
 ) -> dict[str, NDArray[np.float64]]:
     r"""Return the model's unconstrained coordinates of a parameter value.
 
@@ -162,6 +165,8 @@ def sampling_coordinates(
     se, sp : array_like, shape (J,)
     loading : array_like, shape (2, J), optional
         Loadings in (0, 0.99); omitted for the conditionally independent model.
+    pair_share : array_like, shape (2, K), optional
+        Each pair's covariance as a share of its bound, in (0, 1) (the pair form).
 
     Returns
     -------
@@ -200,6 +205,8 @@ def sampling_coordinates(
         out["loading_share_logodds__"] = np.asarray(
             logit(np.asarray(loading, dtype=float) / LOADING_MAX), dtype=float
         )
+    if pair_share is not None:
+        out["pair_share_logodds__"] = np.asarray(logit(np.asarray(pair_share, float)), float)
     return out
 
 
@@ -219,6 +226,8 @@ class PanelStart:
         Log density reached from each starting point, best first.
     values : dict
         The mode in the model's sampling coordinates (:func:`sampling_coordinates`).
+    pair_share : ndarray, shape (2, K), optional
+        Each pair's covariance as a share of its bound (the pair form).
     """
 
     pi: float
@@ -228,6 +237,7 @@ class PanelStart:
     log_density: float
     optima: tuple[float, ...]
     values: dict[str, NDArray[np.float64]]
+    pair_share: NDArray[np.float64] | None = None
 
     def to_dict(self) -> dict[str, object]:
         """Return the mode and the optima as plain values (recorded in the posterior's attrs)."""
@@ -238,6 +248,7 @@ class PanelStart:
             "loading": self.loading.tolist(),
             "log_density": self.log_density,
             "optima": list(self.optima),
+            **({} if self.pair_share is None else {"pair_share": self.pair_share.tolist()}),
         }
 
 
@@ -246,6 +257,18 @@ def _beta(
 ) -> NDArray[np.float64]:
     a, b = prior.alpha, prior.beta
     return np.asarray((a - 1.0) * log_x + (b - 1.0) * log1m_x - betaln(a, b), dtype=float)
+
+
+def _pair_arguments(
+    se: NDArray[np.float64],
+    sp: NDArray[np.float64],
+    pairs: NDArray[np.int64],
+    share: NDArray[np.float64],
+) -> dict[str, Any]:
+    """Return the ``pairs and ``pair_covariance`` arguments of the pair form from its shares."""
+    rate = np.stack([1.0 - sp, se], axis=-2)  # (batch, 2, J)
+    bound = pair_covariance_bound(rate[..., pairs[:, 0]], rate[..., pairs[:, 1]])
+    return {"pairs": pairs, "pair_covariance": share * bound}
 
 
 def _log_posterior(
@@ -258,11 +281,13 @@ def _log_posterior(
     size: int,
     weight: float = 1.0,
     independence: float = 0.0,
+    pairs: NDArray[np.int64] | None = None,
 ) -> NDArray[np.float64]:
-    """Log posterior in logit coordinates (logit pi, Se, Sp, loading shares); batch first.
+    """Log posterior in logit coordinates (logit pi, Se, Sp, loading or pair shares); batch first.
 
     ``weight`` scales the unlabelled items' likelihood (1 is the posterior); ``independence``
-    is the spike of the loadings' prior (:func:`bayesjudge.models.panel.panel_model`).
+    is the spike of the loadings' prior (:func:`bayesjudge.models.panel.panel_model`);
+    ``pairs`` the pairs of the pair form (then the last coordinates are its shares, logit).
     """
     n_judges = patterns.n_judges
     t = np.atleast_2d(theta)
@@ -287,8 +312,16 @@ def _log_posterior(
         loading = LOADING_MAX * expit(shares)
     else:
         loading = np.zeros((batch, 2, n_judges))
+    extra: dict[str, Any] = {}
+    if pairs is not None:
+        shares = t[:, 1 + 2 * n_judges :].reshape(batch, 2, len(pairs))
+        log_share, log1m_share = logs(shares)
+        out = out + (_beta(priors.loading, log_share, log1m_share) + log_share + log1m_share).sum(
+            axis=(1, 2)
+        )
+        extra = _pair_arguments(np.exp(log_se), np.exp(log_sp), pairs, expit(shares))
     logp = log_pattern_probabilities(
-        np.exp(log_se), np.exp(log_sp), loading, patterns.verdict, size=size
+        np.exp(log_se), np.exp(log_sp), loading, patterns.verdict, size=size, **extra
     )  # (batch, 2, P)
     count = np.where(patterns.label == UNLABELLED, weight, 1.0) * patterns.count
     if dependent and independence > 0.0:
@@ -357,12 +390,15 @@ def _mode_in_half(
     calibration: Literal["by_class", "random"],
     size: int,
     independence: float = 0.0,
+    pairs: NDArray[np.int64] | None = None,
+    pair_share: NDArray[np.float64] | None = None,
 ) -> tuple[
     float,
     NDArray[np.float64],
     NDArray[np.float64],
     NDArray[np.float64],
     dict[str, NDArray[np.float64]],
+    NDArray[np.float64] | None,
 ]:
     """Find the model's mode when the unrestricted optimum given lies in the excluded half.
 
@@ -371,17 +407,24 @@ def _mode_in_half(
     lies at the edge of its half (mean accuracy coordinate near 0), next to the optimum. Both are
     improved by L-BFGS-B on the model's own log density (:func:`sampling_log_density`), in its
     coordinates, where the edge is out of reach; the better one is returned, as (pi, Se, Sp,
-    loadings, the coordinates of :func:`sampling_coordinates`).
+    loadings, the coordinates of :func:`sampling_coordinates`, the pair shares or None).
     """
     dependent = dependence == "random_effect"
     n_judges = patterns.n_judges
-    order = sampling_order(n_judges, dependent=dependent)
+    n_pairs = 0 if pairs is None else len(pairs)
+    order = sampling_order(n_judges, dependent=dependent, n_pairs=n_pairs)
 
     def flat(values: dict[str, NDArray[np.float64]]) -> NDArray[np.float64]:
         return np.concatenate([np.ravel(values[name]) for name, _ in order])
 
     m_pi, m_se, m_sp, m_loading = _mirror(pi, se, sp, loading)
-    mirrored = sampling_coordinates(m_pi, m_se, m_sp, m_loading if dependent else None)
+    mirrored = sampling_coordinates(
+        m_pi,
+        m_se,
+        m_sp,
+        m_loading if dependent else None,
+        None if pair_share is None else pair_share[::-1],
+    )
     rate, accuracy = _rate_and_accuracy(pi, se, sp)
     edge = {  # the same point with every accuracy coordinate shifted just into the half
         "pi_logodds__": np.asarray(logit(pi)),
@@ -392,6 +435,8 @@ def _mode_in_half(
         edge["accuracy_offset_zerosum__"] = zero_sum_coordinates(accuracy - accuracy.mean())
     if dependent:
         edge["loading_share_logodds__"] = logit(loading / LOADING_MAX)
+    if pair_share is not None:
+        edge["pair_share_logodds__"] = logit(pair_share)
 
     def density(u: NDArray[np.float64]) -> NDArray[np.float64]:
         with np.errstate(all="ignore"):  # -inf or nan where a step leaves the support
@@ -403,6 +448,7 @@ def _mode_in_half(
                 calibration=calibration,
                 size=size,
                 independence=independence,
+                pairs=pairs,
             )
         return np.where(np.isfinite(values), values, -np.inf)
 
@@ -425,7 +471,7 @@ def _mode_in_half(
         )
         points += [flat(start), fit.x]  # an optimiser that stalls keeps its start
     best = points[int(np.argmax(density(np.array(points))))]
-    parts = _split(best[None], n_judges, dependent=dependent)
+    parts = _split(best[None], n_judges, dependent=dependent, n_pairs=n_pairs)
     pi_out = float(expit(parts["pi_logodds__"][0, 0]))
     se_out, sp_out = judge_accuracy(
         pi_out, expit(parts["judged_rate_interval__"][0]), _accuracy(parts, n_judges)[0]
@@ -435,8 +481,13 @@ def _mode_in_half(
         if dependent
         else np.zeros((2, n_judges))
     )
-    values = sampling_coordinates(pi_out, se_out, sp_out, loading_out if dependent else None)
-    return pi_out, se_out, sp_out, loading_out, values
+    share_out = (
+        None if pairs is None else expit(parts["pair_share_logodds__"][0]).reshape(2, n_pairs)
+    )
+    values = sampling_coordinates(
+        pi_out, se_out, sp_out, loading_out if dependent else None, share_out
+    )
+    return pi_out, se_out, sp_out, loading_out, values, share_out
 
 
 def posterior_mode(
@@ -447,6 +498,7 @@ def posterior_mode(
     calibration: Literal["by_class", "random"] = "by_class",
     size: int = SEARCH_QUADRATURE_SIZE,
     independence: float = 0.0,
+    pairs: ArrayLike | None = None,
 ) -> PanelStart:
     r"""Maximise the panel's log posterior from several starting points; return the best.
 
@@ -470,6 +522,9 @@ def posterior_mode(
         Quadrature points.
     independence : float
         The spike of the loadings' prior, as in :func:`bayesjudge.models.panel.panel_model`.
+    pairs : array_like of int, shape (K, 2), optional
+        With ``dependence="none"``: the pairs of the pair form (their covariance shares start
+        at each of :data:`START_LOADINGS`).
 
     Returns
     -------
@@ -487,15 +542,17 @@ def posterior_mode(
     priors = PanelPriors() if priors is None else priors
     dependent = dependence == "random_effect"
     n_judges = patterns.n_judges
+    index = _pairs_of(dependence, pairs, n_judges)
     gold_se, gold_sp = _gold_rates(patterns)
     n_fail, n_pass = patterns.n_labelled
     se0 = gold_se if n_pass else np.full(n_judges, 0.75)
     sp0 = gold_sp if n_fail else np.full(n_judges, 0.75)
     pi0 = _starting_pi(patterns, se0, sp0)
     base = np.concatenate([[logit(pi0)], logit(se0), logit(sp0)])
+    extra = 2 * n_judges if dependent else 0 if index is None else 2 * len(index)
     starts = (
-        [np.concatenate([base, np.full(2 * n_judges, logit(s))]) for s in START_LOADINGS]
-        if dependent
+        [np.concatenate([base, np.full(extra, logit(s))]) for s in START_LOADINGS]
+        if extra
         else [base]
     )
 
@@ -515,6 +572,7 @@ def posterior_mode(
             size=size,
             weight=weight,
             independence=independence,
+            pairs=index,
         )
         gradient = (values[1:] - values[0]) / _STEP
         return -float(values[0]), -gradient
@@ -546,10 +604,11 @@ def posterior_mode(
         if dependent
         else np.zeros((2, n_judges))
     )
+    share = None if index is None else expit(theta[1 + 2 * n_judges :]).reshape(2, len(index))
     try:
-        values = sampling_coordinates(pi, se, sp, loading if dependent else None)
+        values = sampling_coordinates(pi, se, sp, loading if dependent else None, share)
     except ValueError:  # the best optimum lies in the half the model excludes
-        pi, se, sp, loading, values = _mode_in_half(
+        pi, se, sp, loading, values, share = _mode_in_half(
             pi,
             se,
             sp,
@@ -560,12 +619,15 @@ def posterior_mode(
             calibration=calibration,
             size=size,
             independence=independence,
+            pairs=index,
+            pair_share=share,
         )
-        theta = np.concatenate(
-            [[logit(pi)], logit(se), logit(sp), logit(loading.ravel() / LOADING_MAX)]
-            if dependent
-            else [[logit(pi)], logit(se), logit(sp)]
-        )
+        blocks: list[Any] = [[logit(pi)], logit(se), logit(sp)]
+        if dependent:
+            blocks.append(logit(loading.ravel() / LOADING_MAX))
+        if share is not None:
+            blocks.append(logit(share.ravel()))
+        theta = np.concatenate(blocks)
         best = float(
             _log_posterior(
                 theta,
@@ -575,6 +637,7 @@ def posterior_mode(
                 random_gold=calibration == "random",
                 size=size,
                 independence=independence,
+                pairs=index,
             )[0]
         )
     return PanelStart(
@@ -585,11 +648,14 @@ def posterior_mode(
         log_density=best,
         optima=tuple(r[0] for r in results),
         values=values,
+        pair_share=share,
     )
 
 
-def sampling_order(n_judges: int, *, dependent: bool) -> list[tuple[str, int]]:
+def sampling_order(n_judges: int, *, dependent: bool, n_pairs: int = 0) -> list[tuple[str, int]]:
     """Value variables of the panel model with their sizes, in the model's order.
+
+    ``n_pairs`` is the number of pairs of the pair form (``pairs``; 0 without).
 
     Examples
     --------
@@ -602,6 +668,8 @@ def sampling_order(n_judges: int, *, dependent: bool) -> list[tuple[str, int]]:
         order.append(("accuracy_offset_zerosum__", n_judges - 1))
     if dependent:
         order.append(("loading_share_logodds__", 2 * n_judges))
+    if n_pairs:
+        order.append(("pair_share_logodds__", 2 * n_pairs))
     return order
 
 
@@ -618,12 +686,12 @@ def _zero_sum_values(free: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def _split(
-    u: NDArray[np.float64], n_judges: int, *, dependent: bool
+    u: NDArray[np.float64], n_judges: int, *, dependent: bool, n_pairs: int = 0
 ) -> dict[str, NDArray[np.float64]]:
     """Split points (batch, D) laid out as :func:`sampling_order` into its value variables."""
     parts: dict[str, NDArray[np.float64]] = {}
     at = 0
-    for name, length in sampling_order(n_judges, dependent=dependent):
+    for name, length in sampling_order(n_judges, dependent=dependent, n_pairs=n_pairs):
         parts[name] = u[:, at : at + length]
         at += length
     if at != u.shape[1]:
@@ -651,6 +719,7 @@ def sampling_log_density(
     calibration: Literal["by_class", "random"] = "by_class",
     size: int = QUADRATURE_SIZE,
     independence: float = 0.0,
+    pairs: ArrayLike | None = None,
 ) -> NDArray[np.float64]:
     r"""Log density of the panel model in its own unconstrained coordinates, batch first.
 
@@ -663,7 +732,7 @@ def sampling_log_density(
     ----------
     values : array_like, shape (B, D) or (D,)
     patterns : PanelPatterns
-    priors, dependence, calibration, independence
+    priors, dependence, calibration, independence, pairs
         As in :func:`bayesjudge.models.panel.panel_model`.
     size : int
         Quadrature points (the model's by default).
@@ -686,8 +755,10 @@ def sampling_log_density(
     priors = PanelPriors() if priors is None else priors
     n_judges = patterns.n_judges
     dependent = dependence == "random_effect"
+    index = _pairs_of(dependence, pairs, n_judges)
+    n_pairs = 0 if index is None else len(index)
     u = np.atleast_2d(np.asarray(values, dtype=float))
-    parts = _split(u, n_judges, dependent=dependent)
+    parts = _split(u, n_judges, dependent=dependent, n_pairs=n_pairs)
     x = parts["pi_logodds__"][:, 0]
     pi, log_pi, log1m_pi = expit(x), log_expit(x), log_expit(-x)
     r = parts["judged_rate_interval__"]
@@ -716,7 +787,14 @@ def sampling_log_density(
         loading = LOADING_MAX * expit(shares).reshape(-1, 2, n_judges)
     else:
         loading = np.zeros((u.shape[0], 2, n_judges))
-    logp = log_pattern_probabilities(se, 1.0 - fpr, loading, patterns.verdict, size=size)
+    extra: dict[str, Any] = {}
+    if index is not None:
+        shares = parts["pair_share_logodds__"]
+        log_s, log1m_s = log_expit(shares), log_expit(-shares)
+        out = out + (_beta(priors.loading, log_s, log1m_s) + log_s + log1m_s).sum(axis=1)
+        share = expit(shares).reshape(-1, 2, n_pairs)
+        extra = _pair_arguments(se, 1.0 - fpr, index, share)
+    logp = log_pattern_probabilities(se, 1.0 - fpr, loading, patterns.verdict, size=size, **extra)
     if dependent and independence > 0.0:
         logp_zero = log_pattern_probabilities(
             se, 1.0 - fpr, np.zeros_like(loading), patterns.verdict, size=size
@@ -745,6 +823,7 @@ def mode_precision(
     calibration: Literal["by_class", "random"] = "by_class",
     batch: int = 32,
     independence: float = 0.0,
+    pairs: ArrayLike | None = None,
 ) -> NDArray[np.float64]:
     r"""Hessian of the negative log density at ``values`` (the mode), by central differences.
 
@@ -758,7 +837,7 @@ def mode_precision(
     ----------
     values : array_like, shape (D,)
         A point in the model's coordinates (:func:`sampling_order`).
-    patterns, priors, dependence, calibration, independence
+    patterns, priors, dependence, calibration, independence, pairs
         As in :func:`sampling_log_density`.
     batch : int
         Points evaluated per call.
@@ -794,6 +873,7 @@ def mode_precision(
                     dependence=dependence,
                     calibration=calibration,
                     independence=independence,
+                    pairs=pairs,
                 )
                 for i in range(0, len(points), batch)
             ]
@@ -806,17 +886,26 @@ def mode_precision(
     step = np.minimum(0.3 / np.sqrt(np.maximum(curvature, 1e-6)), 0.5)
     diagonal = density(np.vstack([x + step * eye, x - step * eye]))
     hessian = np.diag((diagonal[:d] + diagonal[d:] - 2.0 * centre) / step**2)
-    pairs = [(a, b) for a in range(d) for b in range(a + 1, d)]
-    if pairs:
+    cross = [(a, b) for a in range(d) for b in range(a + 1, d)]
+    if cross:
         signs = ((1, 1), (1, -1), (-1, 1), (-1, -1))
         points = np.array(
             [
                 x + sa * step[a] * eye[a] + sb * step[b] * eye[b]
-                for a, b in pairs
+                for a, b in cross
                 for sa, sb in signs
             ]
         )
-        corner = density(points).reshape(len(pairs), 4)
-        for (a, b), (pp, pm_, mp, mm) in zip(pairs, corner, strict=True):
+        corner = density(points).reshape(len(cross), 4)
+        for (a, b), (pp, pm_, mp, mm) in zip(cross, corner, strict=True):
             hessian[a, b] = hessian[b, a] = (pp - pm_ - mp + mm) / (4.0 * step[a] * step[b])
     return np.asarray(-hessian, dtype=float)
+
+
+def _pairs_of(dependence: str, pairs: ArrayLike | None, n_judges: int) -> NDArray[np.int64] | None:
+    """Return the pairs of the pair form as a (K, 2) array; None without pairs."""
+    if pairs is None:
+        return None
+    if dependence != "none":
+        raise ValueError(f"pairs go with dependence='none'; got dependence={dependence!r}")
+    return check_pairs(pairs, n_judges)

@@ -337,3 +337,14 @@ def test_a_panel_the_model_cannot_reproduce_exits_3_naming_the_pattern(tmp_path,
     payload = json.loads(captured.out)
     assert payload["diagnostics"]["passed"] is False
     assert any(f.startswith("ppc_tail_prob(patterns[") for f in payload["diagnostics"]["failures"])
+
+
+def test_pairs_option_is_checked_before_any_fit(files, capsys):
+    _, verdicts, gold, _ = files
+    base = ["panel", str(verdicts), "--labels", str(gold), "--no-progress"]
+    assert main([*base, "--pairs", "a+a_copy"]) == EXIT_BAD_INPUT
+    assert "--pairs goes with --dependence pairs or auto" in capsys.readouterr().err
+    assert main([*base, "--dependence", "pairs", "--pairs", "a_copy"]) == EXIT_BAD_INPUT
+    assert "two judge names joined by '+'" in capsys.readouterr().err
+    assert main([*base, "--dependence", "pairs", "--pairs", "a+nobody"]) == EXIT_BAD_INPUT
+    assert "judge 'nobody' is not in the panel" in capsys.readouterr().err

@@ -134,3 +134,67 @@ def test_panel_quantities_wraps_the_draws_with_named_dims():
     np.testing.assert_allclose(out["effective_judges"].to_numpy(), direct.effective_judges)
     np.testing.assert_array_equal(out["rule_passes"].to_numpy(), direct.rule_passes)
     assert out.attrs["best_rule"] in out["rule"].to_numpy().tolist()
+
+
+def test_copy_panel_has_the_stated_rates_and_pair_correlation():
+    from bayesjudge.panels.simulate import simulate_copy_panel
+
+    sim = simulate_copy_panel(
+        pi=0.4,
+        se=[0.85, 0.7, 0.75],
+        sp=[0.8, 0.9, 0.9],
+        copy=(0.5, 0.8),
+        n_unlabelled=60_000,
+        n_gold=0,
+        random_seed=2,
+    )
+    v, c = sim.data.verdicts, sim.classes
+    for k, (se, sp) in enumerate([(0.85, 0.8), (0.7, 0.9), (0.75, 0.9)]):
+        assert v[c == 1, k].mean() == pytest.approx(se, abs=0.01)
+        assert 1 - v[c == 0, k].mean() == pytest.approx(sp, abs=0.01)
+    for cls in (0, 1):
+        empirical = np.corrcoef(v[c == cls, 0], v[c == cls, 1])[0, 1]
+        assert empirical == pytest.approx(sim.truth.error_correlation[cls, 0, 1], abs=0.02)
+        assert abs(np.corrcoef(v[c == cls, 0], v[c == cls, 2])[0, 1]) < 0.02
+    # copy probability 0.8 in PASS: cov = 0.8 * 0.85 * 0.15
+    np.testing.assert_allclose(
+        sim.truth.error_correlation[1, 0, 1], 0.8 * 0.85 * 0.15 / np.sqrt(0.85 * 0.15 * 0.7 * 0.3)
+    )
+
+
+def test_dependence_scenarios_are_seeded_and_distinct():
+    from bayesjudge.panels.simulate import DEPENDENCE_FORMS, dependence_scenario
+
+    effective = {}
+    for form in DEPENDENCE_FORMS:
+        one = dependence_scenario(form, random_seed=5)
+        two = dependence_scenario(form, random_seed=5)
+        np.testing.assert_array_equal(one.data.verdicts, two.data.verdicts)
+        assert one.data.n_items == 2000
+        assert one.data.n_unlabelled == 1800
+        effective[form] = float(one.truth.effective_judges)
+    assert effective["independent"] == pytest.approx(3.0)
+    assert effective["copy"] < effective["one_class_noise"] < effective["shared_base"] < 3.0
+    noisy = dependence_scenario("one_class_noise", n_unlabelled=5000, random_seed=1)
+    passes = noisy.classes == 1
+    v = noisy.data.verdicts
+    np.testing.assert_array_equal(v[passes, 0], v[passes, 1])  # equal on PASS items
+    assert (v[~passes, 0] != v[~passes, 1]).any()  # noisy on FAIL items
+    with pytest.raises(ValueError, match="form must be one of"):
+        dependence_scenario("bogus")
+
+
+def test_copy_panel_argument_checks():
+    from bayesjudge.panels.simulate import simulate_copy_panel
+
+    ok = {"pi": 0.5, "se": [0.9, 0.8], "sp": [0.8, 0.9], "n_unlabelled": 5, "n_gold": 5}
+    with pytest.raises(ValueError, match="copy must lie"):
+        simulate_copy_panel(**ok, copy=1.5)
+    with pytest.raises(ValueError, match="cannot be reached"):
+        simulate_copy_panel(**{**ok, "se": [0.9, 0.1]}, copy=0.9)
+    with pytest.raises(ValueError, match="always copies"):
+        simulate_copy_panel(**ok, copy=1.0)
+    with pytest.raises(ValueError, match="different judges"):
+        simulate_copy_panel(**ok, copy=0.5, source=1, target=1)
+    with pytest.raises(ValueError, match="target must be a judge index"):
+        simulate_copy_panel(**ok, copy=0.5, target=2)
