@@ -444,7 +444,8 @@ def draw_dependence_states(posterior: xr.Dataset, rng: np.random.Generator) -> x
     --------
     >>> post = xr.Dataset({
     ...     "loading": (("chain", "draw", "class", "judge"), np.full((1, 2, 2, 3), 0.5)),
-    ...     "state_logp": (("chain", "draw", "state"), np.log([[[1, 0, 0, 0], [0, 0, 1, 0]]]))},
+    ...     "state_logp": (("chain", "draw", "state"), np.where(
+    ...         [[[1, 0, 0, 0], [0, 0, 1, 0]]], 0.0, -np.inf))},
     ...     coords={"class": ["fail", "pass"], "state": ["none", "fail", "pass", "both"]})
     >>> out = draw_dependence_states(post, np.random.default_rng(0))
     >>> out["loading"].isel(judge=0).to_numpy().tolist()
