@@ -10,11 +10,21 @@ import pytest
 from bayesjudge._docstring import SAMPLER_PARAMETERS, fill_doc
 from bayesjudge.batches.statespace import fit_drift
 from bayesjudge.gates.fit import fit_gate
+from bayesjudge.panels.fit import fit_panel
 from bayesjudge.prevalence.fit import fit_prevalence
 from bayesjudge.repeated.fit import fit_repeated
+from bayesjudge.systems.fit import fit_systems
 from bayesjudge.systems.repeated_analysis import fit_repeated_systems
 
-FIT_FUNCTIONS = [fit_prevalence, fit_gate, fit_repeated, fit_drift, fit_repeated_systems]
+FIT_FUNCTIONS = [
+    fit_prevalence,
+    fit_gate,
+    fit_repeated,
+    fit_drift,
+    fit_repeated_systems,
+    fit_panel,
+    fit_systems,
+]
 
 
 def test_fill_doc_indents_the_part_as_its_line_and_leaves_formulas_alone():

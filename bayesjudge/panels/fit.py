@@ -31,6 +31,7 @@ import numpy as np
 import xarray as xr
 from numpy.typing import NDArray
 
+from bayesjudge._docstring import SAMPLER_PARAMETERS, fill_doc
 from bayesjudge.errors import DataError
 from bayesjudge.estimators.design import LEVEL, RandomCalibrationCheck, random_calibration_test
 from bayesjudge.inference import defaults
@@ -468,6 +469,7 @@ def draw_dependence_states(posterior: xr.Dataset, rng: np.random.Generator) -> x
     )
 
 
+@fill_doc(sampler_parameters=SAMPLER_PARAMETERS)
 def fit_panel(
     data: PanelData,
     *,
@@ -512,22 +514,7 @@ def fit_panel(
         class-conditional law of the verdicts transfers. ``"random"``: they are a random sample
         of all items, so their labels inform pi too; a check then warns when the gold items'
         PASS-verdict rate says otherwise.
-    draws, tune, chains : int
-        Draws per chain (2000), tuning steps per chain (1000) and chains (4).
-    target_accept : float, optional
-        NUTS target acceptance (default :data:`TARGET_ACCEPT`).
-    random_seed : int, Generator or None
-        Seed of the sampler and of the predictive draws (None: the default seed).
-    progressbar : bool, optional
-        Show the sampler's progress bar; by default only when stderr is a terminal.
-    sampler : {"auto", "nutpie", "pymc"}
-        ``"auto"`` uses nutpie when installed.
-    escalate : bool, default True
-        Retry once when a sampler check fails: with smaller steps, longer tuning and more draws
-        after divergent transitions, otherwise with more draws at the same step-size target
-        (:func:`bayesjudge.inference.fit.retry_settings`).
-    prob : float, default 0.95
-        Mass of the interval whose bounds' Monte Carlo error is checked.
+    %(sampler_parameters)s
     merge_duplicates : bool, default True
         Fit judges whose verdicts agree on every item once (:func:`distinct_judges`); False
         fits them as different judges (only to see what the model makes of them).

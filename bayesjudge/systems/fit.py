@@ -37,6 +37,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 import xarray as xr
 
+from bayesjudge._docstring import SAMPLER_PARAMETERS, fill_doc
 from bayesjudge.errors import DataError
 from bayesjudge.inference import defaults
 from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
@@ -211,6 +212,7 @@ def _run(
     return ModelRun(name, key, build, cells, priors), {}
 
 
+@fill_doc(sampler_parameters=SAMPLER_PARAMETERS)
 def fit_systems(
     data: SystemsData,
     *,
@@ -260,22 +262,7 @@ def fit_systems(
         The priors (defaults in :class:`bayesjudge.priors.SystemsPriors`).
     restrict_j : bool, default True
         Condition the judge's prior on :math:`J > 0`.
-    draws, tune, chains : int
-        Posterior draws per chain, tuning steps per chain, chains.
-    target_accept : float, optional
-        NUTS target acceptance (default 0.95).
-    random_seed : int, Generator or None
-        Seed; None uses the default seed (:data:`bayesjudge.validation.DEFAULT_SEED`).
-    progressbar : bool, optional
-        Show the sampler's progress bar; by default only when stderr is a terminal.
-    sampler : {"auto", "nutpie", "pymc"}
-        The NUTS implementation (nutpie when installed).
-    escalate : bool, default True
-        Retry once when a sampler check fails: with smaller steps, longer tuning and more draws
-        after divergent transitions, otherwise with more draws at the same step-size target
-        (:func:`bayesjudge.inference.fit.retry_settings`).
-    prob : float, default 0.95
-        Mass of the interval whose bounds' Monte Carlo error is checked.
+    %(sampler_parameters)s
 
     Returns
     -------
