@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "arviz_figure",
     "figures_html",
+    "fixed4",
     "html_page",
     "markdown_table",
     "png",
@@ -93,15 +94,25 @@ def table_html(frame: pd.DataFrame) -> str:
             else:
                 marks.append("")
         frame = frame.assign(note=marks)
-    page = frame.to_html(
-        index=False, na_rep="", float_format=lambda x: f"{x:.4f}", classes="table", border=0
-    )
+    page = frame.to_html(index=False, na_rep="", float_format=fixed4, classes="table", border=0)
     head, cut, body = page.partition("</thead>")
     out = head.replace("_", "_<wbr>") + cut + body
     if notes:
         items = "".join(f"<li>[{k}] {html.escape(n)}</li>" for k, n in enumerate(notes, 1))
         out += f'\n<ul class="table-notes">{items}</ul>'
     return out
+
+
+def fixed4(value: float) -> str:
+    """Return ``value`` to 4 decimal places, with no sign on a value that rounds to zero.
+
+    Examples
+    --------
+    >>> fixed4(-1e-17), fixed4(-0.0), fixed4(-0.00006), fixed4(0.25)
+    ('0.0000', '0.0000', '-0.0001', '0.2500')
+    """
+    text = f"{value:.4f}"
+    return "0.0000" if text == "-0.0000" else text
 
 
 def markdown_table(frame: pd.DataFrame) -> str:
@@ -124,7 +135,7 @@ def markdown_table(frame: pd.DataFrame) -> str:
         if value is None or (isinstance(value, float) and np.isnan(value)):
             return ""
         if isinstance(value, float):
-            return f"{value:.4f}"
+            return fixed4(value)
         return escape_markdown(value)
 
     header = "| " + " | ".join(escape_markdown(c) for c in frame.columns) + " |"

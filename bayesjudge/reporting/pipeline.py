@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from bayesjudge.inference.provenance import provenance, provenance_from_attrs
-from bayesjudge.reporting.html import figures_html, html_page, markdown_table, table_html
+from bayesjudge.reporting.html import figures_html, fixed4, html_page, markdown_table, table_html
 from bayesjudge.reporting.output import (
     escape_markdown,
     escape_markdown_prose,
@@ -160,7 +160,7 @@ class Shown:
         shown = cast(Analysis, self)
         frame = shown.to_frame()
         index = not isinstance(frame.index, pd.RangeIndex)
-        table = frame.to_html(index=index, na_rep="", float_format=lambda x: f"{x:.4f}", border=0)
+        table = frame.to_html(index=index, na_rep="", float_format=fixed4, border=0)
         return shown.summary().to_html(style=True) + table
 
 
