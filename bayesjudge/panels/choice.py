@@ -42,7 +42,7 @@ import xarray as xr
 from numpy.typing import NDArray
 
 from bayesjudge.panels.data import UNLABELLED, PanelPatterns
-from bayesjudge.panels.dependence import log_pattern_probabilities
+from bayesjudge.panels.dependence import flat_draws, log_pattern_probabilities
 
 __all__ = [
     "MARGIN",
@@ -167,22 +167,9 @@ def pattern_log_likelihood(
     >>> np.exp(pattern_log_likelihood(post, data.patterns())).round(4).tolist()
     [[[0.72, 0.42, 0.18]]]
     """
-    pi = posterior["pi"].transpose("chain", "draw").to_numpy()
-    shape = pi.shape
+    shape = posterior["pi"].transpose("chain", "draw").shape
+    pi, se, sp, lam, gamma = flat_draws(posterior, pairs)
     flat = pi.size
-    pi = pi.reshape(flat)
-    se = posterior["se"].transpose("chain", "draw", "judge").to_numpy().reshape(flat, -1)
-    sp = posterior["sp"].transpose("chain", "draw", "judge").to_numpy().reshape(flat, -1)
-    lam = posterior["loading"].transpose("chain", "draw", "class", "judge").to_numpy()
-    lam = lam.reshape(flat, 2, -1)
-    gamma = (
-        None
-        if pairs is None
-        else posterior["pair_covariance"]
-        .transpose("chain", "draw", "class", "pair")
-        .to_numpy()
-        .reshape(flat, 2, -1)
-    )
     label = patterns.label
     out = np.empty((flat, len(label)))
     for start in range(0, flat, _CHUNK):

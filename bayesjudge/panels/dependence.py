@@ -87,11 +87,16 @@ the items of the test population.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, NamedTuple
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import log_ndtr, logsumexp, ndtr, ndtri
 
 from bayesjudge.inference import defaults
+
+if TYPE_CHECKING:
+    import xarray as xr
 
 __all__ = [
     "DEPENDENCE_STATES",
@@ -100,9 +105,11 @@ __all__ = [
     "QUADRATURE_HALF_WIDTH",
     "QUADRATURE_SIZE",
     "STATES",
+    "FlatDraws",
     "check_pairs",
     "class_probits",
     "effective_judges",
+    "flat_draws",
     "latent_correlation",
     "latent_grid",
     "log_pattern_probabilities",
@@ -621,3 +628,45 @@ def pair_log_adjustment(
     with np.errstate(divide="ignore"):
         adjust = np.log1p(sign * gamma[..., None, :] / np.where(both, first, 1.0))
     return np.asarray(np.where(both, adjust, 0.0).sum(axis=-1), dtype=float)
+
+
+class FlatDraws(NamedTuple):
+    """The panel model's parameters at every posterior draw, chains and draws on one axis."""
+
+    pi: NDArray[np.float64]  # (draw,)
+    se: NDArray[np.float64]  # (draw, judge)
+    sp: NDArray[np.float64]  # (draw, judge)
+    loading: NDArray[np.float64]  # (draw, class, judge)
+    pair_covariance: NDArray[np.float64] | None  # (draw, class, pair); None without pairs
+
+
+def flat_draws(posterior: xr.Dataset, pairs: ArrayLike | None = None) -> FlatDraws:
+    """Return ``posterior``'s pi, Se, Sp, loadings (and pair covariances) as flat arrays.
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> post = xr.Dataset({
+    ...     "pi": (("chain", "draw"), [[0.5, 0.6]]),
+    ...     "se": (("chain", "draw", "judge"), [[[0.9, 0.8], [0.85, 0.8]]]),
+    ...     "sp": (("chain", "draw", "judge"), [[[0.8, 0.9], [0.8, 0.85]]]),
+    ...     "loading": (("chain", "draw", "class", "judge"), np.zeros((1, 2, 2, 2)))})
+    >>> draws = flat_draws(post)
+    >>> draws.pi.shape, draws.se.shape, draws.loading.shape, draws.pair_covariance
+    ((2,), (2, 2), (2, 2, 2), None)
+    """
+    pi = posterior["pi"].transpose("chain", "draw").to_numpy()
+    flat = pi.size
+
+    def values(name: str, *dims: str) -> NDArray[np.float64]:
+        array = posterior[name].transpose("chain", "draw", *dims).to_numpy()
+        return array.reshape(flat, *array.shape[2:])
+
+    gamma = None if pairs is None else values("pair_covariance", "class", "pair")
+    return FlatDraws(
+        pi.reshape(flat),
+        values("se", "judge"),
+        values("sp", "judge"),
+        values("loading", "class", "judge"),
+        gamma,
+    )

@@ -49,6 +49,7 @@ from bayesjudge.panels.dependence import (
     DEPENDENCE_STATES,
     INDEPENDENCE,
     check_pairs,
+    flat_draws,
     log_pattern_probabilities,
 )
 from bayesjudge.panels.predictive import (
@@ -374,22 +375,9 @@ def _unanimity_predictive(
     pairs: NDArray[np.int64] | None = None,
 ) -> dict[str, NDArray[np.int64]]:
     """Replicate :func:`unanimity_counts` at every posterior draw."""
-    pi = posterior["pi"].transpose("chain", "draw").to_numpy()
-    shape = pi.shape
+    shape = posterior["pi"].transpose("chain", "draw").shape
+    pi, se, sp, lam, gamma = flat_draws(posterior, pairs)
     flat = pi.size
-    se = posterior["se"].transpose("chain", "draw", "judge").to_numpy().reshape(flat, -1)
-    sp = posterior["sp"].transpose("chain", "draw", "judge").to_numpy().reshape(flat, -1)
-    lam = posterior["loading"].transpose("chain", "draw", "class", "judge").to_numpy()
-    lam = lam.reshape(flat, 2, -1)
-    pi = pi.reshape(flat)
-    gamma = (
-        None
-        if pairs is None
-        else posterior["pair_covariance"]
-        .transpose("chain", "draw", "class", "pair")
-        .to_numpy()
-        .reshape(flat, 2, -1)
-    )
     out = {name: np.zeros((flat, 3), dtype=np.int64) for name in ("all_pass", "all_fail")}
     for g, code in enumerate(_CODES):
         masks, items = _masks(patterns, code)

@@ -20,6 +20,7 @@ from bayesjudge.panels.data import PanelPatterns
 from bayesjudge.panels.dependence import (
     QUADRATURE_SIZE,
     effective_judges,
+    flat_draws,
     latent_correlation,
     mean_error_correlation,
     pattern_probabilities,
@@ -204,23 +205,10 @@ def panel_quantities(
     >>> out["rule_j"].dims, out.attrs["best_rule"]
     (('chain', 'draw', 'rule'), 'at_least_1_of_2')
     """
-    pi = posterior["pi"].transpose("chain", "draw").to_numpy()
-    chains, draws = pi.shape
-    flat = chains * draws
-    pi = pi.reshape(flat)
-    se = posterior["se"].transpose("chain", "draw", "judge").to_numpy().reshape(flat, -1)
-    sp = posterior["sp"].transpose("chain", "draw", "judge").to_numpy().reshape(flat, -1)
-    lam = posterior["loading"].transpose("chain", "draw", "class", "judge").to_numpy()
-    lam = lam.reshape(flat, 2, -1)
+    chains, draws = posterior["pi"].transpose("chain", "draw").shape
+    pi, se, sp, lam, gamma = flat_draws(posterior, pairs)
+    flat = pi.size
     n_judges = se.shape[-1]
-    gamma = (
-        None
-        if pairs is None
-        else posterior["pair_covariance"]
-        .transpose("chain", "draw", "class", "pair")
-        .to_numpy()
-        .reshape(flat, 2, -1)
-    )
 
     def form(c: slice) -> dict[str, Any]:
         return {} if gamma is None else {"pairs": pairs, "pair_covariance": gamma[c]}

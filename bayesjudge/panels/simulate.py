@@ -192,14 +192,8 @@ def simulate_panel(
     >>> sim.data.n_items, sim.data.n_unlabelled
     (250, 200)
     """
-    se_arr = np.asarray(se, dtype=float)
-    if se_arr.ndim != 1 or se_arr.size < 2:
-        raise ValueError(f"se must give one value per judge for at least two judges; got {se!r}")
+    se_arr, sp_arr = _judge_rates(se, sp)
     n_judges = se_arr.size
-    sp_arr = _per_judge("sp", sp, n_judges)
-    for name, arr in (("se", se_arr), ("sp", sp_arr)):
-        if np.any((arr <= 0.0) | (arr >= 1.0)):
-            raise ValueError(f"{name} must lie in (0, 1); got {arr.tolist()}")
     lam = np.asarray(loading, dtype=float)
     if lam.ndim <= 1:
         lam = np.broadcast_to(_per_judge("loading", lam, n_judges), (2, n_judges))
@@ -210,24 +204,9 @@ def simulate_panel(
     drop = _per_judge("missing", missing, n_judges)
     if np.any((drop < 0.0) | (drop > 1.0)):
         raise ValueError(f"missing must lie in [0, 1]; got {drop.tolist()}")
-    if not 0.0 < pi < 1.0:
-        raise ValueError(f"pi must lie in (0, 1); got {pi!r}")
-    if gold not in GOLD:
-        raise ValueError(f"gold must be one of {list(GOLD)}; got {gold!r}")
-    for name, size in (("n_unlabelled", n_unlabelled), ("n_gold", n_gold)):
-        if isinstance(size, bool) or int(size) != size or size < 0:
-            raise ValueError(f"{name} must be a non-negative whole number; got {size!r}")
-    names = (
-        tuple(f"judge_{k}" for k in range(n_judges))
-        if judges is None
-        else tuple(str(j) for j in judges)
-    )
+    names = _design(pi, gold, n_unlabelled, n_gold, judges, n_judges)
     rng = rng_from(random_seed)
-    if gold == "random":
-        gold_class = (rng.random(n_gold) < pi).astype(np.int64)
-    else:
-        gold_class = np.repeat([1, 0], [n_gold - n_gold // 2, n_gold // 2]).astype(np.int64)
-    classes = np.concatenate([gold_class, (rng.random(n_unlabelled) < pi).astype(np.int64)])
+    gold_class, classes = _draw_classes(rng, pi, gold, n_gold, n_unlabelled)
     n_items = classes.size
     mu = class_probits(se_arr, sp_arr)  # (2, J)
     z = rng.standard_normal(n_items)
@@ -424,14 +403,8 @@ def simulate_copy_panel(
     >>> bool((v[:, 0] == v[:, 1]).mean() > 0.85), sim.data.n_items
     (True, 2000)
     """
-    se_arr = np.asarray(se, dtype=float)
-    if se_arr.ndim != 1 or se_arr.size < 2:
-        raise ValueError(f"se must give one value per judge for at least two judges; got {se!r}")
+    se_arr, sp_arr = _judge_rates(se, sp)
     n_judges = se_arr.size
-    sp_arr = _per_judge("sp", sp, n_judges)
-    for name, arr in (("se", se_arr), ("sp", sp_arr)):
-        if np.any((arr <= 0.0) | (arr >= 1.0)):
-            raise ValueError(f"{name} must lie in (0, 1); got {arr.tolist()}")
     kappa = np.broadcast_to(np.asarray(copy, dtype=float), (2,)).copy()
     if np.any((kappa < 0.0) | (kappa > 1.0)):
         raise ValueError(f"copy must lie in [0, 1]; got {np.asarray(copy).tolist()}")
@@ -440,27 +413,12 @@ def simulate_copy_panel(
             raise ValueError(f"{name} must be a judge index in [0, {n_judges}); got {index!r}")
     if source == target:
         raise ValueError(f"source and target must be different judges; both are {source}")
-    if not 0.0 < pi < 1.0:
-        raise ValueError(f"pi must lie in (0, 1); got {pi!r}")
-    if gold not in GOLD:
-        raise ValueError(f"gold must be one of {list(GOLD)}; got {gold!r}")
-    for name, size in (("n_unlabelled", n_unlabelled), ("n_gold", n_gold)):
-        if isinstance(size, bool) or int(size) != size or size < 0:
-            raise ValueError(f"{name} must be a non-negative whole number; got {size!r}")
-    names = (
-        tuple(f"judge_{k}" for k in range(n_judges))
-        if judges is None
-        else tuple(str(j) for j in judges)
-    )
+    names = _design(pi, gold, n_unlabelled, n_gold, judges, n_judges)
     rate = np.stack([1.0 - sp_arr, se_arr])  # (class, judge)
     own = rate.copy()
     own[:, target] = _own_rates(rate[:, source], rate[:, target], kappa)
     rng = rng_from(random_seed)
-    if gold == "random":
-        gold_class = (rng.random(n_gold) < pi).astype(np.int64)
-    else:
-        gold_class = np.repeat([1, 0], [n_gold - n_gold // 2, n_gold // 2]).astype(np.int64)
-    classes = np.concatenate([gold_class, (rng.random(n_unlabelled) < pi).astype(np.int64)])
+    gold_class, classes = _draw_classes(rng, pi, gold, n_gold, n_unlabelled)
     verdicts = (rng.random((classes.size, n_judges)) < own[classes]).astype(float)
     copied = rng.random(classes.size) < kappa[classes]
     verdicts[copied, target] = verdicts[copied, source]
@@ -517,3 +475,51 @@ def dependence_scenario(
     if form == "one_class_noise":
         return simulate_copy_panel(**kwargs, copy=_NOISY_COPY)
     raise ValueError(f"form must be one of {list(DEPENDENCE_FORMS)}; got {form!r}")
+
+
+def _judge_rates(se: ArrayLike, sp: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Return the judges' Se and Sp as arrays, checked (at least two judges, rates in (0, 1))."""
+    se_arr = np.asarray(se, dtype=float)
+    if se_arr.ndim != 1 or se_arr.size < 2:
+        raise ValueError(f"se must give one value per judge for at least two judges; got {se!r}")
+    sp_arr = _per_judge("sp", sp, se_arr.size)
+    for name, arr in (("se", se_arr), ("sp", sp_arr)):
+        if np.any((arr <= 0.0) | (arr >= 1.0)):
+            raise ValueError(f"{name} must lie in (0, 1); got {arr.tolist()}")
+    return se_arr, sp_arr
+
+
+def _design(
+    pi: float,
+    gold: str,
+    n_unlabelled: int,
+    n_gold: int,
+    judges: Sequence[str] | None,
+    n_judges: int,
+) -> tuple[str, ...]:
+    """Check the panel's design (pi, gold sampling, item counts) and return the judges' names."""
+    if not 0.0 < pi < 1.0:
+        raise ValueError(f"pi must lie in (0, 1); got {pi!r}")
+    if gold not in GOLD:
+        raise ValueError(f"gold must be one of {list(GOLD)}; got {gold!r}")
+    for name, size in (("n_unlabelled", n_unlabelled), ("n_gold", n_gold)):
+        if isinstance(size, bool) or int(size) != size or size < 0:
+            raise ValueError(f"{name} must be a non-negative whole number; got {size!r}")
+    names = (
+        tuple(f"judge_{k}" for k in range(n_judges))
+        if judges is None
+        else tuple(str(j) for j in judges)
+    )
+    return names
+
+
+def _draw_classes(
+    rng: np.random.Generator, pi: float, gold: str, n_gold: int, n_unlabelled: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Draw the gold items' classes (random or balanced), then the unlabelled items'."""
+    if gold == "random":
+        gold_class = (rng.random(n_gold) < pi).astype(np.int64)
+    else:
+        gold_class = np.repeat([1, 0], [n_gold - n_gold // 2, n_gold // 2]).astype(np.int64)
+    classes = np.concatenate([gold_class, (rng.random(n_unlabelled) < pi).astype(np.int64)])
+    return gold_class, classes
