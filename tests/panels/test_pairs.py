@@ -159,6 +159,15 @@ def test_pair_form_arguments_are_checked():
             pairs=[(0, 1)],
             pair_covariance=np.zeros((2, 1)),
         )
+    with pytest.raises(ValueError, match="pairs and pair_covariance go together"):
+        log_pattern_probabilities(SE, SP, np.zeros((2, 3)), [[1, 1, 1]], pairs=[(0, 1)])
+    # Following the advice (both given) gets through; with zero covariance the pair form is
+    # the independence law.
+    both = log_pattern_probabilities(
+        SE, SP, np.zeros((2, 3)), [[1, 1, 1]], pairs=[(0, 1)], pair_covariance=np.zeros((2, 1))
+    )
+    alone = log_pattern_probabilities(SE, SP, np.zeros((2, 3)), [[1, 1, 1]])
+    np.testing.assert_allclose(both, alone, rtol=1e-12)
 
 
 def test_posterior_mode_of_the_pair_form_finds_the_copy():
