@@ -213,6 +213,29 @@ def _options(
     )
 
 
+def _judge_options(
+    columns: Mapping[str, str] | None,
+    positive: Sequence[str],
+    negative: Sequence[str],
+    format: str,
+    block_size: int,
+    threshold: float | None,
+    labels: pd.DataFrame | None,
+) -> _Options:
+    """Return the checked options of a judge table (:func:`judge_counts` and its cluster form)."""
+    return _options(
+        JUDGE_FIELDS,
+        columns=columns,
+        positive=positive,
+        negative=negative,
+        format=format,
+        block_size=block_size,
+        threshold=threshold,
+        labels=labels,
+        groups=GroupCheck(by=True),
+    )
+
+
 def _label_table(labels: pd.DataFrame) -> tuple[tuple[str, ...], tuple[int, ...]]:
     """Check a conformed labels table (``item``, ``label``) and return its ids and codes."""
     problems = Problems(str(labels.attrs.get("source", "labels")))
@@ -484,6 +507,23 @@ def _encode(column: pa.ChunkedArray, spellings: Spellings) -> _Coded:
     encoded = pc.dictionary_encode(array, null_encoding="encode")
     indices = encoded.indices.to_numpy(zero_copy_only=False)
     return _Coded(indices, spellings.codes(encoded.dictionary.to_pylist()), encoded)
+
+
+def _row_codes(
+    chunk: _Chunk, column: str, spellings: Spellings, *, missing: bool, problems: Problems
+) -> np.ndarray:
+    """Code a PASS/FAIL column of a chunk row by row, reporting its bad rows."""
+    coded = _encode(chunk.table.column(column), spellings)
+    codes = coded.row_codes()
+    report_codes(
+        codes,
+        column=column,
+        missing=missing,
+        problems=problems,
+        names=chunk.namer.names,
+        values=coded.values,
+    )
+    return codes
 
 
 def _report(
@@ -848,17 +888,7 @@ def judge_counts(
     >>> judge_counts(data, columns={"label": "gold", "verdict": "judge"}).as_dict()
     {'m1': 1, 'x1': 1, 'm0': 1, 'x0': 1, 'n': 2, 'k': 1}
     """
-    options = _options(
-        JUDGE_FIELDS,
-        columns=columns,
-        positive=positive,
-        negative=negative,
-        format=format,
-        block_size=block_size,
-        threshold=threshold,
-        labels=labels,
-        groups=GroupCheck(by=True),
-    )
+    options = _judge_options(columns, positive, negative, format, block_size, threshold, labels)
     files = expand_sources(source)
     partials = [_reduce_judge(f, options) for f in files]
     return _combine(partials, label=_sources_label(files), options=options)
@@ -919,27 +949,9 @@ def gate_cells(
         local = Problems(_name(file))
         for chunk in _chunks(file, options, problems=local):
             table = chunk.table
-            verdict_coded = _encode(table.column("verdict"), spellings)
-            verdict = verdict_coded.row_codes()
-            report_codes(
-                verdict,
-                column="verdict",
-                missing=False,
-                problems=local,
-                names=chunk.namer.names,
-                values=verdict_coded.values,
-            )
+            verdict = _row_codes(chunk, "verdict", spellings, missing=False, problems=local)
             if "label" in table.column_names:
-                label_coded = _encode(table.column("label"), spellings)
-                label = label_coded.row_codes()
-                report_codes(
-                    label,
-                    column="label",
-                    missing=True,
-                    problems=local,
-                    names=chunk.namer.names,
-                    values=label_coded.values,
-                )
+                label = _row_codes(chunk, "label", spellings, missing=True, problems=local)
             else:
                 label = np.full(table.num_rows, MISSING, dtype=np.int8)
             item = _text_ids(table.column("item"), name="item", chunk=chunk, problems=local)
@@ -1053,17 +1065,7 @@ def judge_counts_on_cluster(
             "reducing files on a Dask cluster needs dask.distributed, which is not installed; "
             "install it with `pip install 'bayesjudge[studies]'`"
         ) from None
-    options = _options(
-        JUDGE_FIELDS,
-        columns=columns,
-        positive=positive,
-        negative=negative,
-        format=format,
-        block_size=block_size,
-        threshold=threshold,
-        labels=labels,
-        groups=GroupCheck(by=True),
-    )
+    options = _judge_options(columns, positive, negative, format, block_size, threshold, labels)
     files = [f for f in expand_sources(source) if isinstance(f, str) and f != "-"]
     if not files:
         raise DataError("a cluster reads files by path; give a folder, a glob or paths")

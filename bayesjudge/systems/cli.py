@@ -192,13 +192,9 @@ def _print(args: argparse.Namespace, analysis: Any) -> None:
             f"{fmt(se.mean, 7, 3)} {fmt(sp.mean, 7, 3)}"
         )
     echo()
-    echo(f"{'b - a':<33} {'diff':>8} {'low':>8} {'high':>8} {'P(b > a)':>9}")
-    for d in analysis.differences:
-        label = escape_terminal(f"{d.b} - {d.a}")
-        echo(
-            f"{label:<33} {fmt(d.diff.mean)} {fmt(d.diff.eti.low)} {fmt(d.diff.eti.high)} "
-            f"{fmt(d.p_b_better, 9, 3)}"
-        )
+    from bayesjudge.systems.repeated_cli import echo_differences
+
+    echo_differences(analysis.differences)
     echo()
     rows = [
         _renamed(e, keys.get("system") or f"{keys['b']} - {keys['a']}")

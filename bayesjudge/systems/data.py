@@ -277,6 +277,55 @@ def _names(frame: pd.DataFrame, column: str) -> tuple[tuple[str, ...], NDArray[n
     return tuple(str(u) for u in uniques), codes.astype(np.int64)
 
 
+def _systems_of(
+    frame: object, required: Sequence[str], *, what: str
+) -> tuple[tuple[str, ...], NDArray[np.int64]]:
+    """Check a frame of several systems' rows and return its systems and each row's system.
+
+    Raises naming ``what`` (the data's name) on a missing column or an empty table, and naming
+    the column when fewer than two systems are given.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise DataError(f"data must be a pandas DataFrame; got {type(frame).__name__}")
+    missing = [c for c in required if c not in frame.columns]
+    if missing:
+        raise DataError(
+            f"{what}: missing required column(s) {missing}; the table has "
+            f"{[str(c) for c in frame.columns]}"
+        )
+    if len(frame) == 0:
+        raise DataError(f"{what}: the table has no rows")
+    systems, system_index = _names(frame, "system")
+    if len(systems) < 2:
+        raise DataError(
+            f"column 'system': comparing systems needs at least two; the table has only "
+            f"{systems[0]!r}"
+        )
+    return systems, system_index
+
+
+def _check_labels(
+    label: NDArray[np.float64], system_index: NDArray[np.int64], systems: Sequence[str]
+) -> None:
+    """Raise unless every system has an unlabelled answer and both gold classes are present."""
+    unlabelled = np.isnan(label)
+    per_system = np.bincount(system_index[unlabelled], minlength=len(systems))
+    for s, count in enumerate(per_system):
+        if count == 0:
+            raise DataError(
+                f"column 'label': system {systems[s]!r} has no unlabelled answers, so "
+                "there is nothing to estimate for it; leave 'label' blank on the answers "
+                "whose success rate is wanted"
+            )
+    classes = ((1.0, "PASS (1)", "sensitivity"), (0.0, "FAIL (0)", "specificity"))
+    for value, name, what in classes:
+        if not np.any(label == value):
+            raise DataError(
+                f"column 'label': no answer of any system has a gold-{name} label, so the "
+                f"judge's {what} cannot be estimated"
+            )
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class SystemsData:
     """Validated judge data of several systems, optionally paired by item.
@@ -445,22 +494,9 @@ class SystemsData:
         >>> data.systems, data.paired
         (('a', 'b'), True)
         """
-        if not isinstance(frame, pd.DataFrame):
-            raise DataError(f"data must be a pandas DataFrame; got {type(frame).__name__}")
-        missing = [c for c in ("system", "label", "verdict") if c not in frame.columns]
-        if missing:
-            raise DataError(
-                f"systems data: missing required column(s) {missing}; the table has "
-                f"{[str(c) for c in frame.columns]}"
-            )
-        if len(frame) == 0:
-            raise DataError("systems data: the table has no rows")
-        systems, system_index = _names(frame, "system")
-        if len(systems) < 2:
-            raise DataError(
-                f"column 'system': comparing systems needs at least two; the table has only "
-                f"{systems[0]!r}"
-            )
+        systems, system_index = _systems_of(
+            frame, ("system", "label", "verdict"), what="systems data"
+        )
         has_item = "item" in frame.columns
         if has_item:
             items, item_index = _names(frame, "item")
@@ -499,25 +535,7 @@ class SystemsData:
                 "a column numbers its several answers: name it with --epoch COL "
                 "(RepeatedSystemsData in Python)"
             )
-        unlabelled = np.isnan(self.label)
-        per_system = np.bincount(self.system_index[unlabelled], minlength=len(self.systems)).astype(
-            int
-        )
-        for s, count in enumerate(per_system):
-            if count == 0:
-                raise DataError(
-                    f"column 'label': system {self.systems[s]!r} has no unlabelled answers, so "
-                    "there is nothing to estimate for it; leave 'label' blank on the answers "
-                    "whose success rate is wanted"
-                )
-        labels = self.label[~unlabelled]
-        classes = ((1.0, "PASS (1)", "sensitivity"), (0.0, "FAIL (0)", "specificity"))
-        for value, name, what in classes:
-            if not np.any(labels == value):
-                raise DataError(
-                    f"column 'label': no answer of any system has a gold-{name} label, so the "
-                    f"judge's {what} cannot be estimated"
-                )
+        _check_labels(self.label, self.system_index, self.systems)
 
     @classmethod
     def from_logs(

@@ -43,7 +43,14 @@ from bayesjudge.io.source import InputReport
 from bayesjudge.io.tables import TableFormat, read_table
 from bayesjudge.repeated import GOLD_PER
 from bayesjudge.results import Estimate, Interval
-from bayesjudge.systems.data import SYSTEM_FIELDS, _binary, _names, _row
+from bayesjudge.systems.data import (
+    SYSTEM_FIELDS,
+    _binary,
+    _check_labels,
+    _names,
+    _row,
+    _systems_of,
+)
 from bayesjudge.validation import check_prob
 
 __all__ = [
@@ -259,22 +266,9 @@ class RepeatedSystemsData:
         """
         if gold_per not in GOLD_PER:
             raise ValueError(f"gold_per must be one of {list(GOLD_PER)}; got {gold_per!r}")
-        if not isinstance(frame, pd.DataFrame):
-            raise DataError(f"data must be a pandas DataFrame; got {type(frame).__name__}")
-        missing = [c for c in ("system", "item", "epoch", "verdict") if c not in frame.columns]
-        if missing:
-            raise DataError(
-                f"repeated systems data: missing required column(s) {missing}; the table has "
-                f"{[str(c) for c in frame.columns]}"
-            )
-        if len(frame) == 0:
-            raise DataError("repeated systems data: the table has no rows")
-        systems, system_index = _names(frame, "system")
-        if len(systems) < 2:
-            raise DataError(
-                f"column 'system': comparing systems needs at least two; the table has only "
-                f"{systems[0]!r}"
-            )
+        systems, system_index = _systems_of(
+            frame, ("system", "item", "epoch", "verdict"), what="repeated systems data"
+        )
         items, item_index = _names(frame, "item")
         epochs, epoch_index = _names(frame, "epoch")
         verdict = _binary(frame, "verdict", allow_missing=False)
@@ -305,23 +299,8 @@ class RepeatedSystemsData:
             )
             cluster_index = np.zeros(n_i, dtype=np.int64)
             cluster_index[item_index] = answer_cluster
+        _check_labels(label, system_index, systems)
         unlabelled = np.isnan(label)
-        for s in range(n_s):
-            if not np.any(unlabelled & (system_index == s)):
-                raise DataError(
-                    f"column 'label': system {systems[s]!r} has no unlabelled answers, so there "
-                    "is nothing to estimate for it; leave 'label' blank on the answers whose "
-                    "success rate is wanted"
-                )
-        for value, word, what in (
-            (1.0, "PASS (1)", "sensitivity"),
-            (0.0, "FAIL (0)", "specificity"),
-        ):
-            if not np.any(label == value):
-                raise DataError(
-                    f"column 'label': no answer of any system has a gold-{word} label, so the "
-                    f"judge's {what} cannot be estimated"
-                )
         keys, cell = np.unique(cell_key, return_inverse=True)
         size = keys.size
 

@@ -10,6 +10,7 @@ input, 3 failed diagnostics (a failed posterior predictive check included).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
 from bayesjudge.cli.common import (
@@ -27,6 +28,17 @@ from bayesjudge.cli.options import SamplerOptions
 from bayesjudge.reporting.output import escape_terminal
 
 __all__ = ["run_repeated_rank"]
+
+
+def echo_differences(differences: Sequence[Any]) -> None:
+    """Print the table of differences ``b - a``: mean, interval and :math:`P(b > a)`."""
+    echo(f"{'b - a':<33} {'diff':>8} {'low':>8} {'high':>8} {'P(b > a)':>9}")
+    for d in differences:
+        label = escape_terminal(f"{d.b} - {d.a}")
+        echo(
+            f"{label:<33} {fmt(d.diff.mean)} {fmt(d.diff.eti.low)} {fmt(d.diff.eti.high)} "
+            f"{fmt(d.p_b_better, 9, 3)}"
+        )
 
 
 def _load(args: argparse.Namespace) -> Any:
@@ -133,13 +145,7 @@ def _print(args: argparse.Namespace, analysis: Any) -> None:
             f"{fmt(analysis.p_best[name], 8, 3)} {fmt(analysis.naive_rate[name])}"
         )
     echo()
-    echo(f"{'b - a':<33} {'diff':>8} {'low':>8} {'high':>8} {'P(b > a)':>9}")
-    for d in analysis.differences:
-        label = escape_terminal(f"{d.b} - {d.a}")
-        echo(
-            f"{label:<33} {fmt(d.diff.mean)} {fmt(d.diff.eti.low)} {fmt(d.diff.eti.high)} "
-            f"{fmt(d.p_b_better, 9, 3)}"
-        )
+    echo_differences(analysis.differences)
     echo()
     from dataclasses import replace
 
