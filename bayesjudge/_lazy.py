@@ -9,7 +9,32 @@ from contextlib import contextmanager
 from importlib import import_module
 from typing import Any
 
-__all__ = ["deferring", "lazy_exports"]
+__all__ = ["by_module", "deferring", "lazy_exports"]
+
+
+def by_module(modules: Mapping[str, str]) -> dict[str, str]:
+    """Return each public name with its module, from the names each module exports.
+
+    The table of :func:`lazy_exports` written one line per module: ``modules`` maps a module
+    (relative to the package when it starts with ``.``) to the names it defines, separated by
+    white space.
+
+    Raises
+    ------
+    ValueError
+        If a name is given for two modules.
+
+    Examples
+    --------
+    >>> by_module({".data": "Data read", ".fit": "fit"})
+    {'Data': '.data', 'read': '.data', 'fit': '.fit'}
+    """
+    names: dict[str, str] = {}
+    for module, listed in modules.items():
+        for name in listed.split():
+            if names.setdefault(name, module) != module:
+                raise ValueError(f"{name!r} is given for {names[name]!r} and {module!r}")
+    return names
 
 
 def lazy_exports(

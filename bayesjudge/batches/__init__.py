@@ -16,26 +16,19 @@ Where to find each piece:
   paired design; :mod:`~bayesjudge.batches.versions_cli`: the ``bayesjudge judges`` command.
 """
 
-from bayesjudge._lazy import lazy_exports
+from bayesjudge._lazy import by_module, lazy_exports
 
-#: Public names of the family, each loaded from its module on first access.
-_NAMES = {
-    "COUNT_COLUMNS": ".data",
-    "DriftFit": ".statespace",
-    "BatchedData": ".data",
-    "BatchStatus": ".monitor",
-    "JudgeComparison": ".versions",
-    "JudgeVersions": ".versions_data",
-    "MonitorAnalysis": ".monitor",
-    "batch_counts": ".simulate",
-    "batch_counts_frame": ".simulate",
-    "compare_judges": ".versions",
-    "drift_figure": ".statespace",
-    "fit_drift": ".statespace",
-    "load_judge_versions": ".versions_data",
-    "monitor_batches": ".monitor",
-    "simulate_drift": ".statespace",
-}
+#: Public names of the family by module, each loaded from its module on first access.
+_NAMES = by_module(
+    {
+        ".data": "BatchedData COUNT_COLUMNS",
+        ".monitor": "BatchStatus MonitorAnalysis monitor_batches",
+        ".simulate": "batch_counts batch_counts_frame",
+        ".statespace": "DriftFit drift_figure fit_drift simulate_drift",
+        ".versions": "JudgeComparison compare_judges",
+        ".versions_data": "JudgeVersions load_judge_versions",
+    }
+)
 
 __all__ = sorted(_NAMES)
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)

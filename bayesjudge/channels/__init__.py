@@ -11,67 +11,34 @@ Where to find each piece:
 * :mod:`~bayesjudge.channels.simulate`: seeded simulators.
 """
 
-from bayesjudge._lazy import lazy_exports
+from bayesjudge._lazy import by_module, lazy_exports
 
-#: Public names of the family, each loaded from its module on first access.
-_NAMES = {
-    "ChannelAnalysis": ".analysis",
-    "Composition": ".analysis",
-    "CompositionGap": ".kernels",
-    "DEPTH_SLICES": ".simulate",
-    "Headroom": ".checks",
-    "MarkovCheck": ".posterior",
-    "MixturePrediction": ".mixture",
-    "PairedOutcomes": ".data",
-    "RatePosterior": ".rates",
-    "SliceAnalysis": ".analysis",
-    "SliceChannels": ".simulate",
-    "SliceSummary": ".posterior",
-    "StepSummary": ".posterior",
-    "Transfer": ".checks",
-    "analyze_channel": ".analysis",
-    "break_even": ".kernels",
-    "channel_posterior": ".rates",
-    "check_binary": ".counts",
-    "check_counts": ".counts",
-    "check_probability": ".counts",
-    "composition_gap": ".kernels",
-    "composition_posterior": ".posterior",
-    "exact_draws_tree": ".posterior",
-    "fit_markov": ".fit",
-    "fit_slices": ".fit",
-    "fit_stack": ".fit",
-    "fit_steps": ".fit",
-    "gap_of_kernels": ".kernels",
-    "gate": ".kernels",
-    "history_counts": ".counts",
-    "jeffreys_kernel": ".rates",
-    "jeffreys_rates": ".rates",
-    "kernel": ".kernels",
-    "kernel_rates": ".kernels",
-    "kernels_from_joint": ".kernels",
-    "markov_check": ".posterior",
-    "markov_counts": ".counts",
-    "markov_statistic": ".posterior",
-    "mixture_prediction": ".mixture",
-    "mixture_summary": ".posterior",
-    "one_step": ".kernels",
-    "oracle_headroom": ".checks",
-    "outcome_array": ".posterior",
-    "paired_counts": ".counts",
-    "predicted_gain": ".kernels",
-    "propagate": ".kernels",
-    "simulate_slices": ".simulate",
-    "simulate_stack": ".simulate",
-    "simulate_step": ".simulate",
-    "slice_counts": ".counts",
-    "slice_summaries": ".posterior",
-    "stack_counts": ".counts",
-    "step_summaries": ".posterior",
-    "surplus": ".kernels",
-    "surplus_from_rates": ".kernels",
-    "transfer_test": ".checks",
-}
+#: Public names of the family by module, each loaded from its module on first access.
+_NAMES = by_module(
+    {
+        ".analysis": "ChannelAnalysis Composition SliceAnalysis analyze_channel",
+        ".checks": "Headroom Transfer oracle_headroom transfer_test",
+        ".counts": (
+            "check_binary check_counts check_probability history_counts markov_counts "
+            "paired_counts slice_counts stack_counts"
+        ),
+        ".data": "PairedOutcomes",
+        ".fit": "fit_markov fit_slices fit_stack fit_steps",
+        ".kernels": (
+            "CompositionGap break_even composition_gap gap_of_kernels gate kernel "
+            "kernel_rates kernels_from_joint one_step predicted_gain propagate surplus "
+            "surplus_from_rates"
+        ),
+        ".mixture": "MixturePrediction mixture_prediction",
+        ".posterior": (
+            "MarkovCheck SliceSummary StepSummary composition_posterior exact_draws_tree "
+            "markov_check markov_statistic mixture_summary outcome_array slice_summaries "
+            "step_summaries"
+        ),
+        ".rates": "RatePosterior channel_posterior jeffreys_kernel jeffreys_rates",
+        ".simulate": "DEPTH_SLICES SliceChannels simulate_slices simulate_stack simulate_step",
+    }
+)
 
 __all__ = sorted(_NAMES)
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)

@@ -18,65 +18,36 @@ Where to find each piece:
 * :mod:`~bayesjudge.panels.simulate`: seeded simulators.
 """
 
-from bayesjudge._lazy import lazy_exports
+from bayesjudge._lazy import by_module, lazy_exports
 
-#: Public names of the family, each loaded from its module on first access.
-_NAMES = {
-    "CALIBRATION": ".fit",
-    "CopyTruth": ".simulate",
-    "DEPENDENCE": ".fit",
-    "DEPENDENCE_FORMS": ".simulate",
-    "DawidSkene": ".baselines",
-    "DependenceChoice": ".choice",
-    "GROUPS": ".fit",
-    "JUDGE_QUANTITIES": ".analysis",
-    "PANEL_RULES": ".baselines",
-    "PanelAnalysis": ".analysis",
-    "PanelData": ".data",
-    "PanelDraws": ".quantities",
-    "PanelEstimate": ".baselines",
-    "PanelPatterns": ".data",
-    "PanelStart": ".start",
-    "PanelTruth": ".simulate",
-    "REPORTED": ".fit",
-    "RuleSummary": ".analysis",
-    "SimulatedPanel": ".simulate",
-    "analyze_panel": ".analysis",
-    "at_least_rules": ".rules",
-    "check_identified": ".fit",
-    "choose_dependence": ".choice",
-    "complete_patterns": ".rules",
-    "dawid_skene": ".baselines",
-    "dawid_skene_em": ".baselines",
-    "dependence_scenario": ".simulate",
-    "dependent_pairs": ".fit",
-    "effective_judges": ".dependence",
-    "fit_panel": ".fit",
-    "judge_ppi_plus_plus": ".baselines",
-    "judge_rogan_gladen": ".baselines",
-    "likelihood_ratio_rule": ".rules",
-    "load_panel": ".data",
-    "log_pattern_probabilities": ".dependence",
-    "majority_naive": ".baselines",
-    "majority_rogan_gladen": ".baselines",
-    "majority_verdicts": ".baselines",
-    "mean_error_correlation": ".dependence",
-    "pair_covariance_bound": ".dependence",
-    "panel_baselines": ".baselines",
-    "panel_calibration_check": ".fit",
-    "panel_draws": ".quantities",
-    "panel_estimates": ".baselines",
-    "panel_quantities": ".quantities",
-    "panel_scenario": ".simulate",
-    "pattern_probabilities": ".dependence",
-    "posterior_mode": ".start",
-    "rule_pi_sd": ".rules",
-    "rule_rates": ".rules",
-    "simulate_copy_panel": ".simulate",
-    "simulate_panel": ".simulate",
-    "unanimity_counts": ".fit",
-    "verdict_correlation": ".dependence",
-}
+#: Public names of the family by module, each loaded from its module on first access.
+_NAMES = by_module(
+    {
+        ".analysis": "JUDGE_QUANTITIES PanelAnalysis RuleSummary analyze_panel",
+        ".baselines": (
+            "DawidSkene PANEL_RULES PanelEstimate dawid_skene dawid_skene_em "
+            "judge_ppi_plus_plus judge_rogan_gladen majority_naive majority_rogan_gladen "
+            "majority_verdicts panel_baselines panel_estimates"
+        ),
+        ".choice": "DependenceChoice choose_dependence",
+        ".data": "PanelData PanelPatterns load_panel",
+        ".dependence": (
+            "effective_judges log_pattern_probabilities mean_error_correlation "
+            "pair_covariance_bound pattern_probabilities verdict_correlation"
+        ),
+        ".fit": (
+            "CALIBRATION DEPENDENCE GROUPS REPORTED check_identified dependent_pairs "
+            "fit_panel panel_calibration_check unanimity_counts"
+        ),
+        ".quantities": "PanelDraws panel_draws panel_quantities",
+        ".rules": "at_least_rules complete_patterns likelihood_ratio_rule rule_pi_sd rule_rates",
+        ".simulate": (
+            "CopyTruth DEPENDENCE_FORMS PanelTruth SimulatedPanel dependence_scenario "
+            "panel_scenario simulate_copy_panel simulate_panel"
+        ),
+        ".start": "PanelStart posterior_mode",
+    }
+)
 
 __all__ = sorted(_NAMES)
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)

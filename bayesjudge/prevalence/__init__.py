@@ -18,52 +18,31 @@ Where to find each piece:
 * :mod:`~bayesjudge.prevalence.simulate`: seeded simulators.
 """
 
-from bayesjudge._lazy import lazy_exports
+from bayesjudge._lazy import by_module, lazy_exports
 
-#: Public names of the family, each loaded from its module on first access.
-_NAMES = {
-    "Allocation": ".allocation",
-    "BASELINE_METHODS": ".baselines",
-    "ExactPosterior": ".exact",
-    "JudgeCounts": ".data",
-    "JudgeData": ".data",
-    "LabelPlan": ".plan",
-    "MAX_BOOT": ".baselines",
-    "Method": ".analysis",
-    "PrevalenceAnalysis": ".analysis",
-    "ThresholdAnalysis": ".thresholds",
-    "ThresholdPoint": ".thresholds",
-    "RANDOM_SAMPLE_METHODS": ".baselines",
-    "REPORTED": ".fit",
-    "VarianceDecomposition": ".allocation",
-    "allocate": ".allocation",
-    "analyze_prevalence": ".analysis",
-    "baseline_estimates": ".baselines",
-    "baselines": ".baselines",
-    "calibration_check": ".analysis",
-    "calibration_only": ".baselines",
-    "can_stream": ".data",
-    "candidate_thresholds": ".thresholds",
-    "compare": ".analysis",
-    "comparison_estimates": ".analysis",
-    "exact_posterior": ".exact",
-    "fit_prevalence": ".fit",
-    "judge_scores_table": ".simulate",
-    "judge_table": ".simulate",
-    "naive": ".baselines",
-    "optimal_ratio": ".allocation",
-    "plan_labels": ".plan",
-    "plot_label_plan": ".plan",
-    "posterior_draws": ".plan",
-    "posterior_predictive_counts": ".fit",
-    "ppi": ".baselines",
-    "ppi_plus_plus": ".baselines",
-    "prevalence_draws": ".fit",
-    "rogan_gladen": ".baselines",
-    "rogan_gladen_bootstrap_draws": ".baselines",
-    "threshold_analysis": ".thresholds",
-    "variance_decomposition": ".allocation",
-}
+#: Public names of the family by module, each loaded from its module on first access.
+_NAMES = by_module(
+    {
+        ".allocation": (
+            "Allocation VarianceDecomposition allocate optimal_ratio variance_decomposition"
+        ),
+        ".analysis": (
+            "Method PrevalenceAnalysis analyze_prevalence calibration_check compare "
+            "comparison_estimates"
+        ),
+        ".baselines": (
+            "BASELINE_METHODS MAX_BOOT RANDOM_SAMPLE_METHODS baseline_estimates baselines "
+            "calibration_only naive ppi ppi_plus_plus rogan_gladen "
+            "rogan_gladen_bootstrap_draws"
+        ),
+        ".data": "JudgeCounts JudgeData can_stream",
+        ".exact": "ExactPosterior exact_posterior",
+        ".fit": "REPORTED fit_prevalence posterior_predictive_counts prevalence_draws",
+        ".plan": "LabelPlan plan_labels plot_label_plan posterior_draws",
+        ".simulate": "judge_scores_table judge_table",
+        ".thresholds": "ThresholdAnalysis ThresholdPoint candidate_thresholds threshold_analysis",
+    }
+)
 
 __all__ = sorted(_NAMES)
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)

@@ -17,45 +17,31 @@ baselines and simulator in :mod:`~bayesjudge.systems.repeated`, fit and analysis
 The PyMC models live in :mod:`bayesjudge.models.systems`; nothing here imports PyMC.
 """
 
-from bayesjudge._lazy import lazy_exports
+from bayesjudge._lazy import by_module, lazy_exports
 
-#: Public names of the family, each loaded from its module on first access.
-_NAMES = {
-    "analyze_repeated_systems": ".repeated_analysis",
-    "analyze_systems": ".analysis",
-    "clustered_naive_difference": ".repeated",
-    "difference_baselines": ".baselines",
-    "difference_baselines_frame": ".baselines",
-    "fit_repeated_systems": ".repeated_analysis",
-    "fit_systems": ".fit",
-    "judge_evidence": ".average",
-    "JudgeEvidence": ".average",
-    "mcnemar_test": ".baselines",
-    "naive_difference": ".baselines",
-    "pair_verdicts": ".predictive",
-    "paired_predictive": ".predictive",
-    "PairVerdicts": ".predictive",
-    "pairwise_table": ".rank",
-    "Patterns": ".data",
-    "ppi_difference": ".baselines",
-    "prob_best": ".rank",
-    "prob_better": ".rank",
-    "rank_draws": ".rank",
-    "RepeatedSystemsAnalysis": ".repeated_analysis",
-    "RepeatedSystemsData": ".repeated",
-    "rank_probabilities": ".rank",
-    "ranking_table": ".rank",
-    "reversals_table": ".rank",
-    "rogan_gladen_difference": ".baselines",
-    "simulate_repeated_systems": ".repeated",
-    "simulate_systems": ".simulate",
-    "SimulatedSystems": ".simulate",
-    "summarize_systems": ".analysis",
-    "system_baselines": ".baselines",
-    "SystemCounts": ".data",
-    "SystemsAnalysis": ".analysis",
-    "SystemsData": ".data",
-}
+#: Public names of the family by module, each loaded from its module on first access.
+_NAMES = by_module(
+    {
+        ".analysis": "SystemsAnalysis analyze_systems summarize_systems",
+        ".average": "JudgeEvidence judge_evidence",
+        ".baselines": (
+            "difference_baselines difference_baselines_frame mcnemar_test naive_difference "
+            "ppi_difference rogan_gladen_difference system_baselines"
+        ),
+        ".data": "Patterns SystemCounts SystemsData",
+        ".fit": "fit_systems",
+        ".predictive": "PairVerdicts pair_verdicts paired_predictive",
+        ".rank": (
+            "pairwise_table prob_best prob_better rank_draws rank_probabilities ranking_table "
+            "reversals_table"
+        ),
+        ".repeated": "RepeatedSystemsData clustered_naive_difference simulate_repeated_systems",
+        ".repeated_analysis": (
+            "RepeatedSystemsAnalysis analyze_repeated_systems fit_repeated_systems"
+        ),
+        ".simulate": "SimulatedSystems simulate_systems",
+    }
+)
 
 __all__ = sorted(_NAMES)
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)
