@@ -17,12 +17,7 @@ def by_module(modules: Mapping[str, str]) -> dict[str, str]:
 
     The table of :func:`lazy_exports` written one line per module: ``modules`` maps a module
     (relative to the package when it starts with ``.``) to the names it defines, separated by
-    white space.
-
-    Raises
-    ------
-    ValueError
-        If a name is given for two modules.
+    white space. A name given for two modules raises ``ValueError``.
 
     Examples
     --------

@@ -499,26 +499,33 @@ class SliceSummary(_Rates):
         return {"slice": self.slice, **self._rates_dict()}
 
 
+def _fitted_slice_counts(fit: xr.DataTree) -> tuple[list[str], np.ndarray]:
+    """Return the slices of a :func:`fit_slices` tree and their 2x2 transition counts."""
+    observed = fit["observed_data"]
+    constant = fit["constant_data"]
+    labels = [str(s) for s in constant["slice"].to_numpy()]
+    n0 = constant["n0"].to_numpy()
+    n1 = constant["n1"].to_numpy()
+    n01 = observed["corrected"].to_numpy()
+    n10 = observed["corrupted"].to_numpy()
+    counts = np.stack(
+        [np.stack([n0 - n01, n01], axis=-1), np.stack([n10, n1 - n10], axis=-1)], axis=-2
+    )
+    return labels, counts
+
+
 def slice_summaries(
     fit: xr.DataTree, *, prob: float = 0.95, threshold: float = 0.0
 ) -> list[SliceSummary]:
     """Summarise a :func:`fit_slices` posterior slice by slice."""
     prob = check_prob(prob)
-    observed = fit["observed_data"]
-    constant = fit["constant_data"]
-    labels = [str(s) for s in constant["slice"].to_numpy()]
-    n0_all = constant["n0"].to_numpy()
-    n1_all = constant["n1"].to_numpy()
-    n01_all = observed["corrected"].to_numpy()
-    n10_all = observed["corrupted"].to_numpy()
+    labels, counts_all = _fitted_slice_counts(fit)
     out = []
     for k, label in enumerate(labels):
-        n0 = int(n0_all[k])
-        n1 = int(n1_all[k])
-        n01 = int(n01_all[k])
-        n10 = int(n10_all[k])
+        counts = counts_all[k].astype(np.int64)
+        (n00, n01), (n10, n11) = counts.tolist()
+        n0, n1 = n00 + n01, n10 + n11
         n = n0 + n1
-        counts = np.array([[n0 - n01, n01], [n10, n1 - n10]])
         c_hat, g_hat = jeffreys_rates(counts)
         sel = {"slice": label}
         gain = posterior_summary(fit, "gain", prob=prob, coords=sel)
@@ -551,17 +558,8 @@ def mixture_summary(fit: xr.DataTree, *, prob: float = 0.95) -> dict[str, Any]:
         of ``p1_mixture`` as ``{"mean", "sd", "low", "high", "prob"}``).
     """
     prob = check_prob(prob)
-    observed = fit["observed_data"]
-    constant = fit["constant_data"]
-    labels = [str(s) for s in constant["slice"].to_numpy()]
-    n0 = constant["n0"].to_numpy()
-    n1 = constant["n1"].to_numpy()
-    n01 = observed["corrected"].to_numpy()
-    n10 = observed["corrupted"].to_numpy()
-    counts = np.stack(
-        [np.stack([n0 - n01, n01], axis=-1), np.stack([n10, n1 - n10], axis=-1)], axis=-2
-    )
-    w = constant["weights"].to_numpy()
+    labels, counts = _fitted_slice_counts(fit)
+    w = fit["constant_data"]["weights"].to_numpy()
     plug = mixture_prediction(counts, w)
     return {
         "weights": dict(zip(labels, map(float, w), strict=True)),
