@@ -17,71 +17,36 @@ Where to find each piece:
 * :mod:`~bayesjudge.gates.simulate`: seeded simulators.
 """
 
-from bayesjudge._lazy import lazy_exports
+from bayesjudge._lazy import by_module, lazy_exports
 
-#: Public names of the family, each loaded from its module on first access.
-_NAMES = {
-    "CALIBRATION": ".fit",
-    "CURVES": ".analysis",
-    "CapEstimate": ".baselines",
-    "GATE_BASELINES": ".baselines",
-    "GROUPS": ".fit",
-    "GateAnalysis": ".analysis",
-    "GateCells": ".cells",
-    "GateCurve": ".curves",
-    "IndependenceCheck": ".checks",
-    "LoopAnalysis": ".analysis",
-    "LoopLog": ".data",
-    "LoopReplay": ".loops",
-    "MAX_CAP": ".caps",
-    "MAX_CAPS": ".caps",
-    "OptimalCap": ".curves",
-    "PPVCorrection": ".loops",
-    "PassRateDistribution": ".curves",
-    "RANDOM_SAMPLE_METHODS": ".baselines",
-    "REPORTED": ".fit",
-    "Rulings": ".data",
-    "STOPPING_RULES": ".rules",
-    "SimulatedGate": ".simulate",
-    "SlipLaw": ".loops",
-    "SlipParameters": ".loops",
-    "TABLE4": ".simulate",
-    "TransferCheck": ".checks",
-    "analyze_gate": ".analysis",
-    "analyze_loop": ".analysis",
-    "beta_tail_moment": ".curves",
-    "cap_curve_draws": ".fit",
-    "cap_scores": ".cells",
-    "check_caps": ".caps",
-    "check_unit_array": ".caps",
-    "empirical_gate_curve": ".curves",
-    "fit_gate": ".fit",
-    "gate_baselines": ".baselines",
-    "gate_bias": ".curves",
-    "gate_calibration_check": ".fit",
-    "gate_cells": ".cells",
-    "gate_curve": ".curves",
-    "independence_check": ".checks",
-    "independence_check_table": ".checks",
-    "optimal_cap": ".curves",
-    "pad_cells": ".cells",
-    "ppv_correction": ".loops",
-    "rejudgment_gate": ".simulate",
-    "reliability_floor": ".curves",
-    "replay_loop": ".loops",
-    "revise_loop": ".simulate",
-    "rg_variance": ".curves",
-    "rule_pass_probability": ".rules",
-    "rule_threshold": ".rules",
-    "ship_probability": ".curves",
-    "skewed_gate": ".simulate",
-    "slip_law": ".loops",
-    "slip_parameters": ".loops",
-    "stopping_rules": ".rules",
-    "table4_gate": ".simulate",
-    "transfer_check": ".checks",
-    "zibb_logpmf": ".fit",
-}
+#: Public names of the family by module, each loaded from its module on first access.
+_NAMES = by_module(
+    {
+        ".analysis": "CURVES GateAnalysis LoopAnalysis analyze_gate analyze_loop",
+        ".baselines": "CapEstimate GATE_BASELINES RANDOM_SAMPLE_METHODS gate_baselines",
+        ".caps": "MAX_CAP MAX_CAPS check_caps check_unit_array",
+        ".cells": "GateCells cap_scores gate_cells pad_cells",
+        ".checks": (
+            "IndependenceCheck TransferCheck independence_check independence_check_table "
+            "transfer_check"
+        ),
+        ".curves": (
+            "GateCurve OptimalCap PassRateDistribution beta_tail_moment empirical_gate_curve "
+            "gate_bias gate_curve optimal_cap reliability_floor rg_variance ship_probability"
+        ),
+        ".data": "LoopLog Rulings",
+        ".fit": (
+            "CALIBRATION GROUPS REPORTED cap_curve_draws fit_gate gate_calibration_check "
+            "zibb_logpmf"
+        ),
+        ".loops": (
+            "LoopReplay PPVCorrection SlipLaw SlipParameters ppv_correction replay_loop "
+            "slip_law slip_parameters"
+        ),
+        ".rules": "STOPPING_RULES rule_pass_probability rule_threshold stopping_rules",
+        ".simulate": "SimulatedGate TABLE4 rejudgment_gate revise_loop skewed_gate table4_gate",
+    }
+)
 
 __all__ = sorted(_NAMES)
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)

@@ -11,24 +11,18 @@ Where to find each piece:
 * :mod:`~bayesjudge.repeated.simulate`: seeded simulators.
 """
 
-from bayesjudge._lazy import lazy_exports
+from bayesjudge._lazy import by_module, lazy_exports
 
-#: Public names of the family, each loaded from its module on first access.
-_NAMES = {
-    "GOLD_PER": ".data",
-    "DEFINITIONS": ".analysis",
-    "REPORTED": ".fit",
-    "RepeatedAnalysis": ".analysis",
-    "analyze_repeated": ".analysis",
-    "rows_counts": ".analysis",
-    "RepeatedData": ".data",
-    "RepeatedPriors": ".priors",
-    "RepeatedTruth": ".simulate",
-    "SimulatedRepeated": ".simulate",
-    "fit_repeated": ".fit",
-    "pass_histogram_check": ".fit",
-    "simulate_repeated": ".simulate",
-}
+#: Public names of the family by module, each loaded from its module on first access.
+_NAMES = by_module(
+    {
+        ".analysis": "DEFINITIONS RepeatedAnalysis analyze_repeated rows_counts",
+        ".data": "GOLD_PER RepeatedData",
+        ".fit": "REPORTED fit_repeated pass_histogram_check",
+        ".priors": "RepeatedPriors",
+        ".simulate": "RepeatedTruth SimulatedRepeated simulate_repeated",
+    }
+)
 
 __all__ = sorted(_NAMES)
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)

@@ -6,25 +6,18 @@
 * :mod:`~bayesjudge.studies.cli`: ``bayesjudge study``.
 """
 
-from bayesjudge._lazy import lazy_exports
+from bayesjudge._lazy import by_module, lazy_exports
 
-#: Public names of the family, each loaded from its module on first access.
-_NAMES = {
-    "BUILTIN_STUDIES": ".runner",
-    "ESTIMATORS": ".runner",
-    "McmcSettings": ".runner",
-    "StudySpec": ".runner",
-    "builtin_study": ".runner",
-    "exact_check": ".runner",
-    "load_results": ".runner",
-    "plot_coverage": ".plots",
-    "plot_mae": ".plots",
-    "plot_width_vs_j": ".plots",
-    "run_study": ".runner",
-    "save_study_figures": ".plots",
-    "study_chunks": ".runner",
-    "summarize": ".runner",
-}
+#: Public names of the family by module, each loaded from its module on first access.
+_NAMES = by_module(
+    {
+        ".plots": "plot_coverage plot_mae plot_width_vs_j save_study_figures",
+        ".runner": (
+            "BUILTIN_STUDIES ESTIMATORS McmcSettings StudySpec builtin_study exact_check "
+            "load_results run_study study_chunks summarize"
+        ),
+    }
+)
 
 __all__ = sorted(_NAMES)
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)
