@@ -31,12 +31,12 @@ import numpy as np
 import pandas as pd
 
 from bayesjudge.errors import DataError
+from bayesjudge.io._judged import read_judged, verdicts_and_labels
 from bayesjudge.io.groups import GroupCheck
-from bayesjudge.io.labels import join_labels, read_labels
-from bayesjudge.io.mapping import Field, OneOf, check_threshold, conform, verdicts_from_scores
-from bayesjudge.io.problems import Problems
+from bayesjudge.io.labels import LabelSource, join_labels, read_labels
+from bayesjudge.io.mapping import Field, OneOf, check_threshold
 from bayesjudge.io.source import TABLE_FORMATS, InputReport
-from bayesjudge.io.tables import TableFormat, TableLike, read_table
+from bayesjudge.io.tables import TableFormat, TableLike
 from bayesjudge.validation import check_choice
 
 __all__ = ["COUNT_COLUMNS", "BatchOrder", "BatchedData"]
@@ -49,8 +49,6 @@ _ORDERS: tuple[str, ...] = get_args(BatchOrder.__value__)
 #: Rules that combine several rows of one item (as in :mod:`bayesjudge.prevalence.data`).
 type EpochRule = Literal["first", "majority", "any", "all"]
 _EPOCHS: tuple[str, ...] = get_args(EpochRule.__value__)
-#: A source of gold labels kept apart: a DataFrame, a path or a binary file.
-type LabelSource = pd.DataFrame | str | os.PathLike[str] | IO[bytes]
 
 
 def _fields(*, apart: bool) -> tuple[Field | OneOf, ...]:
@@ -181,26 +179,19 @@ class BatchedData:
             )
         if batch != "batch":
             mapping["batch"] = batch
-        table = read_table(frame, format=format, argument="data")
-        name = str(table.attrs.get("source", "data"))
-        problems = Problems(name)
         apart = labels is not None
-        parsed = conform(
-            table,
+        read = read_judged(
+            frame,
             _fields(apart=apart),
+            format=format,
             columns=mapping,
             positive=positive,
             negative=negative,
             strict=strict,
-            problems=problems,
             groups=GroupCheck(by=False),
+            threshold=cut,
         )
-        used = dict(parsed.attrs.get("columns", {}))
-        if cut is not None and "verdict" in used:
-            problems.add(
-                "a threshold turns a 'score' column into verdicts, but these data have a "
-                "'verdict' column; drop the threshold"
-            )
+        name, problems, used = read.name, read.problems, read.columns
         if "score" in used and cut is None:
             problems.add(
                 f"column {used['score']!r} holds judge scores; the batches family needs pass/fail "
@@ -212,31 +203,19 @@ class BatchedData:
                 "id (labels=, --labels); these data carry their own labels: give one row per item"
             )
         problems.raise_if_any()
-        if cut is not None:
-            parsed["verdict"] = verdicts_from_scores(
-                parsed.pop("score").to_numpy(dtype=float), threshold=cut
-            )
-        join = None
-        label_name = None
-        if apart:
-            gold = read_labels(labels, columns=label_columns, positive=positive, negative=negative)  # type: ignore[arg-type]
-            label_name = str(gold.attrs.get("source", "labels"))
-            parsed, join = join_labels(
-                parsed, gold, by=("batch",), repeats=epochs or "error", option="epochs"
-            )
+        parsed, join, label_name = verdicts_and_labels(
+            read.parsed,
+            threshold=cut,
+            labels=labels,
+            label_columns=label_columns,
+            positive=positive,
+            negative=negative,
+            repeats=epochs or "error",
+            by=("batch",),
+        )
         names = parsed["batch"].astype(str).to_numpy()
         batches, kind = _ordered(names, order=order, source=name)
-        origin = InputReport(
-            source=name,
-            format=str(table.attrs.get("format", format)),
-            rows=len(table),
-            items=len(parsed),
-            columns=used,
-            labels=label_name,
-            join=join,
-            threshold=cut,
-            epochs=epochs,
-        )
+        origin = read.origin(parsed, labels=label_name, join=join, threshold=cut, epochs=epochs)
         position = {b: i for i, b in enumerate(batches)}
         return cls(
             batches=batches,

@@ -31,9 +31,18 @@ from bayesjudge.io.mapping import Field, conform
 from bayesjudge.io.problems import Problems, row_names
 from bayesjudge.io.tables import TableFormat, read_table
 
-__all__ = ["JoinReport", "RepeatRule", "join_labels", "read_labels", "report_absent_ids"]
+__all__ = [
+    "JoinReport",
+    "LabelSource",
+    "RepeatRule",
+    "join_labels",
+    "read_labels",
+    "report_absent_ids",
+]
 
 type RepeatRule = Literal["error", "keep", "first", "majority", "any", "all"]
+#: A source of gold labels kept apart: a DataFrame, a path or a binary file.
+type LabelSource = pd.DataFrame | str | os.PathLike[str] | IO[bytes]
 REPEAT_RULES: tuple[str, ...] = get_args(RepeatRule.__value__)
 LABEL_FIELDS = (Field("item", "text"), Field("label", "binary", missing=True))
 _SHOWN = 5
@@ -77,7 +86,7 @@ class JoinReport:
 
 
 def read_labels(
-    source: pd.DataFrame | str | os.PathLike[str] | IO[bytes],
+    source: LabelSource,
     *,
     columns: Mapping[str, str] | None = None,
     positive: Sequence[str] = (),

@@ -28,10 +28,11 @@ import numpy as np
 import pandas as pd
 
 from bayesjudge.errors import DataError
+from bayesjudge.io._judged import read_judged, verdicts_and_labels
 from bayesjudge.io.bounded import is_stream_path
 from bayesjudge.io.groups import GroupCheck
-from bayesjudge.io.labels import JoinReport, join_labels, read_labels
-from bayesjudge.io.mapping import check_threshold, conform, verdicts_from_scores
+from bayesjudge.io.labels import JoinReport, LabelSource, join_labels, read_labels
+from bayesjudge.io.mapping import check_threshold, verdicts_from_scores
 from bayesjudge.io.problems import Problems, RepeatedIds, row_names
 from bayesjudge.io.source import (
     TABLE_FORMATS,
@@ -46,7 +47,7 @@ from bayesjudge.io.stream import (
     judge_column,
     judge_counts,
 )
-from bayesjudge.io.tables import TableLike, read_table
+from bayesjudge.io.tables import TableLike
 from bayesjudge.validation import check_choice
 
 if TYPE_CHECKING:
@@ -59,8 +60,6 @@ type EpochRule = Literal["first", "majority", "any", "all"]
 EPOCH_RULES: tuple[str, ...] = get_args(EpochRule.__value__)
 #: What judge data are read from: a table (DataFrame, path, ``"-"``, binary file) or an eval log.
 type JudgeSource = "TableLike | EvalLog"
-#: A source of gold labels kept apart: a DataFrame, a path or a binary file.
-type LabelSource = pd.DataFrame | str | os.PathLike[str] | IO[bytes]
 
 
 @dataclass(frozen=True, slots=True)
@@ -824,26 +823,19 @@ def _read_table(
     epochs: EpochRule | None,
 ) -> tuple[pd.DataFrame, InputReport]:
     """Read, map and parse a judge table (and join labels kept apart); report all problems."""
-    table = read_table(source, format=format, argument="data")  # type: ignore[arg-type]
-    name = str(table.attrs.get("source", "data"))
-    problems = Problems(name)
     apart = labels is not None
-    parsed = conform(
-        table,
+    read = read_judged(
+        source,
         JUDGE_FIELDS_LABELS_APART if apart else JUDGE_FIELDS,
+        format=format,
         columns=columns,
         positive=positive,
         negative=negative,
         strict=strict,
-        problems=problems,
         groups=GroupCheck(by=True),
+        threshold=threshold,
     )
-    mapping = dict(parsed.attrs.get("columns", {}))
-    if threshold is not None and "verdict" in mapping:
-        problems.add(
-            "a threshold turns a 'score' column into verdicts, but these data have a 'verdict' "
-            "column; drop the threshold"
-        )
+    name, problems, parsed, mapping = read.name, read.problems, read.parsed, read.columns
     if epochs is not None and not apart and "item" not in parsed.columns:
         problems.add(
             f"epochs={epochs!r} combines the rows of one item when gold labels are joined by id "
@@ -856,35 +848,25 @@ def _read_table(
             "column: give a threshold (score >= threshold is PASS), or epochs='first'"
         )
     problems.raise_if_any()
-    if threshold is not None:
-        scores = parsed.pop("score").to_numpy(dtype=float)
-        parsed["verdict"] = verdicts_from_scores(scores, threshold=threshold)
-    join = None
-    label_name = None
-    if apart:
-        gold = read_labels(labels, columns=label_columns, positive=positive, negative=negative)  # type: ignore[arg-type]
-        label_name = str(gold.attrs.get("source", "labels"))
-        parsed, join = join_labels(parsed, gold, repeats=epochs or "error", option="epochs")
-    elif "item" in parsed.columns and epochs is not None:
+    parsed, join, label_name = verdicts_and_labels(
+        parsed,
+        threshold=threshold,
+        labels=labels,
+        label_columns=label_columns,
+        positive=positive,
+        negative=negative,
+        repeats=epochs or "error",
+    )
+    if not apart and "item" in parsed.columns and epochs is not None:
         parsed = _combined_rows(parsed, epochs, source=name)
-    elif "item" in parsed.columns:
+    elif not apart and "item" in parsed.columns:
         repeated = RepeatedIds(limit=len(parsed))
         labels_ = parsed["label"].to_numpy(dtype=float)
         repeated.add(
             parsed["item"].tolist(), np.where(np.isnan(labels_), -1, labels_).astype(np.int8)
         )
         repeated.warn(stacklevel=4)
-    origin = InputReport(
-        source=name,
-        format=str(table.attrs.get("format", format)),
-        rows=len(table),
-        items=len(parsed),
-        columns=mapping,
-        labels=label_name,
-        join=join,
-        threshold=threshold,
-        epochs=epochs,
-    )
+    origin = read.origin(parsed, labels=label_name, join=join, threshold=threshold, epochs=epochs)
     return parsed, origin
 
 
