@@ -72,7 +72,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import betaln, xlogy
+from scipy.special import betaln, logsumexp, xlogy
 
 from bayesjudge.batches.data import COUNT_COLUMNS, BatchedData
 from bayesjudge.validation import check_prob
@@ -177,8 +177,7 @@ def start_weights(batches: int) -> np.ndarray:
 
 def _mixed(log_factors: np.ndarray) -> np.ndarray:
     """Return log mean over bets (axis -1) of exp(cumulated log factors)."""
-    top = log_factors.max(axis=-1, keepdims=True)
-    return (top + np.log(np.mean(np.exp(log_factors - top), axis=-1, keepdims=True)))[..., 0]
+    return np.asarray(logsumexp(log_factors, axis=-1) - np.log(log_factors.shape[-1]))
 
 
 def below_since(counts: np.ndarray, threshold: float) -> np.ndarray:
@@ -266,8 +265,7 @@ def drift_log_e(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     sp_only = whole[0][..., :, None] + split[1]
     both = split[0] + split[1]
     kinds = np.stack([se_only, sp_only, both], axis=-1)
-    top_k = kinds.max(axis=-1, keepdims=True)
-    log_terms = (top_k + np.log(np.mean(np.exp(kinds - top_k), axis=-1, keepdims=True)))[..., 0]
+    log_terms = _mixed(kinds)
     whole_sum = whole[0] + whole[1]
     tau = np.arange(size, dtype=float)
     prior = np.where(tau >= 1, 1.0 / np.maximum(tau * (tau + 1.0), 1.0), 0.0)  # 1-based tau+1
@@ -277,8 +275,7 @@ def drift_log_e(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         weighted = np.where(valid, log_terms + np.log(np.where(prior > 0, prior, 1.0)), -np.inf)
         rest = np.log(1.0 / (t_index + 1.0))  # prior mass of change points after t
     stacked = np.concatenate([weighted, (whole_sum + rest)[..., None]], axis=-1)
-    top = stacked.max(axis=-1, keepdims=True)
-    num = (top + np.log(np.exp(stacked - top).sum(axis=-1, keepdims=True)))[..., 0]
+    num = logsumexp(stacked, axis=-1)
     best = np.argmax(stacked, axis=-1)
     change = np.where(best == size, -1, best)
     return num - den, change

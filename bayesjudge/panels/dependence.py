@@ -257,10 +257,7 @@ def log_pattern_probabilities(
     log_joint = np.einsum("pj,...cjq->...cpq", passes, log_ndtr(eta)) + np.einsum(
         "pj,...cjq->...cpq", fails, log_ndtr(-eta)
     )
-    terms = log_joint + log_w
-    top = terms.max(axis=-1, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)
-    return np.asarray(np.log(np.exp(terms - top).sum(axis=-1)) + top[..., 0], dtype=float)
+    return np.asarray(logsumexp(log_joint + log_w, axis=-1), dtype=float)
 
 
 def pattern_probabilities(
