@@ -532,9 +532,7 @@ def fit_drift(
         raise ValueError(f"step_scale must be a positive number; got {step_scale!r}")
     if fixed_steps is not None and (not fixed_steps > 0 or not np.isfinite(fixed_steps)):
         raise ValueError(f"fixed_steps must be a positive number or None; got {fixed_steps!r}")
-    if target_accept is None:
-        target_accept = TARGET_ACCEPT
-    settings = NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
+    settings = NutsSettings.of(draws, tune, chains, target_accept, TARGET_ACCEPT)
     step = None if fixed_steps is None else float(fixed_steps)
     scale = float(step_scale)
 

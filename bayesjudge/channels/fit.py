@@ -71,13 +71,6 @@ def _priors(priors: ChannelPriors | None) -> ChannelPriors:
     return priors
 
 
-def _settings(draws: int, tune: int, chains: int, target_accept: float | None) -> NutsSettings:
-    """Return the sampler settings of a channel fit (``target_accept`` None: the default)."""
-    if target_accept is None:
-        target_accept = TARGET_ACCEPT
-    return NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
-
-
 def _groups(
     trace: xr.DataTree,
     *,
@@ -157,7 +150,7 @@ def fit_steps(
 
     return fit_model(
         run,
-        settings=_settings(draws, tune, chains, target_accept),
+        settings=NutsSettings.of(draws, tune, chains, target_accept, TARGET_ACCEPT),
         complete=complete,
         random_seed=random_seed,
         progressbar=progressbar,
@@ -273,7 +266,7 @@ def fit_slices(
 
     return fit_model(
         run,
-        settings=_settings(draws, tune, chains, target_accept),
+        settings=NutsSettings.of(draws, tune, chains, target_accept, TARGET_ACCEPT),
         complete=complete,
         random_seed=random_seed,
         progressbar=progressbar,
@@ -322,7 +315,7 @@ def fit_stack(
 
     return fit_model(
         run,
-        settings=_settings(draws, tune, chains, target_accept),
+        settings=NutsSettings.of(draws, tune, chains, target_accept, TARGET_ACCEPT),
         complete=complete,
         random_seed=random_seed,
         progressbar=progressbar,
@@ -393,7 +386,7 @@ def fit_markov(
 
     return fit_model(
         run,
-        settings=_settings(draws, tune, chains, target_accept),
+        settings=NutsSettings.of(draws, tune, chains, target_accept, TARGET_ACCEPT),
         complete=complete,
         random_seed=random_seed,
         progressbar=progressbar,

@@ -118,6 +118,17 @@ class NutsSettings:
             self, "target_accept", check_prob(self.target_accept, name="target_accept")
         )
 
+    @classmethod
+    def of(
+        cls, draws: int, tune: int, chains: int, target_accept: float | None, default: float
+    ) -> NutsSettings:
+        """Return the settings of a fit function's keywords, ``target_accept`` None: ``default``.
+
+        >>> NutsSettings.of(1000, 500, 2, None, 0.9).target_accept
+        0.9
+        """
+        return cls(draws, tune, chains, default if target_accept is None else target_accept)
+
     def escalated(self) -> NutsSettings:
         """Return the settings of the one retry: smaller steps, longer tuning, more draws.
 

@@ -580,9 +580,7 @@ def fit_panel(
     priors = PanelPriors() if priors is None else priors
     if not isinstance(priors, PanelPriors):
         raise TypeError(f"priors must be a PanelPriors; got {type(priors).__name__}")
-    if target_accept is None:
-        target_accept = TARGET_ACCEPT
-    settings = NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
+    settings = NutsSettings.of(draws, tune, chains, target_accept, TARGET_ACCEPT)
     duplicates = data.duplicate_judges()
     data = distinct_judges(data, merge=merge_duplicates)
     patterns = data.patterns()

@@ -279,9 +279,8 @@ def fit_prevalence(
     import json
 
     priors = _check_priors(priors)
-    if target_accept is None:
-        target_accept = TARGET_ACCEPT[bool(stratified)]
-    settings = NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
+    default = TARGET_ACCEPT[bool(stratified)]
+    settings = NutsSettings.of(draws, tune, chains, target_accept, default)
     strata, counts = _prepare(data, stratified=stratified)
     run = _run(strata, counts, priors, restrict_j)
     dims = ("stratum",) if strata else ()
@@ -362,9 +361,7 @@ def prevalence_draws(
         ``draws[name]`` of shape ``(chains, draws)`` and the divergences per chain.
     """
     priors = _check_priors(priors)
-    if target_accept is None:
-        target_accept = TARGET_ACCEPT[False]
-    settings = NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
+    settings = NutsSettings.of(draws, tune, chains, target_accept, TARGET_ACCEPT[False])
     arrays = {k: np.asarray(v, dtype=np.int64) for k, v in counts.as_dict().items()}
     run = _run((), arrays, priors, restrict_j)
     sampler, _ = resolve_sampler("auto")

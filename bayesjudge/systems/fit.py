@@ -316,12 +316,7 @@ def fit_systems(
     priors = SystemsPriors() if priors is None else priors
     if not isinstance(priors, SystemsPriors):
         raise TypeError(f"priors must be a SystemsPriors; got {type(priors).__name__}")
-    settings = NutsSettings(
-        draws=draws,
-        tune=tune,
-        chains=chains,
-        target_accept=TARGET_ACCEPT if target_accept is None else target_accept,
-    )
+    settings = NutsSettings.of(draws, tune, chains, target_accept, TARGET_ACCEPT)
     kind = _model_kind(data)
     run, counts = _run(
         data,

@@ -167,9 +167,7 @@ def fit_repeated_systems(
         raise TypeError(f"data must be RepeatedSystemsData; got {type(data).__name__}")
     priors = SystemsPriors() if priors is None else priors
     pooled = resolve_pooling(pooling, judge, len(data.systems))
-    if target_accept is None:
-        target_accept = TARGET_ACCEPT
-    settings = NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
+    settings = NutsSettings.of(draws, tune, chains, target_accept, TARGET_ACCEPT)
     clustered = bool(use_clusters and spread and data.clusters is not None)
     counts = data.counts()
     model_data = {
