@@ -126,7 +126,44 @@ def summarize(folder: Path, top: int) -> str:
         last = max(r["t1"] for r in mine) - origin
         busy = sum(r["t1"] - r["t0"] for r in mine)
         lines.append(f"| {worker} | {first:.0f} | {last:.0f} | {busy:.0f} |")
-    return "\n".join(lines)
+    return "\n".join([*lines, "", *schedules(rows, workers=2)])
+
+
+def _ends(costs: list[float], workers: int) -> list[float]:
+    """Each worker's end when every unit goes, in turn, to the worker that is free first."""
+    free = [0.0] * workers
+    for cost in costs:
+        free[free.index(min(free))] += cost
+    return sorted(free)
+
+
+def schedules(rows: list[dict[str, Any]], workers: int) -> list[str]:
+    """Worker ends of ``--dist loadscope`` with the scopes in two orders, from the tests' CPU.
+
+    A scope is xdist's (a module, or a class); each test lasts its CPU seconds on a core of its
+    own, and the next scope goes to the worker free first (xdist hands it over two tests
+    earlier). xdist's own order puts the scopes with the most tests first; the other order puts
+    the costliest first (the longest-first rule of list scheduling).
+    """
+    scopes: dict[str, list[float]] = {}
+    for row in sorted(rows, key=lambda r: r["t0"]):
+        scope = scopes.setdefault(row["id"].rsplit("::", 1)[0], [0.0, 0.0])
+        scope[0] += row["cpu"] + row.get("child", 0.0)
+        scope[1] += 1
+    by_count = [cost for cost, _ in sorted(scopes.values(), key=lambda s: -s[1])]
+    by_cost = sorted((cost for cost, _ in scopes.values()), reverse=True)
+    lines = [
+        f"Simulated --dist loadscope on {workers} workers ({len(scopes)} scopes, a test's CPU s "
+        "as its time):",
+        "",
+        "| scopes ordered | worker ends s | idle s at the end |",
+        "|---|---|---|",
+    ]
+    for label, costs in (("by test count (xdist)", by_count), ("costliest first", by_cost)):
+        ends = _ends(costs, workers)
+        shown = ", ".join(f"{end:.0f}" for end in ends)
+        lines.append(f"| {label} | {shown} | {sum(ends[-1] - e for e in ends):.0f} |")
+    return lines
 
 
 def main() -> None:
