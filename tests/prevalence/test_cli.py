@@ -260,14 +260,22 @@ def test_allocate_prints_sentences_and_a_rounded_table(capsys):
     assert ratio_line.split()[-1] == f"{split['ratio']:.3f}"
 
 
-def test_help_everywhere():
+def test_help_everywhere(capsys):
+    # the program's help from a fresh interpreter (``python -m bayesjudge``), each command's
+    # in-process (a fresh interpreter costs about a second of imports)
     for argv in (
         ["--help"],
         *([c, "--help"] for c in ("baselines", "allocate", "estimate", "report")),
     ):
-        result = subprocess.run(
-            [sys.executable, "-m", "bayesjudge", *argv], capture_output=True, text=True, check=False
-        )
+        if argv == ["--help"]:
+            result = subprocess.run(
+                [sys.executable, "-m", "bayesjudge", *argv],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+        else:
+            result = in_process(capsys, argv)
         assert result.returncode == 0, result.stderr
         assert "usage: bayesjudge" in result.stdout
 

@@ -9,6 +9,7 @@ misses the truth, while the judge-call model passes and covers it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -104,10 +105,15 @@ def test_nearly_independent_calls_are_binomial() -> None:
     np.testing.assert_allclose(got, binom.logpmf(passes, calls, 0.3), rtol=0, atol=1e-7)
 
 
-def _logp_at(model: pm.Model, point: dict[str, float]) -> float:
-    start = model.initial_point()
-    start.update({name: np.asarray(value) for name, value in point.items()})
-    return float(model.compile_logp()(start))
+def _density(model: pm.Model) -> Callable[[dict[str, float]], float]:
+    """The model's log density at a point (other values from its initial point), compiled once."""
+    start, logp = model.initial_point(), model.compile_logp()
+
+    def at(point: dict[str, float]) -> float:
+        values = {**start, **{name: np.asarray(value) for name, value in point.items()}}
+        return float(logp(values))
+
+    return at
 
 
 def test_one_call_per_answer_is_the_counts_likelihood() -> None:
@@ -115,18 +121,19 @@ def test_one_call_per_answer_is_the_counts_likelihood() -> None:
     sim = simulate_repeated(12, 3, gold_answers=10, random_seed=4)
     data = RepeatedData.from_frame(sim.frame.drop(columns="truth"))
     counts = data.counts()
-    plain = repeated_model(data.items, counts, spread=False)
-    calls = repeated_model(data.items, counts, spread=False, patterns=data.call_patterns())
+    plain = _density(repeated_model(data.items, counts, spread=False))
+    calls = _density(
+        repeated_model(data.items, counts, spread=False, patterns=data.call_patterns())
+    )
     points = [
         {"se_z": 0.8, "fpr_share_z": -0.4, "median_z": 0.3, "rho_logodds__": 0.0},
         {"se_z": 1.5, "fpr_share_z": -1.2, "median_z": -0.6, "rho_logodds__": 2.0},
     ]
     gaps = [
-        _logp_at(calls, point)
-        - _logp_at(plain, {k: v for k, v in point.items() if not k.startswith("rho")})
+        calls(point) - plain({k: v for k, v in point.items() if not k.startswith("rho")})
         for point in points
     ]
-    rho_prior = [_logp_at(calls, p) - _logp_at(calls, {**p, "rho_logodds__": 0.0}) for p in points]
+    rho_prior = [calls(p) - calls({**p, "rho_logodds__": 0.0}) for p in points]
     # the gap is a constant (binomial coefficients) plus rho's own prior, which the likelihood
     # does not touch with one call per answer. Tolerance: PyTensor's normal log-CDF, which
     # both models take Se, Sp and pi from, differs from SciPy's by up to 2e-8 at these points,
