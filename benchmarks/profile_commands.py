@@ -348,7 +348,15 @@ def run_reports(args: argparse.Namespace) -> None:
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)
     examples = args.examples or list(REPORT_EXAMPLES)
-    runs: dict[str, dict] = {}  # type: ignore[type-arg]
+    from _record import STARTED_ON, command_line, machine
+
+    record: dict = {  # type: ignore[type-arg]
+        "commit": STARTED_ON,
+        "command": command_line(),
+        "machine": machine(),
+        "elapsed": 0.0,
+        "runs": {},
+    }
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -360,21 +368,14 @@ def run_reports(args: argparse.Namespace) -> None:
                 result = run_child(argv, cache, folder)
                 result["load"] = [load_before, os.getloadavg()[0]]
                 result["argv"] = argv
-                runs[f"{name}/{kind}"] = result
+                record["runs"][f"{name}/{kind}"] = result
+                record["elapsed"] = time.perf_counter() - started
+                # saved after every command, so that a run cut short keeps what it measured
+                Path(args.save).write_text(json.dumps(record, indent=1), encoding="utf-8")
                 print(
                     f"{name} {kind}: {result['wall']:.1f} s wall, {result['cpu']:.1f} s CPU",
                     file=sys.stderr,
                 )
-    from _record import STARTED_ON, command_line, machine
-
-    record = {
-        "commit": STARTED_ON,
-        "command": command_line(),
-        "machine": machine(),
-        "elapsed": time.perf_counter() - started,
-        "runs": runs,
-    }
-    Path(args.save).write_text(json.dumps(record, indent=1), encoding="utf-8")
     print(args.save)
 
 
@@ -404,7 +405,7 @@ def compare_reports(before_path: Path, after_path: Path, name: str) -> Path:
     for example in examples:
         for side, record in sides.items():
             runs = record["runs"]
-            if f"{example}/fit" not in runs:
+            if f"{example}/report" not in runs:
                 continue
             fit, report = runs[f"{example}/fit"], runs[f"{example}/report"]
             lines.append(
