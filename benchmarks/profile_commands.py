@@ -43,6 +43,10 @@ Usage::
     python benchmarks/profile_commands.py            # every command, full defaults
     python benchmarks/profile_commands.py --quick    # four commands, short fits
     python benchmarks/profile_commands.py --only estimate rank
+    # each bundled example's fitting command beside its report, before and after a change:
+    python benchmarks/profile_commands.py --reports --cache /tmp/c1 --save before.json
+    python benchmarks/profile_commands.py --reports --cache /tmp/c2 --save after.json
+    python benchmarks/profile_commands.py --compare before.json after.json --name profile_reports
 """
 
 from __future__ import annotations
@@ -382,6 +386,10 @@ def run_reports(args: argparse.Namespace) -> None:
 REPORT_PHASES = ["import", "exact", "plan", "figures", "writing"]
 
 
+def _load(run: dict) -> str:  # type: ignore[type-arg]
+    return f"{run['load'][1]:.1f}" if "load" in run else "n/a"
+
+
 def compare_reports(before_path: Path, after_path: Path, name: str) -> Path:
     """Write ``results/NAME.md``: each example's fit and report, before and after, side by side."""
     from _record import command_line, write_result
@@ -412,9 +420,11 @@ def compare_reports(before_path: Path, after_path: Path, name: str) -> Path:
                 f"| {example} | {side} | {_fmt(fit['wall'])} | {_fmt(fit['cpu'])} "
                 f"| {_fmt(report['wall'])} | {_fmt(report['cpu'])} "
                 f"| {report['wall'] / fit['wall']:.2f} | {report['cpu'] / fit['cpu']:.2f} "
-                f"| {fit['load'][1]:.1f}, {report['load'][1]:.1f} |"
+                f"| {_load(fit)}, {_load(report)} |"
             )
             for kind, r in (("fit", fit), ("report", report)):
+                if "phases_cpu" not in r:  # a record of totals only (a run cut short)
+                    continue
                 cpu = r["phases_cpu"]
                 named = [cpu.get(p, 0.0) for p in REPORT_PHASES]
                 rest = r["cpu"] - sum(named)
