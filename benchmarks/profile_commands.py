@@ -335,7 +335,7 @@ def report_pairs(folder: Path, examples: list[str]) -> dict[str, tuple[list[str]
     pairs = {}
     for name in examples:
         command, *extra = REPORT_EXAMPLES[name]
-        fit = [command, example_file(name), *extra]
+        fit = [command, example_file(name), *extra]  # type: ignore[arg-type]
         report = ["report", "--example", name, "--out", str(folder / f"report_{name}")]
         pairs[name] = (fit, report)
     return pairs
@@ -541,7 +541,7 @@ def main() -> None:
         child(args.argv, args.child)
         return
     if args.compare:
-        print(compare_reports(*args.compare, args.name))
+        print(compare_reports(args.compare[0], args.compare[1], args.name))
         return
     if args.reports:
         if not args.cache or not args.save:
