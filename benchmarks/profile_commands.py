@@ -43,6 +43,10 @@ Usage::
     python benchmarks/profile_commands.py            # every command, full defaults
     python benchmarks/profile_commands.py --quick    # four commands, short fits
     python benchmarks/profile_commands.py --only estimate rank
+    # each bundled example's fitting command beside its report, before and after a change:
+    python benchmarks/profile_commands.py --reports --cache /tmp/c1 --save before.json
+    python benchmarks/profile_commands.py --reports --cache /tmp/c2 --save after.json
+    python benchmarks/profile_commands.py --compare before.json after.json --name profile_reports
 """
 
 from __future__ import annotations
@@ -82,15 +86,19 @@ PHASES: dict[str, list[tuple[str, str]]] = {
         ("bayesjudge.systems.baselines", "*"),
         ("bayesjudge.panels.baselines", "*"),
         ("bayesjudge.gates.baselines", "*"),
+        ("bayesjudge.repeated.baselines", "*"),
     ],
     "plan": [("bayesjudge.prevalence.plan", "*")],
     "averaging": [("bayesjudge.systems.average", "*")],
     "figures": [
         ("bayesjudge.reporting.figures", "*"),
+        ("bayesjudge.reporting.html", "png"),
         ("bayesjudge.prevalence.report", "report_content"),
         ("bayesjudge.systems.report", "report_content"),
         ("bayesjudge.panels.report", "report_content"),
         ("bayesjudge.gates.report", "report_content"),
+        ("bayesjudge.channels.report", "report_content"),
+        ("bayesjudge.repeated.report", "report_content"),
     ],
     "writing": [
         ("bayesjudge.reporting.pipeline", "write_files"),
@@ -308,6 +316,147 @@ def commands(folder: Path, quick: bool) -> dict[str, list[str]]:
     return full
 
 
+#: The fitting command (and its options) of each bundled example, as ``report --example``
+#: runs it (``bayesjudge.cli.app._EXAMPLE_COMMANDS``; the judge example's is ``estimate``).
+REPORT_EXAMPLES: dict[str, tuple[str, ...]] = {
+    "judge": ("estimate",),
+    "gate": ("gate",),
+    "channel": ("channel", "--by-slice"),
+    "systems": ("rank",),
+    "panel": ("panel",),
+    "repeated": ("repeated", "--item", "item", "--epoch", "epoch", "--cluster", "cluster"),
+}
+
+
+def report_pairs(folder: Path, examples: list[str]) -> dict[str, tuple[list[str], list[str]]]:
+    """Each example's fitting command on its bundled file and its ``report --example``."""
+    from bayesjudge.examples import example_file
+
+    pairs = {}
+    for name in examples:
+        command, *extra = REPORT_EXAMPLES[name]
+        fit = [command, example_file(name), *extra]  # type: ignore[arg-type]
+        report = ["report", "--example", name, "--out", str(folder / f"report_{name}")]
+        pairs[name] = (fit, report)
+    return pairs
+
+
+def run_reports(args: argparse.Namespace) -> None:
+    """``--reports``: each example's fitting command and its report, one process each.
+
+    One compile cache (``--cache``, kept between runs so that a before and an after run
+    share it) serves every command; unless ``--warm`` says it is filled already, each fitting
+    command first runs once unrecorded to fill it. The raw timings go to ``--save`` (JSON);
+    ``--compare BEFORE AFTER`` writes the side-by-side table from two such files.
+    """
+    cache = Path(args.cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    examples = args.examples or list(REPORT_EXAMPLES)
+    from _record import STARTED_ON, command_line, machine
+
+    record: dict = {  # type: ignore[type-arg]
+        "commit": STARTED_ON,
+        "command": command_line(),
+        "machine": machine(),
+        "elapsed": 0.0,
+        "runs": {},
+    }
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for name, (fit, report) in report_pairs(folder, examples).items():
+            if not args.warm:
+                run_child(fit, cache, folder)
+            for kind, argv in (("fit", fit), ("report", report)):
+                load_before = os.getloadavg()[0]
+                result = run_child(argv, cache, folder)
+                result["load"] = [load_before, os.getloadavg()[0]]
+                result["argv"] = argv
+                record["runs"][f"{name}/{kind}"] = result
+                record["elapsed"] = time.perf_counter() - started
+                # saved after every command, so that a run cut short keeps what it measured
+                Path(args.save).write_text(json.dumps(record, indent=1), encoding="utf-8")
+                print(
+                    f"{name} {kind}: {result['wall']:.1f} s wall, {result['cpu']:.1f} s CPU",
+                    file=sys.stderr,
+                )
+    print(args.save)
+
+
+REPORT_PHASES = ["import", "exact", "plan", "figures", "writing"]
+
+
+def _load(run: dict) -> str:  # type: ignore[type-arg]
+    return f"{run['load'][1]:.1f}" if "load" in run else "n/a"
+
+
+def compare_reports(before_path: Path, after_path: Path, name: str) -> Path:
+    """Write ``results/NAME.md``: each example's fit and report, before and after, side by side."""
+    from _record import command_line, write_result
+
+    sides = {
+        "before": json.loads(before_path.read_text(encoding="utf-8")),
+        "after": json.loads(after_path.read_text(encoding="utf-8")),
+    }
+    examples = list(dict.fromkeys(k.split("/")[0] for k in sides["before"]["runs"]))
+    lines = [
+        "| example | side | fit wall s | fit CPU s | report wall s | report CPU s "
+        "| wall ratio | CPU ratio | load (fit, report) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    phase_lines = [
+        "| example | side | command | "
+        + " | ".join([*REPORT_PHASES, "other phases"])
+        + " | total |",
+        "|---|---|---|" + "---|" * (len(REPORT_PHASES) + 2),
+    ]
+    for example in examples:
+        for side, record in sides.items():
+            runs = record["runs"]
+            if f"{example}/report" not in runs:
+                continue
+            fit, report = runs[f"{example}/fit"], runs[f"{example}/report"]
+            lines.append(
+                f"| {example} | {side} | {_fmt(fit['wall'])} | {_fmt(fit['cpu'])} "
+                f"| {_fmt(report['wall'])} | {_fmt(report['cpu'])} "
+                f"| {report['wall'] / fit['wall']:.2f} | {report['cpu'] / fit['cpu']:.2f} "
+                f"| {_load(fit)}, {_load(report)} |"
+            )
+            for kind, r in (("fit", fit), ("report", report)):
+                if "phases_cpu" not in r:  # a record of totals only (a run cut short)
+                    continue
+                cpu = r["phases_cpu"]
+                named = [cpu.get(p, 0.0) for p in REPORT_PHASES]
+                rest = r["cpu"] - sum(named)
+                cells = " | ".join(f"{v:.2f}" for v in [*named, rest])
+                phase_lines.append(f"| {example} | {side} | {kind} | {cells} | {r['cpu']:.2f} |")
+    header = "\n".join(
+        f"- {side}: commit {record['commit']}, `{record['command']}`, "
+        f"{record['elapsed']:.0f} s in all, {record['machine']}"
+        for side, record in sides.items()
+    )
+    body = (
+        "Each bundled example's fitting command (as `report --example` runs it, on the bundled "
+        "file) and `bayesjudge report --example NAME`, each in a fresh process with the compile "
+        "cache filled, timed by `benchmarks/profile_commands.py --reports`; ratios are report "
+        "over fit, from the same run. The load is the 1-minute load average when each command "
+        "ended (two shared cores).\n\n"
+        f"{header}\n\n## Totals\n\n" + "\n".join(lines) + "\n\n"
+        "## Phases, CPU seconds\n\n"
+        "Exclusive CPU time per phase as the script's docstring defines them (exact: the "
+        "exact posteriors, including the label plan's refits; plan: the plan's own arithmetic; "
+        "figures: drawing and encoding the figures and building the report content); "
+        "other phases: everything else (sampling, diagnostics, argument parsing...).\n\n"
+        + "\n".join(phase_lines)
+        + "\n"
+    )
+    from _record import RESULTS
+
+    return write_result(
+        RESULTS / f"{name}.md", f"# Reports against their fits\n\n{body}", command_line()
+    )
+
+
 def run_child(argv: list[str], cache: Path, folder: Path) -> dict:  # type: ignore[type-arg]
     out = folder / "phase.json"
     if out.exists():
@@ -377,11 +526,27 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", nargs="*", help="command names (prefixes) to run")
     parser.add_argument("--name", default="profile_commands")
+    parser.add_argument(
+        "--reports", action="store_true", help="each example's fit and report (see run_reports)"
+    )
+    parser.add_argument("--examples", nargs="*", choices=list(REPORT_EXAMPLES))
+    parser.add_argument("--cache", default=None, help="compile cache folder kept between runs")
+    parser.add_argument("--warm", action="store_true", help="the --cache folder is filled")
+    parser.add_argument("--save", default=None, help="JSON file of the --reports timings")
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("argv", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
         child(args.argv, args.child)
+        return
+    if args.compare:
+        print(compare_reports(args.compare[0], args.compare[1], args.name))
+        return
+    if args.reports:
+        if not args.cache or not args.save:
+            parser.error("--reports needs --cache and --save")
+        run_reports(args)
         return
     from _record import RESULTS, command_line, write_result
 

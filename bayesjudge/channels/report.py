@@ -234,8 +234,6 @@ def report_content(analysis: ChannelAnalysis, *, source: str = "") -> ReportCont
     >>> [s.title for s in content.sections]
     ['Steps', 'Composition audit']
     """
-    import matplotlib.pyplot as plt
-
     figures = {"Phase plane": png(phase_plane(analysis))}
     sections = [Section("Steps", table=analysis.to_frame())]
     slices = _slices_frame(analysis)
@@ -260,7 +258,6 @@ def report_content(analysis: ChannelAnalysis, *, source: str = "") -> ReportCont
                 table=_kernel_frame(composition.posterior),
             )
         )
-    plt.close("all")
     groups: dict[str, xr.Dataset] = {"exact_steps": analysis.exact["posterior"].to_dataset()}
     if composition is not None:
         groups["composition"] = composition.posterior["posterior"].to_dataset()

@@ -46,7 +46,6 @@ def curve_frame(posterior: xr.DataTree, caps: list[int], *, prob: float = 0.95) 
 def _figures(
     posterior: xr.DataTree, curve: pd.DataFrame, estimates: pd.DataFrame, *, prob: float
 ) -> dict[str, str]:
-    import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
@@ -131,7 +130,6 @@ def _figures(
     ):
         fig = make(scalars, ["pi", "j_inf"], labels=NAMES)
         figures[title] = png(fig)
-        plt.close(fig)
     return figures
 
 

@@ -399,10 +399,18 @@ def analyze_prevalence(
             stacklevel=2,
         )
         plan = exact = False
+    # the exact reference row of a sampled fit, computed once: the plan's current width too
+    reference = (
+        exact_posterior(data, priors=priors)
+        if method == "nuts" and exact and not stratified
+        else None
+    )
     if plan:
         from bayesjudge.prevalence.plan import plan_labels
 
-        label_plan = plan_labels(data, prob=prob, priors=priors, random_seed=random_seed)
+        label_plan = plan_labels(
+            data, prob=prob, priors=priors, random_seed=random_seed, current=reference
+        )
     if method == "exact":
         posterior_exact = exact_posterior(data, priors=priors)
         summaries = posterior_exact.summaries(prob=prob)
@@ -436,7 +444,6 @@ def analyze_prevalence(
         sampler=sampler,
         prob=prob,
     )
-    reference = exact_posterior(data, priors=priors) if exact and not stratified else None
     rows = _bayes_rows(posterior, prob)
     if reference is not None:
         rows.append(reference.to_estimate(prob=prob))

@@ -101,7 +101,7 @@ from bayesjudge.inference.provenance import provenance, seed_label
 from bayesjudge.io.tables import TableLike
 from bayesjudge.prevalence.allocation import optimal_ratio
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
-from bayesjudge.prevalence.exact import exact_posterior
+from bayesjudge.prevalence.exact import ExactPosterior, exact_posterior
 from bayesjudge.priors import PrevalencePriors
 from bayesjudge.results import Interval
 from bayesjudge.validation import (
@@ -139,6 +139,7 @@ _POOL = 20_000  # importance-sampling draws of the control variate's mean
 _POOL_MAX = 320_000  # the pool doubles up to this while its effective size is small
 _MIN_ESS = 2_000  # effective pool size wanted
 _GRID, _NODES = 129, 24  # exact-posterior settings of the refits
+_FULL_GRID = 513  # points of pi's grid in exact_posterior's default computation (the current width)
 _FLOOR_LABELS = 10**8  # extra labels per class standing in for an unlimited calibration set,
 _FLOOR_PER_ITEM = 10**5  # ... or this many per test item, whichever is more
 _RESOLUTION = 0.02  # the search stops when the bracket is within 2% (or one label)
@@ -653,6 +654,7 @@ def plan_labels(
     draws: int = 16,
     priors: PrevalencePriors | None = None,
     random_seed: int | np.random.Generator | None = None,
+    current: ExactPosterior | None = None,
 ) -> LabelPlan:
     r"""Plan more gold labels: the expected width of :math:`\pi`'s interval after them.
 
@@ -692,6 +694,10 @@ def plan_labels(
     random_seed : int, Generator or None
         Seed (None: the default seed). Each point's simulation is seeded from it and the
         point's split, so a point's value does not depend on the rest of the grid.
+    current : ExactPosterior, optional
+        The exact posterior of these counts and priors (:func:`exact_posterior` with its
+        defaults), when the caller has it already: the current interval is read from it
+        instead of being computed again. Computed here when not given.
 
     Returns
     -------
@@ -764,7 +770,19 @@ def plan_labels(
         width, mcse, lr = sim.expected(m1, m0, tag=0)
         return PlanPoint(m, m1, m0, width, mcse, lr, searched)
 
-    current = exact_posterior(counts, priors=priors).eti(prob)
+    if current is None:
+        current = exact_posterior(counts, priors=priors)
+    elif (
+        current.counts != counts
+        or current.priors != priors
+        or not current.restrict_j
+        or current.grid.size != _FULL_GRID
+    ):
+        raise ValueError(
+            "current: the exact posterior given is not the default one of these counts and "
+            "priors (exact_posterior(counts, priors=priors) with J > 0 and its default grid)"
+        )
+    interval = current.eti(prob)
     lr_now = float(
         _lr_width(
             x1=np.array(c.x1),
@@ -776,7 +794,7 @@ def plan_labels(
             prob=prob,
         )
     )
-    curve = [PlanPoint(0, 0, 0, current.width, 0.0, lr_now)]
+    curve = [PlanPoint(0, 0, 0, interval.width, 0.0, lr_now)]
     curve.extend(point(m) for m in grid)
     big = _floor_labels(c.n)
     floor, floor_mcse, _ = sim.expected(big, big, tag=1)
@@ -791,7 +809,7 @@ def plan_labels(
     return LabelPlan(
         counts=counts,
         prob=prob,
-        current=current,
+        current=interval,
         target_width=target_width,
         curve=tuple(curve),
         floor=floor,

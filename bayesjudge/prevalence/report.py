@@ -194,8 +194,6 @@ def _threshold_table(thresholds: ThresholdAnalysis) -> pd.DataFrame:
 def _figures(
     analysis: PrevalenceAnalysis, comparison: pd.DataFrame, *, prob: float
 ) -> dict[str, str]:
-    import matplotlib.pyplot as plt
-
     from bayesjudge.inference.summary import group
     from bayesjudge.prevalence.plan import plot_label_plan
 
@@ -208,7 +206,6 @@ def _figures(
     def keep(title: str, fig: Figure | None) -> None:
         if fig is not None:
             figures[title] = png(fig)
-            plt.close(fig)
 
     draws = np.asarray(draws_ds["pi"]).reshape(-1)
     keep(

@@ -544,3 +544,17 @@ def test_predictions_average_to_the_widths_obtained_over_data_sets():
         diffs.append(exact_posterior(augmented, priors=INFORMATIVE).eti(0.95).width - point.width)
     d = np.array(diffs)
     assert abs(d.mean()) < 4.0 * d.std(ddof=1) / np.sqrt(d.size)
+
+
+def test_a_given_current_posterior_gives_the_same_plan():
+    """The analysis hands the plan its exact reference posterior: same plan, computed once."""
+    counts = JudgeCounts(m1=40, x1=36, m0=40, x0=6, n=5000, k=3400)
+    kwargs = {"m_grid": [100], "max_labels": 200, "draws": 4, "random_seed": 1}
+    own = plan_labels(counts, **kwargs)
+    given_posterior = plan_labels(counts, current=exact_posterior(counts), **kwargs)
+    assert given_posterior.to_dict() == own.to_dict()
+    other = exact_posterior(JudgeCounts(m1=40, x1=35, m0=40, x0=6, n=5000, k=3400))
+    with pytest.raises(ValueError, match="current"):
+        plan_labels(counts, current=other, **kwargs)
+    with pytest.raises(ValueError, match="current"):
+        plan_labels(counts, current=exact_posterior(counts, grid_size=129), **kwargs)

@@ -66,3 +66,53 @@ def test_docstring_examples_run() -> None:
     result = doctest.testmod(netcdf)
     assert result.attempted >= 2
     assert result.failed == 0
+
+
+_WRITE_WITHOUT_DISTRIBUTED = """
+import sys
+import tempfile
+from pathlib import Path
+
+import xarray as xr
+
+from bayesjudge.reporting.netcdf import write_posterior
+
+tree = xr.DataTree.from_dict({"posterior": xr.Dataset({"pi": ("draw", [0.2, 0.3])})})
+path = write_posterior(tree, Path(tempfile.mkdtemp()) / "posterior.nc")
+imported = sorted(n for n in ("distributed", "dask.distributed") if n in sys.modules)
+values = xr.open_datatree(path, engine="h5netcdf")["posterior"]["pi"].values.tolist()
+import dask.distributed  # still importable afterwards: the block is lifted
+
+print(imported, values, dask.distributed.__name__)
+"""
+
+
+def test_writing_does_not_import_dask_distributed() -> None:
+    """xarray's scheduler check would import dask's distributed package (0.3 to 0.6 s of CPU)."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("distributed")
+    done = subprocess.run(
+        [sys.executable, "-c", _WRITE_WITHOUT_DISTRIBUTED],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=os.environ,
+    )
+    assert done.stdout.split() == ["[]", "[0.2,", "0.3]", "dask.distributed"]
+
+
+def test_an_imported_distributed_is_left_alone(tmp_path: Path) -> None:
+    """With ``distributed`` imported, nothing is blocked (a client may be active)."""
+    pytest.importorskip("distributed")
+    import sys
+
+    import distributed
+
+    write_posterior(
+        xr.DataTree.from_dict({"posterior": xr.Dataset({"pi": ("draw", [0.5])})}),
+        tmp_path / "p.nc",
+    )
+    assert sys.modules["distributed"] is distributed
+    assert sys.modules.get("dask.distributed", distributed) is not None
