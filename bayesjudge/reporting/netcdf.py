@@ -95,10 +95,10 @@ def _no_distributed_import() -> Iterator[None]:
     Before writing, xarray asks dask which scheduler is active
     (``xarray.backends.locks.get_dask_scheduler``, then ``dask.base.get_scheduler``), and to
     tell a distributed client dask imports the ``distributed`` package (with tornado, click and
-    the rest: 0.3 to 0.6 s of CPU and 1.6 to 4.4 s of wall time, measured on a loaded two-core
-    machine). A distributed client can only be active once that package is imported, so while
-    it is not, the answer is known: its import is made to fail as if it were absent (dask then
-    reports the local scheduler, as it is). When it is imported already, nothing changes.
+    the rest: about a second of CPU, the largest import of a report). A distributed client can
+    only be active once that package is imported, so while it is not, the answer is known: its
+    import is made to fail as if it were absent (dask then reports the local scheduler, as it
+    is). When it is imported already, nothing changes.
     """
     if "distributed" in sys.modules:
         yield

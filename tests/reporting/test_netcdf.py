@@ -88,7 +88,7 @@ print(imported, values, dask.distributed.__name__)
 
 
 def test_writing_does_not_import_dask_distributed() -> None:
-    """xarray's scheduler check would import dask's distributed package (0.3 to 0.6 s of CPU)."""
+    """xarray's scheduler check would import dask's distributed package (a second of CPU)."""
     import subprocess
     import sys
 
