@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import os
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -83,39 +80,8 @@ def write_netcdf(data: xr.Dataset | xr.DataTree, path: str | os.PathLike[str]) -
     [1, 2]
     """
     buffer = io.BytesIO()
-    with _no_distributed_import():
-        data.to_netcdf(buffer, engine="h5netcdf")
+    data.to_netcdf(buffer, engine="h5netcdf")
     return write_bytes_atomically(path, buffer.getvalue())  # (getvalue shares, not copies)
-
-
-@contextlib.contextmanager
-def _no_distributed_import() -> Iterator[None]:
-    """Keep xarray's writer from importing dask's ``distributed`` only to find it unused.
-
-    Before writing, xarray asks dask which scheduler is active
-    (``xarray.backends.locks.get_dask_scheduler``, then ``dask.base.get_scheduler``), and to
-    tell a distributed client dask imports the ``distributed`` package (with tornado, click and
-    the rest: about a second of CPU, the largest import of a report). A distributed client can
-    only be active once that package is imported, so while it is not, the answer is known: its
-    import is made to fail as if it were absent (dask then reports the local scheduler, as it
-    is). When it is imported already, nothing changes.
-    """
-    if "distributed" in sys.modules:
-        yield
-        return
-    blocked = [name for name in _DISTRIBUTED if name not in sys.modules]
-    for name in blocked:
-        sys.modules[name] = None  # type: ignore[assignment]  # importing it raises ImportError
-    try:
-        yield
-    finally:
-        for name in blocked:
-            if name in sys.modules and sys.modules[name] is None:
-                del sys.modules[name]
-
-
-#: What dask and xarray import to look for a distributed client.
-_DISTRIBUTED = ("distributed", "dask.distributed")
 
 
 def write_posterior(tree: xr.DataTree, path: str | os.PathLike[str]) -> Path:
