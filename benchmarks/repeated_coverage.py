@@ -123,6 +123,7 @@ def replicate(cell: int, rep: int, *, seed: int, draws: int, tune: int) -> dict[
             random_seed=int(np.random.SeedSequence([seed, cell, rep]).generate_state(1)[0]),
             progressbar=False,
         )
+    diagnostics = json.loads(tree.attrs["diagnostics"])
     row: dict[str, object] = {
         "cell": cell,
         "clusters": "yes" if with_clusters else "no",
@@ -136,6 +137,12 @@ def replicate(cell: int, rep: int, *, seed: int, draws: int, tune: int) -> dict[
         "passed": bool(tree.attrs["diagnostics_passed"]),
         "attempts": len(json.loads(tree.attrs["attempts"])),
         "failures": ";".join(json.loads(tree.attrs["diagnostics_failures"])),
+        "divergences": diagnostics["divergences"],
+        **{
+            f"{check['name']}_{check['variable']}": check["value"]
+            for check in diagnostics["checks"]
+            if check["variable"] in ("sigma", "tau") and check["name"].startswith("ess")
+        },
         "population_target": target,
         "items_target": items_mean,
     }
@@ -164,9 +171,11 @@ def replicate(cell: int, rep: int, *, seed: int, draws: int, tune: int) -> dict[
 def run(args: argparse.Namespace) -> None:
     """Fit replicates in replicate-major order, appending rows to the raw CSV, until done."""
     done: set[tuple[int, int]] = set()
+    columns: list[str] = []
     if args.raw.exists():
         old = pd.read_csv(args.raw)
         done = set(zip(old["cell"].astype(int), old["rep"].astype(int), strict=True))
+        columns = list(old.columns)
     began = time.monotonic()
     for rep in range(args.reps):
         for cell in range(len(CELLS)):
@@ -176,9 +185,15 @@ def run(args: argparse.Namespace) -> None:
                 print("time limit reached", file=sys.stderr)
                 return
             row = replicate(cell, rep, seed=args.seed, draws=args.draws, tune=args.tune)
-            pd.DataFrame([row]).to_csv(
-                args.raw, mode="a", header=not args.raw.exists(), index=False
-            )
+            if columns and set(row) - set(columns):  # new columns: rewrite with them
+                old = pd.read_csv(args.raw)
+                columns += [name for name in row if name not in columns]
+                old.reindex(columns=columns).to_csv(args.raw, index=False)
+            frame = pd.DataFrame([row])
+            if columns:  # the file's column order (a column a fit lacks stays empty)
+                frame = frame.reindex(columns=columns)
+            frame.to_csv(args.raw, mode="a", header=not args.raw.exists(), index=False)
+            columns = list(frame.columns)
             print(
                 f"rep {rep} cell {cell} {CELLS[cell]}: passed={row['passed']} "
                 f"cpu={row['cpu_s']:.1f}s",
