@@ -278,6 +278,29 @@ def summarize(args: argparse.Namespace) -> Path:
         f"{raw['cpu_s'].mean():.1f} s.",
         "",
     ]
+    by_clusters = []
+    for with_clusters, group in raw.groupby("clusters", sort=True):
+        by_clusters.append(
+            f"clusters {with_clusters}: "
+            + "; ".join(
+                f"{label} {_with_interval(group[f'{key}_covers'].astype(bool))}"
+                for key, label in columns.items()
+            )
+        )
+    lines += ["Pooled by clusters: " + ". ".join(by_clusters) + ".", ""]
+    ess = [
+        f"{name.replace('_', ' ')} {raw[name].min():.0f} (median {raw[name].median():.0f}, "
+        f"{int(raw[name].notna().sum())} fits)"
+        for name in ("ess_bulk_sigma", "ess_tail_sigma", "ess_bulk_tau", "ess_tail_tau")
+        if name in raw and raw[name].notna().any()
+    ]
+    if ess:
+        lines += [
+            "Fewest effective draws (of 4 x the draws per chain; the check asks 400): "
+            + ", ".join(ess)
+            + f"; divergent transitions in {int((raw['divergences'] > 0).sum())} fits.",
+            "",
+        ]
     if len(failures):
         counts = pd.Series(
             [f for text in failures for f in str(text).split(";") if f]
