@@ -96,9 +96,10 @@ def simulate(
             "item": [f"item{i:03d}" for i in item],
             "epoch": np.tile(np.arange(1, epochs + 1), ITEMS),
             "verdict": verdict.astype(int),
-            "label": pd.array(np.where(labelled, truth, pd.NA), dtype="Int64"),
+            "label": pd.array(truth.astype(np.int64), dtype="Int64"),
         }
     )
+    frame.loc[~labelled, "label"] = pd.NA
     if clustered:
         frame["cluster"] = [f"task{c:02d}" for c in cluster_of_item[item]]
     return frame, float(p_item.mean())
@@ -220,8 +221,8 @@ def summarize(args: argparse.Namespace) -> Path:
         "rg_independent": "RG delta (rows independent)",
     }
     rows = []
-    for cell, group in raw.groupby("cell", sort=True):
-        with_clusters, spread, epochs = CELLS[int(cell)]
+    for _, group in raw.groupby("cell", sort=True):
+        with_clusters, spread, epochs = CELLS[int(group["cell"].iloc[0])]
         row: dict[str, object] = {
             "clusters": "yes" if with_clusters else "no",
             "spread": spread,
@@ -279,9 +280,9 @@ def summarize(args: argparse.Namespace) -> Path:
         "",
     ]
     by_clusters = []
-    for with_clusters, group in raw.groupby("clusters", sort=True):
+    for grouped, group in raw.groupby("clusters", sort=True):
         by_clusters.append(
-            f"clusters {with_clusters}: "
+            f"clusters {grouped}: "
             + "; ".join(
                 f"{label} {_with_interval(group[f'{key}_covers'].astype(bool))}"
                 for key, label in columns.items()
