@@ -6,17 +6,21 @@
   :func:`bayesjudge.prevalence.exact.exact_posterior` computes by numerical integration.
 * Five answers per item with a large spread of difficulty: the answers of one item are
   correlated, so the interval of the population's mean success rate is wider than one that
-  treats the 1,000 rows as independent, and covers the truth.
+  treats the 1,000 rows as independent, and covers the truth. Likewise with items grouped in
+  tasks: the rows read as independent give a narrower interval than the one clustered by task,
+  and the model with its task level is wider than the former and covers.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from arviz_stats.base import array_stats
+from scipy import special
 
 from bayesjudge.prevalence import JudgeCounts
 from bayesjudge.prevalence.exact import exact_posterior
 from bayesjudge.repeated import RepeatedData, fit_repeated, simulate_repeated
+from bayesjudge.repeated.baselines import rogan_gladen_clustered
 
 
 def _counts(data: RepeatedData) -> JudgeCounts:
@@ -67,3 +71,42 @@ def test_repetition_widens_the_interval_and_the_model_covers() -> None:
     low, high = np.quantile(tree.posterior["population_rate"].to_numpy().ravel(), [0.025, 0.975])
     # measured: 0.128 against 0.099, 1.29 times as wide
     assert (high - low) > 1.15 * (rows.high - rows.low)
+
+
+def test_clustered_items_widen_the_interval_and_the_model_covers() -> None:
+    """Seeded: 120 items x 4 answers in 12 tasks (task spread tau 1, item spread sigma 1), an
+    accurate judge with 200 random gold answers. The Rogan-Gladen interval on the rows read as
+    independent is narrower than the one clustered by task, the model (with its task level)
+    is wider than the rows-independent one, and its interval of the population mean covers."""
+    sim = simulate_repeated(
+        120,
+        4,
+        mean_logit=0.3,
+        sigma=1.0,
+        n_clusters=12,
+        tau=1.0,
+        se=0.95,
+        sp=0.95,
+        gold_answers=200,
+        random_seed=5,
+    )
+    frame = sim.frame.drop(columns="truth")
+    data = RepeatedData.from_frame(frame)
+    verdict = frame["verdict"].to_numpy(dtype=float)
+    gold = frame["label"].to_numpy(dtype=float)
+    item, task = frame["item"].to_numpy(), frame["cluster"].to_numpy()
+    rows = rogan_gladen_clustered(verdict, gold, np.arange(verdict.size)).interval
+    clustered = rogan_gladen_clustered(verdict, gold, item, task).interval
+    assert rows is not None
+    assert clustered is not None
+    # measured: widths 0.202 (rows) and 0.399 (clustered by task)
+    assert rows.high - rows.low < 0.7 * (clustered.high - clustered.low)
+    tree = fit_repeated(data, draws=1000, random_seed=3, progressbar=False)
+    assert tree.attrs["diagnostics_passed"]
+    assert tree.attrs["clustered"]
+    nodes, weights = np.polynomial.hermite_e.hermegauss(80)
+    truth = float(weights @ special.expit(0.3 + np.hypot(1.0, 1.0) * nodes) / weights.sum())
+    low, high = np.quantile(tree.posterior["population_rate"].to_numpy().ravel(), [0.025, 0.975])
+    assert low < truth < high
+    # measured: 0.326 (0.420 to 0.747 around a truth of 0.554) against 0.202
+    assert high - low > 1.3 * (rows.high - rows.low)
