@@ -38,6 +38,24 @@ It is exact for the judge's verdicts on the gold-labelled answers: the weight re
 and on nothing else. The unlabelled verdicts do not enter it (both models describe them, each
 with its own judge); the answers it averages use every verdict.
 
+**The weight from all the data.** The posterior model probability given *every* datum,
+gold labels, their verdicts and the unlabelled verdicts, needs each fitted model's marginal
+likelihood :math:`p(\text{data} \mid \text{model})`, a 4- to 7-dimensional integral.
+:func:`log_marginal_of_fit` computes it by bridge sampling (:func:`bridge_sampling`; Meng and
+Wong 1996, Gronau et al. 2017) from the fit's own posterior draws, with the model's log density
+compiled by PyMC on the unconstrained scale (:func:`unconstrained_draws`) and the prior
+constants the model's judge potential leaves out (:func:`judge_log_normalizer`); its
+estimated relative mean-squared error comes with it. Under the default
+``calibration="by_class"`` the unlabelled verdicts add next to nothing to the gold-only
+weight, by construction: with the gold labels conditioned on, each model's success rates are
+free to match the unlabelled verdicts (one judged pass rate per system in the unpaired
+model, three free joint verdict frequencies per pair in the paired model, each matched by
+as many free parameters), so a shared judge explains unequal judged rates by unequal true
+rates at no cost. The two log Bayes factors then differ only by each model's Occam factor
+for the unlabelled part (``benchmarks/results/rank_power_weight.md`` measures the
+difference), and the default weight stays the gold-only one, which is exact and costs no
+sampling.
+
 **The average.** Given the weight, the averaged posterior of every quantity is the mixture
 :math:`w\,p(\cdot \mid \text{data}, \text{shared}) + (1 - w)\,p(\cdot \mid \text{data},
 \text{per system})`: each chain keeps :math:`\mathrm{round}(w D)` of its :math:`D` draws from
