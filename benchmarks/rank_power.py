@@ -18,6 +18,12 @@ Methods, on every pair (a, b) of systems (a before b), the difference being pi_b
   ``bayesjudge.systems.analysis`` does; for three or more systems the default is the
   per-system judge with partial pooling (the package does not average there), so ``default``
   is the ``system`` fit.
+* ``all_data``: the same average with the weight of one judge from *all* the data, the
+  posterior model probability from each fit's marginal likelihood of the gold labels, their
+  verdicts and the unlabelled verdicts by bridge sampling
+  (:func:`bayesjudge.systems.average.log_marginal_of_fit`; prior probability 1/2), the same
+  rules for a negligible weight and a set-aside misfit. Old (gold labels only) and new weight
+  come from the same two fits.
 * ``shared`` and ``system``: ``--judge shared`` and ``--judge system`` (pooling by default).
   These come from the same two fits as ``default``, so one replicate costs two fits.
 * ``ppi++``: :func:`bayesjudge.systems.baselines.ppi_difference` (power-tuned, CLT interval);
@@ -41,8 +47,11 @@ at any stopping time the cells have the same count to within one; the raw rows a
 replicate) pairs already there. Each replicate's seed is a function of its cell and number.
 
 Run: ``nice -n 19 python benchmarks/rank_power.py --replicates R [--systems 2 4] [--draws D
---tune T] [--shard i/n]`` (n processes with shards 0/n to n-1/n share the work), then
-``python benchmarks/rank_power.py --summarize`` to write ``results/rank_power.md``.
+--tune T] [--shard i/n] [--cells KEY ...]`` (n processes with shards 0/n to n-1/n share the
+work; ``--cells`` runs only the named cells, e.g. ``k2-paired-d0.00-g0.10``), then
+``python benchmarks/rank_power.py --summarize`` to write ``results/rank_power_weight.md``.
+The raw rows are in ``results/rank_power_weight_raw.csv``; ``results/rank_power_raw.csv`` and
+``results/rank_power.md`` hold the earlier run without the ``all_data`` rows (other columns).
 """
 
 from __future__ import annotations
@@ -66,7 +75,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _record import RESULTS, record
 
-RAW = RESULTS / "rank_power_raw.csv"
+RAW = RESULTS / "rank_power_weight_raw.csv"
 N_ITEMS = 1500
 N_GOLD = 150
 SE = 0.90
@@ -76,7 +85,7 @@ DIFFS = (0.0, 0.05, 0.10)
 GAPS = (0.0, 0.10, 0.25)
 SIZES = (2, 4)
 DESIGNS = ("paired", "unpaired")
-BAYES = ("default", "shared", "system")
+BAYES = ("default", "all_data", "shared", "system")
 METHODS = (*BAYES, "ppi++", "ppi_py", "mcnemar", "mcnemar_gold")
 FIELDS = (
     "cell",
@@ -99,6 +108,10 @@ FIELDS = (
     "covers",
     "weight_shared",
     "default_rests_on",
+    "weight_all_data",
+    "log_bf_all_data",
+    "bridge_relative_mse",
+    "all_data_rests_on",
     "passed",
     "draws",
     "seconds",
@@ -245,11 +258,41 @@ def _mcnemar_gold(data: Any, a: str, b: str) -> float:
     return float(mcnemar_mid_p(a_only, b_only))
 
 
+def _mixed(
+    weight: float,
+    diagnostics: dict[str, Any],
+    passed: dict[str, bool],
+    posteriors: dict[str, Any],
+    seed: int,
+) -> tuple[str, bool, Any]:
+    """The average at ``weight`` as ``bayesjudge.systems.analysis`` forms it.
+
+    Returns what it rests on, whether those fits passed, and its posterior: one model alone at
+    a negligible weight or when the other converged but failed only its predictive check,
+    else the mixture of the draws.
+    """
+    from bayesjudge.systems.analysis import _misfits
+    from bayesjudge.systems.average import NEGLIGIBLE, average_posteriors
+
+    misfit = [kind for kind in ("shared", "system") if _misfits(diagnostics[kind])]
+    if weight < NEGLIGIBLE:
+        return "system", passed["system"], posteriors["system"]
+    if weight > 1 - NEGLIGIBLE:
+        return "shared", passed["shared"], posteriors["shared"]
+    if len(misfit) == 1:
+        kept = "system" if misfit[0] == "shared" else "shared"
+        return kept, passed[kept], posteriors[kept]
+    mixed = average_posteriors(posteriors["shared"], posteriors["system"], weight, random_seed=seed)
+    return "average", passed["shared"] and passed["system"], mixed
+
+
 def replicate(cell: Cell, seed: int, *, draws: int, tune: int) -> list[dict[str, Any]]:
     """Simulate one data set of ``cell``, fit it, and return one row per method and pair."""
+    from scipy import special
+
     from bayesjudge.inference.fit import diagnostics_of
-    from bayesjudge.systems.analysis import _averages, _misfits
-    from bayesjudge.systems.average import NEGLIGIBLE, average_posteriors, judge_evidence
+    from bayesjudge.systems.analysis import _averages
+    from bayesjudge.systems.average import judge_evidence, log_marginal_of_fit
     from bayesjudge.systems.baselines import mcnemar_test, ppi_difference
     from bayesjudge.systems.data import SystemsData
     from bayesjudge.systems.fit import fit_systems
@@ -275,32 +318,31 @@ def replicate(cell: Cell, seed: int, *, draws: int, tune: int) -> list[dict[str,
     diagnostics = {kind: diagnostics_of(tree) for kind, tree in fits.items()}
     passed = {kind: d.passed for kind, d in diagnostics.items()}
     posteriors = {kind: tree["posterior"].to_dataset() for kind, tree in fits.items()}
-    weight = float("nan")
+    weight = weight_all = log_bf_all = rmse = float("nan")
     if _averages(data, "auto", "auto"):  # the package's own rule (analysis._averaged_fit)
         counts = data.system_counts()
         weight = judge_evidence(
             data.systems, x1=counts.x1, m1=counts.m1, x0=counts.x0, m0=counts.m0
         ).weight_shared
-        misfit = [kind for kind in ("shared", "system") if _misfits(diagnostics[kind])]
-        if weight < NEGLIGIBLE:
-            rests_on, default_passed = "system", passed["system"]
-            posteriors["default"] = posteriors["system"]
-        elif weight > 1 - NEGLIGIBLE:
-            rests_on, default_passed = "shared", passed["shared"]
-            posteriors["default"] = posteriors["shared"]
-        elif len(misfit) == 1:
-            rests_on = "system" if misfit[0] == "shared" else "shared"
-            default_passed = passed[rests_on]
-            posteriors["default"] = posteriors[rests_on]
-        else:
-            rests_on, default_passed = "average", passed["shared"] and passed["system"]
-            posteriors["default"] = average_posteriors(
-                posteriors["shared"], posteriors["system"], weight, random_seed=seed
-            )
+        marginal = {
+            kind: log_marginal_of_fit(data, fits[kind], random_seed=seed)
+            for kind in ("shared", "system")
+        }
+        log_bf_all = marginal["shared"].log_marginal - marginal["system"].log_marginal
+        weight_all = float(special.expit(log_bf_all))
+        rmse = max(m.relative_mse for m in marginal.values())
+        rests_on, default_passed, posteriors["default"] = _mixed(
+            weight, diagnostics, passed, posteriors, seed
+        )
+        rests_all, all_passed, posteriors["all_data"] = _mixed(
+            weight_all, diagnostics, passed, posteriors, seed
+        )
     else:
         rests_on, default_passed = "system", passed["system"]
-        posteriors["default"] = posteriors["system"]
+        rests_all, all_passed = rests_on, default_passed
+        posteriors["default"] = posteriors["all_data"] = posteriors["system"]
     passed["default"] = default_passed
+    passed["all_data"] = all_passed
     pi = {
         method: np.asarray(post["pi"].transpose("chain", "draw", "system").to_numpy()).reshape(
             -1, cell.systems
@@ -318,6 +360,10 @@ def replicate(cell: Cell, seed: int, *, draws: int, tune: int) -> list[dict[str,
         "seed": seed,
         "weight_shared": weight,
         "default_rests_on": rests_on,
+        "weight_all_data": weight_all,
+        "log_bf_all_data": log_bf_all,
+        "bridge_relative_mse": rmse,
+        "all_data_rests_on": rests_all,
         "draws": draws,
         "seconds": round(seconds, 2),
     }
@@ -424,24 +470,26 @@ def tally(rows: Sequence[dict[str, str]], cell_key: str, method: str) -> Tally:
     )
 
 
-def power_gap(rows: Sequence[dict[str, str]], cell_key: str) -> tuple[int, int, int]:
-    """Paired comparison of the default's and the shared model's declared winners at the step.
+def power_gap(
+    rows: Sequence[dict[str, str]], cell_key: str, method: str = "default"
+) -> tuple[int, int, int]:
+    """Paired comparison of ``method``'s and the shared model's declared winners at the step.
 
-    Returns ``(both or neither, default only, shared only)`` over the step pairs of the cell
-    (the same data sets, so the difference in power is (default only - shared only) / total).
+    Returns ``(both or neither, method only, shared only)`` over the step pairs of the cell
+    (the same data sets, so the difference in power is (method only - shared only) / total).
     """
     declared: dict[str, dict[tuple[str, str, str], bool]] = defaultdict(dict)
     for r in rows:
-        if r["cell"] != cell_key or r["method"] not in ("default", "shared"):
+        if r["cell"] != cell_key or r["method"] not in (method, "shared"):
             continue
         if float(r["diff"]) > 0 and math.isclose(
             abs(float(r["true_diff"])), float(r["diff"]), abs_tol=1e-9
         ):
             declared[r["method"]][(r["replicate"], r["a"], r["b"])] = _truthy(r["declared"])
-    keys = declared["default"].keys() & declared["shared"].keys()
-    same = sum(declared["default"][k] == declared["shared"][k] for k in keys)
-    only_default = sum(declared["default"][k] and not declared["shared"][k] for k in keys)
-    only_shared = sum(declared["shared"][k] and not declared["default"][k] for k in keys)
+    keys = declared[method].keys() & declared["shared"].keys()
+    same = sum(declared[method][k] == declared["shared"][k] for k in keys)
+    only_default = sum(declared[method][k] and not declared["shared"][k] for k in keys)
+    only_shared = sum(declared["shared"][k] and not declared[method][k] for k in keys)
     return same, only_default, only_shared
 
 
@@ -450,24 +498,33 @@ def table(rows: Sequence[dict[str, str]], cells: Sequence[Cell]) -> str:
     lines = [
         "| systems | design | diff | Sp gap | method | replicates | coverage [95% CI] "
         "| false winners at diff 0 [95% CI] | power at the step [95% CI] | fits passed "
-        "| default: mean weight of one judge; what it rested on |",
+        "| default, all_data: mean weight of one judge; what it rested on |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for cell in cells:
         first = {
             r["replicate"]: r for r in rows if r["cell"] == cell.key and r["method"] == "default"
         }.values()  # one row per replicate
-        weights = [float(r["weight_shared"]) for r in first if r["weight_shared"] != "nan"]
-        rests = Counter(r["default_rests_on"] for r in first)
+        weights = {
+            method: [float(r[column]) for r in first if r[column] not in ("nan", "")]
+            for method, column in (("default", "weight_shared"), ("all_data", "weight_all_data"))
+        }
+        rests = {
+            method: Counter(r[column] for r in first)
+            for method, column in (
+                ("default", "default_rests_on"),
+                ("all_data", "all_data_rests_on"),
+            )
+        }
         for method in METHODS:
             t = tally(rows, cell.key, method)
             if t.replicates == 0:
                 continue
             fits = f"{t.passed}/{t.fits}" if t.fits else "-"
             weight = ""
-            if method == "default":
-                mean = f"{np.mean(weights):.2f}; " if weights else ""
-                weight = mean + ", ".join(f"{k} {n}" for k, n in sorted(rests.items()))
+            if method in weights:
+                mean = f"{np.mean(weights[method]):.2f}; " if weights[method] else ""
+                weight = mean + ", ".join(f"{k} {n}" for k, n in sorted(rests[method].items()))
             lines.append(
                 f"| {cell.systems} | {cell.design} | {cell.diff:.2f} | {cell.gap:.2f} | {method} "
                 f"| {t.replicates} | {Tally.text(t.covered, t.intervals)} "
@@ -477,17 +534,19 @@ def table(rows: Sequence[dict[str, str]], cells: Sequence[Cell]) -> str:
     return "\n".join(lines)
 
 
-def gap_table(rows: Sequence[dict[str, str]], cells: Sequence[Cell]) -> str:
-    """Default against shared at the step, same data sets: the issue's power target."""
+def gap_table(
+    rows: Sequence[dict[str, str]], cells: Sequence[Cell], method: str = "default"
+) -> str:
+    """``method`` against shared at the step, same data sets: the issue's power target."""
     lines = [
-        "| systems | design | diff | Sp gap | step pairs | both or neither | default only "
-        "| shared only | power(default) - power(shared) |",
+        f"| systems | design | diff | Sp gap | step pairs | both or neither | {method} only "
+        f"| shared only | power({method}) - power(shared) |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for cell in cells:
         if cell.diff == 0:
             continue
-        same, only_default, only_shared = power_gap(rows, cell.key)
+        same, only_default, only_shared = power_gap(rows, cell.key, method)
         total = same + only_default + only_shared
         if total == 0:
             continue
@@ -520,6 +579,46 @@ def balanced(rows: Sequence[dict[str, str]]) -> tuple[list[dict[str, str]], dict
         complete[k] = min(complete.get(k, run), run)
     kept = [r for r in rows if int(r["replicate"]) <= complete[int(r["systems"])]]
     return kept, complete
+
+
+def weight_table(rows: Sequence[dict[str, str]], cells: Sequence[Cell]) -> str:
+    """Per cell: the two weights of one judge, their difference, and the bridge's error."""
+    lines = [
+        "| systems | design | diff | Sp gap | replicates | gold-only weight: mean [min, max] "
+        "| all-data weight: mean [min, max] | log BF all-data - gold-only: mean [min, max] "
+        "| bridge relative MSE: max |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for cell in cells:
+        first = [
+            r
+            for r in {
+                r["replicate"]: r
+                for r in rows
+                if r["cell"] == cell.key and r["method"] == "default"
+            }.values()
+            if r["weight_all_data"] not in ("", "nan")
+        ]
+        if not first:
+            continue
+        gold = np.array([float(r["weight_shared"]) for r in first])
+        full = np.array([float(r["weight_all_data"]) for r in first])
+        gap = np.array([float(r["log_bf_all_data"]) for r in first]) - special_logit(gold)
+        rmse = max(float(r["bridge_relative_mse"]) for r in first)
+
+        def spread(x: np.ndarray, digits: int = 2) -> str:
+            return f"{x.mean():.{digits}f} [{x.min():.{digits}f}, {x.max():.{digits}f}]"
+
+        lines.append(
+            f"| {cell.systems} | {cell.design} | {cell.diff:.2f} | {cell.gap:.2f} | {len(first)} "
+            f"| {spread(gold)} | {spread(full)} | {spread(gap)} | {rmse:.1e} |"
+        )
+    return "\n".join(lines)
+
+
+def special_logit(p: np.ndarray) -> np.ndarray:
+    """log(p / (1 - p)): the gold-only log Bayes factor at prior weight 1/2."""
+    return np.log(p) - np.log1p(-p)
 
 
 def summarize(command: str, reading: str = "") -> Path:
@@ -558,12 +657,30 @@ def summarize(command: str, reading: str = "") -> Path:
         "true difference is the step (the issue's target: within 0.05 where the judge is "
         "shared):\n\n"
         + gap_table(rows, cells)
+        + "\n\nThe same for the average with the all-data weight:\n\n"
+        + gap_table(rows, cells, "all_data")
+        + "\n\nThe weight of one judge from the gold labels only (today's default) and from all "
+        "the data (bridge sampling), on the same data sets; the log Bayes factors' difference is "
+        "what the unlabelled verdicts add:\n\n"
+        + weight_table(rows, cells)
         + ("\n\n## Reading\n\n" + reading if reading else "")
     )
-    return record("rank_power", "rank: power and coverage of the default judge", command, body)
+    return record(
+        "rank_power_weight",
+        "rank: power and coverage of the default judge, gold-only and all-data weights",
+        command,
+        body,
+    )
 
 
-def run(replicates: int, sizes: Sequence[int], draws: int, tune: int, shard: str = "0/1") -> None:
+def run(
+    replicates: int,
+    sizes: Sequence[int],
+    draws: int,
+    tune: int,
+    shard: str = "0/1",
+    only: Sequence[str] = (),
+) -> None:
     """Run the missing replicates in replicate-major order, appending each one's rows to RAW.
 
     ``shard`` ``"i/n"`` takes every n-th entry of the schedule from the i-th, so that n
@@ -574,6 +691,11 @@ def run(replicates: int, sizes: Sequence[int], draws: int, tune: int, shard: str
     if not 0 <= index < count:
         raise SystemExit(f"--shard must be i/n with 0 <= i < n; got {shard!r}")
     cells = grid(sizes)
+    if only:
+        unknown = sorted(set(only) - {c.key for c in cells})
+        if unknown:
+            raise SystemExit(f"--cells: no such cells {unknown}; known: {[c.key for c in cells]}")
+        cells = [c for key in only for c in cells if c.key == key]
     todo = schedule(cells, replicates, done_pairs(read_rows()))[index::count]
     RAW.parent.mkdir(parents=True, exist_ok=True)
     for number, (r, cell) in enumerate(todo, 1):
@@ -599,7 +721,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--tune", type=int, default=1000)
     parser.add_argument("--shard", default="0/1", help="i/n: every n-th replicate from the i-th")
-    parser.add_argument("--summarize", action="store_true", help="write results/rank_power.md")
+    parser.add_argument("--cells", nargs="+", default=[], help="run only these cells, in order")
+    parser.add_argument(
+        "--summarize", action="store_true", help="write results/rank_power_weight.md"
+    )
     parser.add_argument("--reading", type=Path, help="markdown file appended as the reading")
     args = parser.parse_args(argv)
     if args.summarize:
@@ -607,7 +732,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         command = "python benchmarks/rank_power.py " + " ".join(sys.argv[1:])
         print(summarize(command, reading))
         return
-    run(args.replicates, args.systems, args.draws, args.tune, args.shard)
+    run(args.replicates, args.systems, args.draws, args.tune, args.shard, args.cells)
 
 
 if __name__ == "__main__":
