@@ -43,7 +43,7 @@ cell's step it is power.
 
 Replicates run in replicate-major order (replicate 1 of every cell, then replicate 2, ...), so
 at any stopping time the cells have the same count to within one; the raw rows are appended to
-``results/rank_power_raw.csv`` as each replicate finishes, and a rerun skips the (cell,
+``results/rank_power_weight_raw.csv`` as each replicate finishes, and a rerun skips the (cell,
 replicate) pairs already there. Each replicate's seed is a function of its cell and number.
 
 Run: ``nice -n 19 python benchmarks/rank_power.py --replicates R [--systems 2 4] [--draws D
@@ -648,7 +648,7 @@ def summarize(command: str, reading: str = "") -> Path:
         "the proportion, from the replicate count.\n\n"
         f"Summarized: {counts} (the replicates every cell finished; "
         f"{len(left_out)} replicates that some cells ran beyond that are in the raw rows but "
-        f"left out here); raw rows: {len(every)} in `rank_power_raw.csv`. Fits: 4 chains x "
+        f"left out here); raw rows: {len(every)} in `{RAW.name}`. Fits: 4 chains x "
         f"{', '.join(draws)} draws after as many tuning steps; one replicate (two fits and "
         f"every baseline) took {median:.0f} s (median of all {len(per_replicate)} in the raw "
         f"rows; {total:.0f} s in all).\n\n"
