@@ -142,6 +142,7 @@ __all__ = ["MIN_PI_SHAPE", "ExactMarginal", "ExactPosterior", "exact_posterior"]
 #: cancels the prior's poles squeezes the posterior into a sliver of its coordinate.
 MIN_PI_SHAPE = 0.1
 
+DEFAULT_GRID_SIZE = 513  # points of pi's grid in exact_posterior's default computation
 _Z_MAX = 9.0  # normal-score range of the calibration rules: Phi(-9) ~ 1e-19
 _STEP_HALF_WIDTH = 10.0  # half width, in sd(R), of the panel around Se = E[R] (J > 0 edge)
 _WINDOW_EPS = 1e-13  # tail mass left out of the quantile window of L(R)
@@ -1119,7 +1120,7 @@ def exact_posterior(
     *,
     priors: PrevalencePriors | None = None,
     restrict_j: bool = True,
-    grid_size: int = 513,
+    grid_size: int = DEFAULT_GRID_SIZE,
     nodes: int = 48,
 ) -> ExactPosterior:
     r"""Compute the exact posterior of the true success rate by numerical integration.

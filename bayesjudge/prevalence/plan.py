@@ -101,7 +101,7 @@ from bayesjudge.inference.provenance import provenance, seed_label
 from bayesjudge.io.tables import TableLike
 from bayesjudge.prevalence.allocation import optimal_ratio
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
-from bayesjudge.prevalence.exact import ExactPosterior, exact_posterior
+from bayesjudge.prevalence.exact import DEFAULT_GRID_SIZE, ExactPosterior, exact_posterior
 from bayesjudge.priors import PrevalencePriors
 from bayesjudge.results import Interval
 from bayesjudge.validation import (
@@ -139,7 +139,6 @@ _POOL = 20_000  # importance-sampling draws of the control variate's mean
 _POOL_MAX = 320_000  # the pool doubles up to this while its effective size is small
 _MIN_ESS = 2_000  # effective pool size wanted
 _GRID, _NODES = 129, 24  # exact-posterior settings of the refits
-_FULL_GRID = 513  # points of pi's grid in exact_posterior's default computation (the current width)
 _FLOOR_LABELS = 10**8  # extra labels per class standing in for an unlimited calibration set,
 _FLOOR_PER_ITEM = 10**5  # ... or this many per test item, whichever is more
 _RESOLUTION = 0.02  # the search stops when the bracket is within 2% (or one label)
@@ -776,7 +775,7 @@ def plan_labels(
         current.counts != counts
         or current.priors != priors
         or not current.restrict_j
-        or current.grid.size != _FULL_GRID
+        or current.grid.size != DEFAULT_GRID_SIZE
     ):
         raise ValueError(
             "current: the exact posterior given is not the default one of these counts and "
