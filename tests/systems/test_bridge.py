@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pymc as pm
 import pytest
 import xarray as xr
 from scipy import integrate, special, stats
@@ -13,6 +14,7 @@ from bayesjudge.systems.average import (
     bridge_sampling,
     judge_log_normalizer,
     log_judge_marginal,
+    log_marginal_of_fit,
     unconstrained_draws,
 )
 from bayesjudge.systems.data import SystemCounts
@@ -49,6 +51,23 @@ def test_bridge_refuses_bad_draws():
         bridge_sampling(lambda t: t[:, 0], np.zeros((4, 3)))
     with pytest.raises(ValueError, match="finite"):
         bridge_sampling(lambda t: t[:, 0], np.full((2, 10, 1), np.nan))
+    draws = np.random.default_rng(0).normal(size=(2, 10, 1))
+    with pytest.raises(ValueError, match="log_density is not finite"):
+        bridge_sampling(lambda t: np.full(t.shape[0], -np.inf), draws, random_seed=1)
+    with pytest.raises(ValueError, match="did not converge in 1 iterations"):
+        bridge_sampling(lambda t: -0.5 * t[:, 0] ** 2, draws, random_seed=1, max_iter=1)
+
+
+def test_the_marginal_of_a_fit_needs_one_judge_model_and_every_free_variable():
+    averaged = xr.DataTree(xr.Dataset(attrs={"judge": "average"}))
+    with pytest.raises(ValueError, match=r"one judge model .* got 'average'"):
+        log_marginal_of_fit(None, averaged)
+    with pm.Model() as model:
+        pm.Beta("p", 1.0, 1.0)
+        pm.Normal("m", 0.0, 1.0)
+    posterior = xr.Dataset({"p": (("chain", "draw"), np.full((2, 4), 0.5))})
+    with pytest.raises(ValueError, match="no draws of the free variable 'm'"):
+        unconstrained_draws(model, posterior)
 
 
 def _exact_judge_draws(
