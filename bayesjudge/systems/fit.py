@@ -65,6 +65,8 @@ __all__ = [
     "choose_judge",
     "choose_pooling",
     "fit_systems",
+    "model_kind",
+    "model_run",
 ]
 
 JudgeChoice = Literal["auto", "shared", "system"]
@@ -135,24 +137,62 @@ def choose_pooling(data: SystemsData, judge: str, pooling: PoolingChoice = "auto
     return pooled
 
 
-def _model_kind(data: SystemsData) -> str:
+def model_kind(data: SystemsData) -> str:
+    """Return which systems model fits ``data``: its name in a fit's ``model_kind`` attr.
+
+    ``"systems"`` for unpaired data (per-system counts), ``"two_system"`` for two systems
+    judged on the same items, ``"systems_irt"`` for more than two.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"system": list("AABB"), "item": ["1", "2"] * 2,
+    ...                       "verdict": [1, 0, 0, 1], "label": [1, None, 0, None]})
+    >>> model_kind(SystemsData.from_frame(frame))
+    'two_system'
+    """
     if not data.paired:
         return "systems"
     return "two_system" if len(data.systems) == 2 else "systems_irt"
 
 
-def _run(
+def model_run(
     data: SystemsData,
     *,
-    kind: str,
     judge: str,
     pooling: str | None,
     calibration: str,
     priors: SystemsPriors,
     restrict_j: bool,
 ) -> tuple[ModelRun, dict[str, np.ndarray]]:
+    """Return the model of ``data`` (of :func:`model_kind`) as a run of the shared sampler.
+
+    The same run :func:`fit_systems` samples: rebuilding it from a fit's attrs gives the
+    fitted model again (as :func:`bayesjudge.systems.average.log_marginal_of_fit` does).
+
+    Parameters
+    ----------
+    data : SystemsData
+    judge : {"shared", "system"}
+        The judge model (resolved, as :func:`choose_judge` returns it).
+    pooling : str or None
+        The pooling of per-system judges (resolved, as :func:`choose_pooling` returns it).
+    calibration : {"by_class", "random"}
+    priors : SystemsPriors
+    restrict_j : bool
+        Whether each judge is restricted to Youden's :math:`J > 0`.
+
+    Returns
+    -------
+    run : ModelRun
+        The model builder, its cache key and its data.
+    counts : dict of ndarray
+        The per-system counts of unpaired data (``n``, ``k``, ``m1``, ``x1``, ``m0``,
+        ``x0``); empty for paired data.
+    """
     from bayesjudge.models import systems as models
 
+    kind = model_kind(data)
     n_systems = len(data.systems)
     if kind == "systems":
         counts = data.system_counts()
@@ -187,8 +227,11 @@ def _run(
     size = bucket_size(patterns.count.size)
     cells = patterns.padded(size)
     key = (kind, judge, pooling, calibration, restrict_j, priors, n_systems, size)
-    if kind == "two_system":
-        build: Any = lambda: models.two_system_model(  # noqa: E731
+    paired = models.two_system_model if kind == "two_system" else models.irt_model
+    name = models.TWO_SYSTEM if kind == "two_system" else models.IRT
+
+    def build() -> Any:
+        return paired(
             patterns,
             priors=priors,
             judge=judge,
@@ -197,18 +240,7 @@ def _run(
             restrict_j=restrict_j,
             size=size,
         )
-        name = models.TWO_SYSTEM
-    else:
-        build = lambda: models.irt_model(  # noqa: E731
-            patterns,
-            priors=priors,
-            judge=judge,
-            pooling=pooling,
-            calibration=calibration,
-            restrict_j=restrict_j,
-            size=size,
-        )
-        name = models.IRT
+
     return ModelRun(name, key, build, cells, priors), {}
 
 
@@ -317,10 +349,9 @@ def fit_systems(
     if not isinstance(priors, SystemsPriors):
         raise TypeError(f"priors must be a SystemsPriors; got {type(priors).__name__}")
     settings = NutsSettings.of(draws, tune, chains, target_accept, TARGET_ACCEPT)
-    kind = _model_kind(data)
-    run, counts = _run(
+    kind = model_kind(data)
+    run, counts = model_run(
         data,
-        kind=kind,
         judge=chosen,
         pooling=pooled or None,
         calibration=calibration,

@@ -9,7 +9,8 @@ import pytest
 
 from bayesjudge.priors import Beta
 from bayesjudge.systems.data import SystemsData
-from bayesjudge.systems.fit import _model_kind, choose_judge, choose_pooling, fit_systems
+from bayesjudge.systems.fit import choose_judge, choose_pooling, fit_systems
+from bayesjudge.systems.fit import model_kind as _model_kind
 from bayesjudge.systems.predictive import VERDICT_PAIRS
 from bayesjudge.systems.simulate import simulate_systems
 
