@@ -215,7 +215,9 @@ class BatchedData:
         )
         names = parsed["batch"].astype(str).to_numpy()
         batches, kind = _ordered(names, order=order, source=name)
-        origin = read.origin(parsed, labels=label_name, join=join, threshold=cut, epochs=epochs)
+        origin = read.origin(
+            len(parsed), labels=label_name, join=join, threshold=cut, epochs=epochs
+        )
         position = {b: i for i, b in enumerate(batches)}
         return cls(
             batches=batches,

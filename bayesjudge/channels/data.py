@@ -15,9 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from bayesjudge.errors import DataError
+from bayesjudge.io._judged import conform_table
 from bayesjudge.io.groups import GroupCheck
-from bayesjudge.io.mapping import Field, conform
-from bayesjudge.io.problems import Problems, report_repeated
+from bayesjudge.io.mapping import Field
+from bayesjudge.io.problems import report_repeated
 from bayesjudge.io.source import TABLE_FORMATS, InputFormat, InputReport, check_format
 from bayesjudge.io.tables import TableLike, read_table
 
@@ -124,20 +125,21 @@ class PairedOutcomes:
             *(Field(stage, "binary") for stage in stages),
             Field("slice", "text", required=False),
         ]
-        problems = Problems(name)
-        parsed = conform(
+        read = conform_table(
             table,
             fields,
+            argument="paired outcomes",
+            format=format,
             columns=columns,
             positive=positive,
             negative=negative,
             strict=strict,
-            problems=problems,
             groups=GroupCheck(),
         )
+        parsed = read.parsed
         if "item" in parsed.columns:
-            report_repeated(parsed, ["item"], what="item", problems=problems)
-        problems.raise_if_any()
+            report_repeated(parsed, ["item"], what="item", problems=read.problems)
+        read.problems.raise_if_any()
         outcomes = np.column_stack([parsed[c].to_numpy(dtype=float) for c in stages]).astype(int)
         slices = None
         if "slice" in parsed.columns:
@@ -147,13 +149,7 @@ class PairedOutcomes:
             outcomes=outcomes,
             stages=tuple(stages),
             slice=slices,
-            origin=InputReport(
-                source=name,
-                format=str(table.attrs.get("format", format)),
-                rows=len(table),
-                items=len(parsed),
-                columns=dict(parsed.attrs.get("columns", {})),
-            ),
+            origin=read.origin(len(parsed)),
         )
 
     def __repr__(self) -> str:

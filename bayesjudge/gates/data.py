@@ -21,12 +21,13 @@ import numpy as np
 import pandas as pd
 
 from bayesjudge.errors import DataError
+from bayesjudge.io._judged import read_judged
 from bayesjudge.io.groups import GroupCheck
 from bayesjudge.io.labels import join_labels, read_labels
-from bayesjudge.io.mapping import Field, conform
+from bayesjudge.io.mapping import Field
 from bayesjudge.io.problems import Problems, report_inconsistent, report_repeated
 from bayesjudge.io.source import TABLE_FORMATS, InputFormat, InputReport, check_format, log_tool
-from bayesjudge.io.tables import TableLike, read_table
+from bayesjudge.io.tables import TableLike
 
 if TYPE_CHECKING:
     from bayesjudge.io.logs import EvalLog
@@ -153,33 +154,24 @@ class Rulings:
                 labels=labels,
                 label_columns=label_columns,
             )
-        table = read_table(frame, format=format, argument="rulings")  # type: ignore[arg-type]
-        name = str(table.attrs.get("source", "rulings"))
-        problems = Problems(name)
-        parsed = conform(
-            table,
+        read = read_judged(
+            frame,
             RULING_FIELDS,
+            argument="rulings",
+            format=format,
             columns=columns,
             positive=positive,
             negative=negative,
             strict=strict,
-            problems=problems,
             groups=GroupCheck(named_only=True),
         )
-        mapping = dict(parsed.attrs.get("columns", {}))
-        if "ruling" not in mapping and not allow_duplicates:
+        parsed, problems, origin = read.parsed, read.problems, read.origin(0)
+        if "ruling" not in read.columns and not allow_duplicates:
             problems.add(
                 "duplicate rulings are not allowed here, so a 'ruling' column numbering each "
                 "item's rulings is required"
             )
         problems.raise_if_any()
-        origin = InputReport(
-            source=name,
-            format=str(table.attrs.get("format", format)),
-            rows=len(table),
-            items=0,
-            columns=mapping,
-        )
         if labels is not None:
             gold = read_labels(labels, columns=label_columns, positive=positive, negative=negative)
             parsed, join = join_labels(parsed, gold, repeats="keep")
@@ -362,19 +354,18 @@ class LoopLog:
                 f"format must be 'auto' or one of {list(TABLE_FORMATS)} for loop logs; got "
                 f"{format!r}"
             )
-        table = read_table(frame, format=format, argument="loop log")  # type: ignore[arg-type]
-        name = str(table.attrs.get("source", "loop log"))
-        problems = Problems(name)
-        parsed = conform(
-            table,
+        read = read_judged(
+            frame,
             LOOP_FIELDS,
+            argument="loop log",
+            format=format,
             columns=columns,
             positive=positive,
             negative=negative,
             strict=strict,
-            problems=problems,
             groups=GroupCheck(named_only=True),
         )
+        parsed, problems = read.parsed, read.problems
         problems.raise_if_any()
         report_repeated(parsed, ["item", "attempt"], what="attempt", problems=problems)
         problems.raise_if_any()
@@ -386,13 +377,7 @@ class LoopLog:
             attempt=attempt[order],
             verdict=parsed["verdict"].to_numpy(dtype=float)[order],
             correct=parsed["correct"].to_numpy(dtype=float)[order],
-            origin=InputReport(
-                source=name,
-                format=str(table.attrs.get("format", format)),
-                rows=len(table),
-                items=len(parsed),
-                columns=dict(parsed.attrs.get("columns", {})),
-            ),
+            origin=read.origin(len(parsed)),
         )
 
     def __repr__(self) -> str:

@@ -1,8 +1,8 @@
-"""The shared first steps of the readers of judge tables (``JudgeData``, ``BatchedData``).
+"""The shared first steps of the readers of tables (judged items, rulings, answers, outcomes).
 
-:func:`read_judged` reads and conforms a table of judged items, collecting its problems (the
-reader adds its own, then raises them all at once); :func:`verdicts_and_labels` turns scores
-into verdicts and joins the gold labels kept apart.
+:func:`read_judged` reads and conforms a table, collecting its problems (the reader adds its
+own, then raises them all at once); :meth:`JudgedTable.origin` reports what was read and how;
+:func:`verdicts_and_labels` turns scores into verdicts and joins the gold labels kept apart.
 """
 
 from __future__ import annotations
@@ -29,27 +29,23 @@ class JudgedTable:
     problems: Problems
     columns: dict[str, str]
     format: str
-
-    @property
-    def name(self) -> str:
-        """The source's name, as the messages give it."""
-        return str(self.table.attrs.get("source", "data"))
+    name: str
 
     def origin(
         self,
-        parsed: pd.DataFrame,
+        items: int,
         *,
-        labels: str | None,
-        join: JoinReport | None,
-        threshold: float | None,
-        epochs: str | None,
+        labels: str | None = None,
+        join: JoinReport | None = None,
+        threshold: float | None = None,
+        epochs: str | None = None,
     ) -> InputReport:
-        """Return what was read and how, ``parsed`` being the items finally kept."""
+        """Return what was read and how, ``items`` being the number of items finally kept."""
         return InputReport(
             source=self.name,
             format=str(self.table.attrs.get("format", self.format)),
             rows=len(self.table),
-            items=len(parsed),
+            items=items,
             columns=self.columns,
             labels=labels,
             join=join,
@@ -58,8 +54,8 @@ class JudgedTable:
         )
 
 
-def read_judged(
-    source: TableLike,
+def conform_table(
+    table: pd.DataFrame,
     fields: Sequence[Field | OneOf],
     *,
     format: str,
@@ -68,11 +64,16 @@ def read_judged(
     negative: Sequence[str],
     strict: bool,
     groups: GroupCheck,
-    threshold: float | None,
+    threshold: float | None = None,
+    argument: str = "data",
 ) -> JudgedTable:
-    """Read and conform a table; a ``threshold`` given with a ``verdict`` column is a problem."""
-    table = read_table(source, format=format, argument="data")  # type: ignore[arg-type]
-    problems = Problems(str(table.attrs.get("source", "data")))
+    """Conform a table read by :func:`~bayesjudge.io.read_table`, collecting its problems.
+
+    The source is named as the table's ``source`` attr names it (``argument`` otherwise); a
+    ``threshold`` given with a ``verdict`` column is a problem.
+    """
+    name = str(table.attrs.get("source", argument))
+    problems = Problems(name)
     parsed = conform(
         table,
         fields,
@@ -89,7 +90,36 @@ def read_judged(
             "a threshold turns a 'score' column into verdicts, but these data have a 'verdict' "
             "column; drop the threshold"
         )
-    return JudgedTable(table, parsed, problems, used, format)
+    return JudgedTable(table, parsed, problems, used, format, name)
+
+
+def read_judged(
+    source: TableLike,
+    fields: Sequence[Field | OneOf],
+    *,
+    format: str,
+    columns: Mapping[str, str] | None,
+    positive: Sequence[str],
+    negative: Sequence[str],
+    strict: bool,
+    groups: GroupCheck,
+    threshold: float | None = None,
+    argument: str = "data",
+) -> JudgedTable:
+    """Read a table (``argument`` names it in messages) and conform it (:func:`conform_table`)."""
+    table = read_table(source, format=format, argument=argument)  # type: ignore[arg-type]
+    return conform_table(
+        table,
+        fields,
+        format=format,
+        columns=columns,
+        positive=positive,
+        negative=negative,
+        strict=strict,
+        groups=groups,
+        threshold=threshold,
+        argument=argument,
+    )
 
 
 def verdicts_and_labels(

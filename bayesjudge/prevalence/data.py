@@ -866,7 +866,9 @@ def _read_table(
             parsed["item"].tolist(), np.where(np.isnan(labels_), -1, labels_).astype(np.int8)
         )
         repeated.warn(stacklevel=4)
-    origin = read.origin(parsed, labels=label_name, join=join, threshold=threshold, epochs=epochs)
+    origin = read.origin(
+        len(parsed), labels=label_name, join=join, threshold=threshold, epochs=epochs
+    )
     return parsed, origin
 
 

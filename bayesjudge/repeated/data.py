@@ -37,12 +37,13 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from bayesjudge.errors import DataError
+from bayesjudge.io._judged import read_judged
 from bayesjudge.io.groups import GroupCheck
 from bayesjudge.io.labels import join_labels, read_labels
-from bayesjudge.io.mapping import Field, conform
+from bayesjudge.io.mapping import Field
 from bayesjudge.io.problems import Problems, report_inconsistent, report_repeated
 from bayesjudge.io.source import InputFormat, InputReport, check_format, log_tool
-from bayesjudge.io.tables import TableLike, read_table
+from bayesjudge.io.tables import TableLike
 
 if TYPE_CHECKING:
     from bayesjudge.io.logs import EvalLog
@@ -205,27 +206,19 @@ class RepeatedData:
                 "frame: this is an evaluation tool's log; read it with RepeatedData.from_log "
                 "(on the command line it is read as a log by itself)"
             )
-        table = read_table(frame, format=format, argument="answers")  # type: ignore[arg-type]
-        name = str(table.attrs.get("source", "answers"))
-        problems = Problems(name)
-        parsed = conform(
-            table,
+        read = read_judged(
+            frame,
             REPEATED_FIELDS,
+            argument="answers",
+            format=format,
             columns=columns,
             positive=positive,
             negative=negative,
             strict=strict,
-            problems=problems,
             groups=GroupCheck(named_only=True),
         )
-        problems.raise_if_any()
-        origin = InputReport(
-            source=name,
-            format=str(table.attrs.get("format", format)),
-            rows=len(table),
-            items=0,
-            columns=dict(parsed.attrs.get("columns", {})),
-        )
+        read.problems.raise_if_any()
+        name, parsed, problems, origin = read.name, read.parsed, read.problems, read.origin(0)
         if labels is not None:
             if "label" in parsed.columns and parsed["label"].notna().any():
                 raise DataError(

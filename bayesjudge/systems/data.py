@@ -38,10 +38,10 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from bayesjudge.errors import DataError
+from bayesjudge.io._judged import read_judged
 from bayesjudge.io.groups import GroupCheck
 from bayesjudge.io.labels import JoinReport, join_labels
 from bayesjudge.io.mapping import Field, conform, suggest_columns
-from bayesjudge.io.problems import Problems
 from bayesjudge.io.source import InputReport
 from bayesjudge.io.tables import TableFormat, read_table
 
@@ -416,21 +416,18 @@ class SystemsData:
         >>> data.systems, data.paired, data.origin.join.labelled
         (('old', 'new'), True, 2)
         """
-        table = read_table(source, format=format, argument="data")
-        name = str(table.attrs.get("source", "data"))
-        problems = Problems(name)
-        parsed = conform(
-            table,
+        read = read_judged(
+            source,
             SYSTEM_FIELDS,
+            format=format,
             columns=columns,
             positive=positive,
             negative=negative,
             strict=strict,
-            problems=problems,
             groups=GroupCheck(rank=False),
         )
-        problems.raise_if_any()
-        mapping = dict(parsed.attrs.get("columns", {}))
+        read.problems.raise_if_any()
+        table, name, parsed, mapping = read.table, read.name, read.parsed, read.columns
         if "item" not in mapping:
             like = suggest_columns(
                 "item", [str(c) for c in table.columns], exclude=mapping.values()
@@ -456,16 +453,7 @@ class SystemsData:
                 "table joined by id (--labels FILE)"
             )
         data = cls.from_frame(parsed)
-        origin = InputReport(
-            source=name,
-            format=str(table.attrs.get("format", format)),
-            rows=len(table),
-            items=len(data.items),
-            columns=mapping,
-            labels=label_name,
-            join=join,
-        )
-        return replace(data, origin=origin)
+        return replace(data, origin=read.origin(len(data.items), labels=label_name, join=join))
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame) -> SystemsData:

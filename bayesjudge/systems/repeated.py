@@ -36,11 +36,11 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from bayesjudge.errors import DataError
+from bayesjudge.io._judged import read_judged
 from bayesjudge.io.groups import GroupCheck
-from bayesjudge.io.mapping import Field, conform
-from bayesjudge.io.problems import Problems
+from bayesjudge.io.mapping import Field
 from bayesjudge.io.source import InputReport
-from bayesjudge.io.tables import TableFormat, read_table
+from bayesjudge.io.tables import TableFormat
 from bayesjudge.repeated import GOLD_PER
 from bayesjudge.results import Estimate, Interval
 from bayesjudge.systems.data import (
@@ -207,29 +207,19 @@ class RepeatedSystemsData:
         >>> data.systems, data.n.tolist(), data.m1.tolist(), data.m0.tolist()
         (('A', 'B'), [1, 1], [1, 0], [0, 1])
         """
-        table = read_table(source, format=format, argument="data")
-        name = str(table.attrs.get("source", "data"))
-        problems = Problems(name)
-        parsed = conform(
-            table,
+        read = read_judged(
+            source,
             REPEATED_SYSTEM_FIELDS,
+            format=format,
             columns=columns,
             positive=positive,
             negative=negative,
             strict=strict,
-            problems=problems,
             groups=GroupCheck(rank=False, named_only=True),
         )
-        problems.raise_if_any()
-        data = cls.from_frame(parsed, gold_per=gold_per)
-        origin = InputReport(
-            source=name,
-            format=str(table.attrs.get("format", format)),
-            rows=len(table),
-            items=len(data.items),
-            columns=dict(parsed.attrs.get("columns", {})),
-        )
-        return replace(data, origin=origin)
+        read.problems.raise_if_any()
+        data = cls.from_frame(read.parsed, gold_per=gold_per)
+        return replace(data, origin=read.origin(len(data.items)))
 
     @classmethod
     def from_frame(
