@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bayesjudge.errors import DataError
-from bayesjudge.io._judged import conform_table
+from bayesjudge.io._judged import read_judged
 from bayesjudge.io.groups import GroupCheck
 from bayesjudge.io.mapping import Field
 from bayesjudge.io.problems import report_repeated
@@ -125,9 +125,10 @@ class PairedOutcomes:
             *(Field(stage, "binary") for stage in stages),
             Field("slice", "text", required=False),
         ]
-        read = conform_table(
-            table,
+        read = read_judged(
+            frame,
             fields,
+            table=table,
             argument="paired outcomes",
             format=format,
             columns=columns,

@@ -54,8 +54,8 @@ class JudgedTable:
         )
 
 
-def conform_table(
-    table: pd.DataFrame,
+def read_judged(
+    source: TableLike,
     fields: Sequence[Field | OneOf],
     *,
     format: str,
@@ -66,12 +66,16 @@ def conform_table(
     groups: GroupCheck,
     threshold: float | None = None,
     argument: str = "data",
+    table: pd.DataFrame | None = None,
 ) -> JudgedTable:
-    """Conform a table read by :func:`~bayesjudge.io.read_table`, collecting its problems.
+    """Read a table and conform it to ``fields``, collecting its problems (not raised).
 
-    The source is named as the table's ``source`` attr names it (``argument`` otherwise); a
-    ``threshold`` given with a ``verdict`` column is a problem.
+    ``table`` is ``source`` already read by :func:`~bayesjudge.io.read_table` (then it is not
+    read again). The source is named as the table's ``source`` attr names it (``argument``
+    otherwise); a ``threshold`` given with a ``verdict`` column is a problem.
     """
+    if table is None:
+        table = read_table(source, format=format, argument=argument)  # type: ignore[arg-type]
     name = str(table.attrs.get("source", argument))
     problems = Problems(name)
     parsed = conform(
@@ -91,35 +95,6 @@ def conform_table(
             "column; drop the threshold"
         )
     return JudgedTable(table, parsed, problems, used, format, name)
-
-
-def read_judged(
-    source: TableLike,
-    fields: Sequence[Field | OneOf],
-    *,
-    format: str,
-    columns: Mapping[str, str] | None,
-    positive: Sequence[str],
-    negative: Sequence[str],
-    strict: bool,
-    groups: GroupCheck,
-    threshold: float | None = None,
-    argument: str = "data",
-) -> JudgedTable:
-    """Read a table (``argument`` names it in messages) and conform it (:func:`conform_table`)."""
-    table = read_table(source, format=format, argument=argument)  # type: ignore[arg-type]
-    return conform_table(
-        table,
-        fields,
-        format=format,
-        columns=columns,
-        positive=positive,
-        negative=negative,
-        strict=strict,
-        groups=groups,
-        threshold=threshold,
-        argument=argument,
-    )
 
 
 def verdicts_and_labels(
