@@ -1257,6 +1257,14 @@ _BIDI_AND_SEPARATORS: Final = frozenset(
     "\u061c\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 )
 _MARKDOWN_PUNCTUATION: Final = frozenset("\\`*_[]|~$")
+# Line breaks and tabs become spaces; other control characters (C0, DEL, C1) and
+# bidirectional overrides become U+FFFD: text on one line, with nothing invisible in it.
+_LINE_BREAKS: Final = "\t\n\v\f\r"
+_ONE_LINE: Final[dict[int, str]] = {
+    **{code: "\ufffd" for code in (*range(0x20), *range(0x7F, 0xA0))},
+    **{ord(char): "\ufffd" for char in _BIDI_AND_SEPARATORS},
+    **{ord(char): " " for char in _LINE_BREAKS},
+}
 _BLOCK_START: Final = re.compile(r"([#+\-=]|\d+[.)])")
 
 
@@ -1287,19 +1295,14 @@ def escape_markdown(text: object) -> str:
     >>> print(escape_markdown("a|b `c` *d*"))
     a\|b \`c\` \*d\*
     """
-    out = []
-    for char in str(text):
-        if char in "&<>\"'":
-            out.append(html.escape(char, quote=True))
-        elif char in _MARKDOWN_PUNCTUATION:
-            out.append("\\" + char)
-        elif char in "\t\n\v\f\r":
-            out.append(" ")
-        elif char in _BIDI_AND_SEPARATORS or _is_control(char):
-            out.append("\ufffd")
-        else:
-            out.append(char)
-    escaped = "".join(out)
+    escaped = "".join(
+        html.escape(char, quote=True)
+        if char in "&<>\"'"
+        else "\\" + char
+        if char in _MARKDOWN_PUNCTUATION
+        else char
+        for char in str(text).translate(_ONE_LINE)
+    )
     start = _BLOCK_START.match(escaped)
     if start is not None:
         cut = start.end() - 1
@@ -1364,13 +1367,10 @@ def escape_markdown_prose(text: object, *, line_start: bool = False) -> str:
         after = chars[i + 1] if i + 1 < len(chars) else " "
         if char in _MARKDOWN_PUNCTUATION and not _inert_in_prose(char, before, after):
             out.append("\\" + char)
-        elif char in "\t\n\v\f\r":
-            out.append(" ")
-        elif char in _BIDI_AND_SEPARATORS or _is_control(char):
-            out.append("\ufffd")
         else:
             out.append(char)
-    escaped = _TAG_START.sub("&lt;", _ENTITY_START.sub("&amp;", "".join(out)))
+    one_line = "".join(out).translate(_ONE_LINE)
+    escaped = _TAG_START.sub("&lt;", _ENTITY_START.sub("&amp;", one_line))
     if line_start:
         start = _PROSE_BLOCK_START.match(escaped)
         if start is not None:
@@ -1393,15 +1393,7 @@ def markdown_code_span(text: object) -> str:
     >>> print(markdown_code_span("a`b"))
     ``a`b``
     """
-    chars = []
-    for char in str(text):
-        if char in "\t\n\v\f\r":
-            chars.append(" ")
-        elif char in _BIDI_AND_SEPARATORS or _is_control(char):
-            chars.append("\ufffd")
-        else:
-            chars.append(char)
-    body = "".join(chars)
+    body = str(text).translate(_ONE_LINE)
     runs = [len(r) for r in re.findall(r"`+", body)]
     fence = "`" * (max(runs, default=0) + 1)
     pad = " " if body.startswith("`") or body.endswith("`") else ""
@@ -1425,11 +1417,6 @@ def _inert_in_prose(char: str, before: str, after: str) -> bool:
     if before.isspace() and after.isspace():
         return True
     return char == "_" and before.isalnum() and after.isalnum()
-
-
-def _is_control(char: str) -> bool:
-    code = ord(char)
-    return code < 0x20 or 0x7F <= code < 0xA0
 
 
 #: What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection").
