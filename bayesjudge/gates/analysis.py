@@ -456,14 +456,7 @@ def gate_summary(analysis: GateAnalysis) -> ReportSummary:
     warnings = [
         small_calibration_warning(n_pass=n_pass, n_fail=n_fail),
         weak_judge_warning(j=j.mean, low=j.eti.low, high=j.eti.high, prob=prob),
-        label_shift_warning(
-            labelled_rate=check.labelled_rate,
-            unlabelled_rate=check.unlabelled_rate,
-            n_labelled=check.n_labelled,
-            n_unlabelled=check.n_unlabelled,
-            p_value=check.p_value,
-            level=check.level,
-        ),
+        label_shift_warning(check),
         random_sample_baselines_warning(
             consistent=check.consistent,
             baselines=random_rows,

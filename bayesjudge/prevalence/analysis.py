@@ -629,14 +629,7 @@ def report_summary(analysis: PrevalenceAnalysis) -> ReportSummary:
     warnings = [
         small_calibration_warning(n_pass=counts.m1, n_fail=counts.m0, minimum=SMALL_CLASS),
         _weak_judge(analysis),
-        label_shift_warning(
-            labelled_rate=check.labelled_rate,
-            unlabelled_rate=check.unlabelled_rate,
-            n_labelled=check.n_labelled,
-            n_unlabelled=check.n_unlabelled,
-            p_value=check.p_value,
-            level=check.level,
-        ),
+        label_shift_warning(check),
         random_sample_baselines_warning(
             consistent=check.consistent,
             baselines={m: _estimate_of(analysis, m) for m in RANDOM_SAMPLE_METHODS},

@@ -40,6 +40,7 @@ import pandas as pd
 from bayesjudge.reporting.output import escape_markdown_prose
 
 if TYPE_CHECKING:
+    from bayesjudge.estimators.design import RandomCalibrationCheck
     from bayesjudge.inference.diagnostics import Check, Diagnostics
 
 __all__ = [
@@ -903,32 +904,29 @@ def weak_judge_warning(
     )
 
 
-def label_shift_warning(
-    *,
-    labelled_rate: float,
-    unlabelled_rate: float,
-    n_labelled: int,
-    n_unlabelled: int,
-    p_value: float,
-    level: float = 0.01,
-) -> ReportWarning | None:
-    """Warn when the judge passes gold and test items at different rates (p below ``level``).
+def label_shift_warning(check: RandomCalibrationCheck) -> ReportWarning | None:
+    """Warn when the judge passes gold and test items at different rates (p below its level).
 
-    The values are those of :class:`bayesjudge.estimators.design.RandomCalibrationCheck`.
+    Parameters
+    ----------
+    check : RandomCalibrationCheck
+        The two-proportion test of :class:`bayesjudge.estimators.design.RandomCalibrationCheck`.
 
     Examples
     --------
-    >>> label_shift_warning(labelled_rate=0.5, unlabelled_rate=0.7, n_labelled=300,
-    ...                     n_unlabelled=2000, p_value=1e-9).title
+    >>> from bayesjudge.estimators.design import RandomCalibrationCheck
+    >>> check = RandomCalibrationCheck(labelled_rate=0.5, unlabelled_rate=0.7, n_labelled=300,
+    ...     n_unlabelled=2000, p_value=1e-9, consistent=False, level=0.01)
+    >>> label_shift_warning(check).title
     'Label shift between calibration and test items'
     """
-    if p_value >= level:
+    if check.p_value >= check.level:
         return None
     return ReportWarning(
         "Label shift between calibration and test items",
-        f"the judge passes {100 * labelled_rate:.1f}% of the {n_labelled} gold items and "
-        f"{100 * unlabelled_rate:.1f}% of the {n_unlabelled} test items "
-        f"(two-proportion test p = {p_value:.2g})",
+        f"the judge passes {100 * check.labelled_rate:.1f}% of the {check.n_labelled} gold "
+        f"items and {100 * check.unlabelled_rate:.1f}% of the {check.n_unlabelled} test items "
+        f"(two-proportion test p = {check.p_value:.2g})",
         "The gold set is not a random sample of the test items (drawn by class, or from "
         "another mix). The Bayesian model and Rogan-Gladen only assume the judge's error "
         "rates transfer, which still holds if the judge treats both sets alike.",
