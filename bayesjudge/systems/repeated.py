@@ -328,13 +328,27 @@ class RepeatedSystemsData:
         )
 
 
+def _first_pair(
+    key: NDArray[np.int64], differ: NDArray[np.int64] | None = None
+) -> tuple[int, int] | None:
+    """Return the first two rows (in ``key`` order) with the same ``key``: a repeat.
+
+    With ``differ``, the first two rows with the same ``key`` whose ``differ`` values differ.
+    """
+    codes = np.zeros_like(key) if differ is None else differ
+    order = np.lexsort((codes, key))
+    hit = np.diff(key[order]) == 0
+    if differ is not None:
+        hit &= np.diff(codes[order]) != 0
+    first = np.flatnonzero(hit)
+    return (int(order[first[0]]), int(order[first[0] + 1])) if first.size else None
+
+
 def _first_repeat(frame: pd.DataFrame, key: NDArray[np.int64], message: object) -> None:
     """Raise naming the first two rows with the same ``key``; ``message(i, j)`` words it."""
-    order = np.argsort(key, kind="stable")
-    repeat = np.flatnonzero(np.diff(key[order]) == 0)
-    if repeat.size:
-        i, j = int(order[repeat[0]]), int(order[repeat[0] + 1])
-        raise DataError(message(i, j))  # type: ignore[operator]
+    pair = _first_pair(key)
+    if pair is not None:
+        raise DataError(message(*pair))  # type: ignore[operator]
 
 
 def _constant_within(
@@ -345,15 +359,11 @@ def _constant_within(
     what: str,
 ) -> None:
     """Raise naming two rows of one group whose ``values`` differ (NaN equal to NaN)."""
-    codes = np.where(np.isnan(values), -1, values).astype(np.int64)
-    order = np.lexsort((codes, group))
-    g, c = group[order], codes[order]
-    clash = np.flatnonzero((np.diff(g) == 0) & (np.diff(c) != 0))
-    if clash.size:
-        i, j = int(order[clash[0]]), int(order[clash[0] + 1])
+    pair = _first_pair(group, np.where(np.isnan(values), -1, values).astype(np.int64))
+    if pair is not None:
         raise DataError(
-            f"column {column!r} must be the same on every row ({what}); rows {_row(frame, i)} "
-            f"and {_row(frame, j)} differ"
+            f"column {column!r} must be the same on every row ({what}); rows "
+            f"{_row(frame, pair[0])} and {_row(frame, pair[1])} differ"
         )
 
 
