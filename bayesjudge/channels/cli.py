@@ -142,11 +142,7 @@ def _cmd_channel(args: argparse.Namespace) -> int:
     options = input_options(args, source="outcomes")
     data = PairedOutcomes.from_frame(
         options.source,  # type: ignore[arg-type]
-        strict=options.strict,
-        format=options.table_format,  # type: ignore[arg-type]
-        columns=options.columns,
-        positive=options.positive,
-        negative=options.negative,
+        **options.reading(),
     )
     analysis = analyze_channel(
         data,

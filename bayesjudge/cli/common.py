@@ -20,13 +20,14 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TextIO, TypedDict, cast
 
 from bayesjudge._interrupt import EXIT_INTERRUPTED
 from bayesjudge.reporting.output import escape_terminal
 
 if TYPE_CHECKING:
     from bayesjudge.io.logs import EvalLog
+    from bayesjudge.io.tables import TableFormat
     from bayesjudge.reporting.summary import ReportSummary
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "InputOptions",
     "OutputOption",
     "Parser",
+    "TableReading",
     "UserError",
     "add_input_options",
     "claimed_outputs",
@@ -265,6 +267,16 @@ def add_input_options(
         )
 
 
+class TableReading(TypedDict):
+    """The options of every table reader, from the command line (:meth:`InputOptions.reading`)."""
+
+    format: TableFormat
+    columns: dict[str, str]
+    positive: tuple[str, ...]
+    negative: tuple[str, ...]
+    strict: bool
+
+
 @dataclass(frozen=True, slots=True)
 class InputOptions:
     """How to read DATA, as given on the command line (see :func:`add_input_options`)."""
@@ -311,6 +323,20 @@ class InputOptions:
     def table_format(self) -> str:
         """``--format`` if it names a table format, else ``"auto"``."""
         return self.format if self.format in TABLE_FORMATS else "auto"
+
+    def reading(self, columns: dict[str, str] | None = None) -> TableReading:
+        """Return the options every table reader takes, as keywords (``**options.reading()``).
+
+        ``format`` is :attr:`table_format`; ``columns`` replaces ``--map``'s mapping when
+        given (a command that adds its own column options to it).
+        """
+        return TableReading(
+            format=cast("TableFormat", self.table_format),
+            columns=self.columns if columns is None else columns,
+            positive=self.positive,
+            negative=self.negative,
+            strict=self.strict,
+        )
 
     def data(self) -> str | EvalLog:
         """Return what the contract reads: DATA as given, or the eval log it is, read.

@@ -130,11 +130,7 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any]:
     if options.source is not None:
         rulings = Rulings.from_frame(
             options.data(),
-            strict=options.strict,
-            format=options.table_format,  # type: ignore[arg-type]
-            columns=options.columns,
-            positive=options.positive,
-            negative=options.negative,
+            **options.reading(),
             labels=options.labels,
             label_columns=options.label_columns,
         )

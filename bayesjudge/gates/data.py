@@ -155,7 +155,7 @@ class Rulings:
                 label_columns=label_columns,
             )
         read = read_judged(
-            frame,
+            frame,  # type: ignore[arg-type]  # an eval log went to _rulings_from_log
             RULING_FIELDS,
             argument="rulings",
             format=format,

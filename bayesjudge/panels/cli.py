@@ -125,12 +125,8 @@ def _load(args: argparse.Namespace) -> Any:
         options.table(),
         judges=args.judges,
         labels=options.labels,
-        strict=options.strict,
-        format=options.table_format,  # type: ignore[arg-type]
-        columns=options.columns,
-        positive=options.positive,
-        negative=options.negative,
         label_columns=options.label_columns,
+        **options.reading(),
     )
 
 

@@ -107,11 +107,7 @@ def _load(args: argparse.Namespace, *, counts: bool) -> Any:
         )
     return JudgeData.from_frame(
         options.data(),
-        strict=options.strict,
-        format=options.table_format,  # type: ignore[arg-type]
-        columns=options.columns,
-        positive=options.positive,
-        negative=options.negative,
+        **options.reading(),
         threshold=options.threshold,
         labels=options.labels,
         label_columns=options.label_columns,

@@ -125,11 +125,7 @@ def _load(args: argparse.Namespace) -> Any:
     return RepeatedData.from_frame(
         options.table(),
         gold_per=args.gold_per,
-        strict=options.strict,
-        format=options.table_format,  # type: ignore[arg-type]
-        columns=columns,
-        positive=options.positive,
-        negative=options.negative,
+        **options.reading(columns),
         labels=options.labels,
         label_columns=options.label_columns,
     )

@@ -102,11 +102,7 @@ def _load(args: argparse.Namespace) -> Any:
             raise UserError(f"{flag}: for eval logs only, and {options.source} is a table")
     return SystemsData.read(
         options.table(),
-        format=options.table_format,  # type: ignore[arg-type]
-        columns=options.columns,
-        positive=options.positive,
-        negative=options.negative,
-        strict=options.strict,
+        **options.reading(),
         labels=options.labels,
         label_columns=options.label_columns,
     )

@@ -72,11 +72,7 @@ def _load(args: argparse.Namespace) -> Any:
             columns[name] = column
     return RepeatedSystemsData.read(
         options.table(),
-        format=options.table_format,  # type: ignore[arg-type]
-        columns=columns,
-        positive=options.positive,
-        negative=options.negative,
-        strict=options.strict,
+        **options.reading(columns),
         gold_per=args.gold_per or "answer",
     )
 
