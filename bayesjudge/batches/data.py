@@ -35,7 +35,7 @@ from bayesjudge.io._judged import read_judged, verdicts_and_labels
 from bayesjudge.io.groups import GroupCheck
 from bayesjudge.io.labels import LabelSource, join_labels, read_labels
 from bayesjudge.io.mapping import Field, OneOf, check_threshold
-from bayesjudge.io.source import TABLE_FORMATS, InputReport
+from bayesjudge.io.source import InputReport, check_format
 from bayesjudge.io.tables import TableFormat, TableLike
 from bayesjudge.validation import check_choice
 
@@ -163,11 +163,7 @@ class BatchedData:
         1    v1   1   1   0   0  2  1
         """
         check_choice(order, name="order", allowed=_ORDERS)
-        if format not in ("auto", *TABLE_FORMATS):
-            raise ValueError(
-                f"format must be 'auto' or one of {list(TABLE_FORMATS)}; got {format!r} (read eval "
-                "logs with BatchedData.from_logs)"
-            )
+        check_format(format, table_for="a batch table (read eval logs with BatchedData.from_logs)")
         if epochs is not None:
             check_choice(epochs, name="epochs", allowed=_EPOCHS)
         cut = None if threshold is None else check_threshold(threshold)

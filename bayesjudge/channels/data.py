@@ -19,7 +19,7 @@ from bayesjudge.io._judged import read_judged
 from bayesjudge.io.groups import GroupCheck
 from bayesjudge.io.mapping import Field
 from bayesjudge.io.problems import report_repeated
-from bayesjudge.io.source import TABLE_FORMATS, InputFormat, InputReport, check_format
+from bayesjudge.io.source import InputFormat, InputReport, check_format
 from bayesjudge.io.tables import TableLike, read_table
 
 __all__ = ["PairedOutcomes"]
@@ -104,12 +104,7 @@ class PairedOutcomes:
         array([[0, 1],
                [1, 0]])
         """
-        check_format(format)
-        if format not in ("auto", *TABLE_FORMATS):
-            raise ValueError(
-                f"format must be 'auto' or one of {list(TABLE_FORMATS)} for paired outcomes; "
-                f"got {format!r}"
-            )
+        check_format(format, table_for="paired outcomes")
         table = read_table(frame, format=format, argument="paired outcomes")  # type: ignore[arg-type]
         name = str(table.attrs.get("source", "paired outcomes"))
         stages = _stages([str(c) for c in table.columns], dict(columns or {}))

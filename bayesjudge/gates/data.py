@@ -26,7 +26,7 @@ from bayesjudge.io.groups import GroupCheck
 from bayesjudge.io.labels import join_labels, read_labels
 from bayesjudge.io.mapping import Field
 from bayesjudge.io.problems import Problems, report_inconsistent, report_repeated
-from bayesjudge.io.source import TABLE_FORMATS, InputFormat, InputReport, check_format, log_tool
+from bayesjudge.io.source import InputFormat, InputReport, check_format, log_tool
 from bayesjudge.io.tables import TableLike
 
 if TYPE_CHECKING:
@@ -348,12 +348,7 @@ class LoopLog:
         >>> LoopLog.from_frame(t).attempt
         array([1, 2])
         """
-        check_format(format)
-        if format not in ("auto", *TABLE_FORMATS):
-            raise ValueError(
-                f"format must be 'auto' or one of {list(TABLE_FORMATS)} for loop logs; got "
-                f"{format!r}"
-            )
+        check_format(format, table_for="loop logs")
         read = read_judged(
             frame,
             LOOP_FIELDS,

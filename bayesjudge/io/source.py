@@ -42,10 +42,27 @@ TABLE_FORMATS: tuple[str, ...] = ("csv", "tsv", "jsonl", "parquet")
 LOG_FORMATS: tuple[str, ...] = ("inspect", "promptfoo", "lm_eval", "openai_evals")
 
 
-def check_format(format: str) -> str:
-    """Return ``format`` if it is one of :data:`INPUT_FORMATS`, else raise a ValueError."""
+def check_format(format: str, *, table_for: str | None = None) -> str:
+    """Return ``format`` if it is one of :data:`INPUT_FORMATS`, else raise a ValueError.
+
+    With ``table_for`` (what is read, e.g. ``"loop logs"``), which only tables hold, a log
+    format is refused too.
+
+    Examples
+    --------
+    >>> check_format("csv", table_for="loop logs")
+    'csv'
+    >>> check_format("inspect", table_for="loop logs")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: format must be 'auto' or one of ['csv', ...] for loop logs; got 'inspect'
+    """
     if format not in INPUT_FORMATS:
         raise ValueError(f"format must be one of {list(INPUT_FORMATS)}; got {format!r}")
+    if table_for is not None and format in LOG_FORMATS:
+        raise ValueError(
+            f"format must be 'auto' or one of {list(TABLE_FORMATS)} for {table_for}; got {format!r}"
+        )
     return format
 
 
