@@ -708,36 +708,41 @@ def unconstrained_draws(
     """
     import pytensor
     import pytensor.tensor as pt
-    from pytensor.graph.replace import vectorize_graph
 
-    rows = pt.matrix("rows", dtype="float64")
-    replace: dict[Any, Any] = {}
+    names: list[str] = []
+    shapes: list[tuple[int, ...]] = []
     columns: list[NDArray[np.float64]] = []
     chains, n_draws = posterior.sizes["chain"], posterior.sizes["draw"]
-    start = 0
     for value in model.value_vars:
         rv = model.values_to_rvs[value]
         if rv.name not in posterior:
             raise ValueError(f"the posterior has no draws of the free variable {rv.name!r}")
         dims = model.named_vars_to_dims.get(rv.name, ())
         arr = posterior[rv.name].transpose("chain", "draw", *dims).to_numpy().astype(float)
-        flat = arr.reshape(-1, *arr.shape[2:])
         transform = model.rvs_to_transforms.get(rv)
         if transform is not None:
             x = pt.tensor("x", shape=(None, *arr.shape[2:]), dtype="float64")
             forward = pytensor.function([x], transform.forward(x, *rv.owner.inputs))
-            flat = np.asarray(forward(flat))
-        size = int(np.prod(flat.shape[1:], dtype=np.int64))
-        # the value variable, one row of ``rows`` per point
-        replace[value] = rows[:, start : start + size].reshape((rows.shape[0], *flat.shape[1:]))
-        start += size
+            flat = np.asarray(forward(arr.reshape(-1, *arr.shape[2:])))
+        else:
+            flat = arr.reshape(-1, *arr.shape[2:])
+        names.append(value.name)
+        shapes.append(tuple(flat.shape[1:]))
         columns.append(flat.reshape(flat.shape[0], -1))
     stacked = np.concatenate(columns, axis=1)
-    logp = model.logp(jacobian=True)
-    batched = pytensor.function([rows], vectorize_graph(logp, replace=replace))
+    sizes = [int(np.prod(s)) for s in shapes]
+    logp = model.compile_logp(jacobian=True)
 
-    def log_density(points: NDArray[np.float64]) -> NDArray[np.float64]:
-        return np.asarray(batched(np.asarray(points, dtype=float)), dtype=float)
+    def log_density(rows: NDArray[np.float64]) -> NDArray[np.float64]:
+        rows = np.asarray(rows, dtype=float)
+        out = np.empty(rows.shape[0])
+        for i, row in enumerate(rows):
+            point, start = {}, 0
+            for name, shape, size in zip(names, shapes, sizes, strict=True):
+                point[name] = row[start : start + size].reshape(shape)
+                start += size
+            out[i] = float(logp(point))
+        return out
 
     return log_density, stacked.reshape(chains, n_draws, -1)
 
