@@ -32,10 +32,16 @@ __all__ = [
 ]
 
 
-def png(fig: Figure) -> str:
-    """Return a figure as a base64 PNG (110 dpi, tight box) for a data URI."""
+def png(fig: Figure, *, crop: bool = True) -> str:
+    """Return a figure as a base64 PNG (110 dpi) for a data URI.
+
+    ``crop=True`` trims the page to the drawing plus 0.1 inch (``bbox_inches="tight"``), which
+    costs a second drawing of the figure to measure it; ``crop=False`` saves the whole page as
+    laid out, for a figure already fitted to its page by ``tight_layout`` (the same picture
+    with a margin about 0.05 inch wider on each side, in about half the time).
+    """
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight" if crop else None)
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 

@@ -44,3 +44,24 @@ def test_docstring_examples_run() -> None:
 @pytest.mark.parametrize("value", [None, float("nan")])
 def test_missing_cells_are_blank(value: object) -> None:
     assert markdown_table(pd.DataFrame({"a": [value]})).splitlines()[2] == "|  |"
+
+
+def test_png_whole_page_or_cropped() -> None:
+    import base64
+    import io
+
+    from matplotlib.figure import Figure
+    from PIL import Image
+
+    from bayesjudge.reporting.html import png
+
+    fig = Figure(figsize=(4.0, 3.0))
+    ax = fig.subplots()
+    ax.plot([0, 1], [0, 1])
+    ax.set_xlabel("x")
+    fig.tight_layout()
+    whole = Image.open(io.BytesIO(base64.b64decode(png(fig, crop=False))))
+    cropped = Image.open(io.BytesIO(base64.b64decode(png(fig))))
+    assert whole.size == (440, 330)  # the page at 110 dpi
+    # the cropped page keeps 0.1 inch around the drawing; tight_layout keeps about 0.15
+    assert all(0 < w - c <= 20 for w, c in zip(whole.size, cropped.size, strict=True))
