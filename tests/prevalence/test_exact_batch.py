@@ -104,3 +104,25 @@ def test_bad_arguments_name_the_argument(kwargs, error, message):
 def test_an_element_that_is_not_counts_is_named():
     with pytest.raises(ValueError, match=r"counts\[1\]"):
         eti_widths([JudgeCounts(10, 9, 10, 1, 100, 60), (10, 9, 10, 1, 100, 60)])  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "tolerance"),
+    [(1e4, 1e3, 1e-8), (1e4, 1e4, 1e-10), (1e8 + 140.5, 1.6e7 + 24.5, 1e-6)],
+)
+def test_large_shape_quantiles_match_betaincinv(a, b, tolerance):
+    # the batched nodes of large Beta shapes come from a Chebyshev interpolant; it agrees with
+    # scipy's betaincinv to that function's own scatter (in units of the Beta sd)
+    from scipy import special
+
+    from bayesjudge.prevalence.exact import _smooth_beta_ppf
+
+    z = np.random.default_rng(0).uniform(-9.0, 9.0, size=(1, 500))
+    ours = _smooth_beta_ppf(np.array([a]), np.array([b]), z)
+    theirs = np.where(
+        z <= 0,
+        special.betaincinv(a, b, special.ndtr(z)),
+        1.0 - special.betaincinv(b, a, special.ndtr(-z)),
+    )
+    sd = np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1.0)))
+    assert np.max(np.abs(ours - theirs)) / sd < tolerance
