@@ -1302,6 +1302,15 @@ def _xlogy_array(c: np.ndarray, x: np.ndarray) -> np.ndarray:
         return np.where(c == 0.0, 0.0, c * np.log(x))
 
 
+def _xlogy_in_place(c: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """:func:`_xlogy_array` written over ``x`` (which must be a float array of its own)."""
+    if not np.all(c != 0.0):
+        return _xlogy_array(c, x)
+    np.log(x, out=x)
+    x *= c
+    return x
+
+
 def _beta_sd_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1.0)))
 
@@ -1494,15 +1503,27 @@ def _batch_log_i_one_way(
                 )
             cr = p * co + cp * cy
         else:
-            y, cy = nodes.y[b], nodes.cy[b]
-            r = p * o + cp * y
-            cr = p * co + cp * cy
+            # the same arithmetic as above, in place on the gathered copies of the nodes
+            r = nodes.y[b]
+            r *= cp
+            r += p * o
+            cr = nodes.cy[b]
+            cr *= cp
+            cr += p * co
             log_w = nodes.log_wy[b]
-        log_w = log_w + nodes.log_wo[b][:, :, None] + (_xlogy_array(k, r) + _xlogy_array(n - k, cr))
-        log_w = np.where(np.isnan(log_w), -np.inf, log_w)
+        if use_window:
+            log_w = log_w + nodes.log_wo[b][:, :, None]
+        else:
+            log_w += nodes.log_wo[b][:, :, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lik = _xlogy_array(k, r) if use_window else _xlogy_in_place(k, r)
+            lik += _xlogy_array(n - k, cr) if use_window else _xlogy_in_place(n - k, cr)
+        log_w += lik
+        log_w[np.isnan(log_w)] = -np.inf
         top = np.max(log_w, axis=(1, 2))
         safe_top = np.where(np.isfinite(top), top, 0.0)
-        total = np.sum(np.exp(log_w - safe_top[:, None, None]), axis=(1, 2))
+        log_w -= safe_top[:, None, None]
+        total = np.sum(np.exp(log_w, out=log_w), axis=(1, 2))
         with np.errstate(divide="ignore"):
             out[part] = np.where(total > 0, safe_top + np.log(total), -np.inf)
     return out
