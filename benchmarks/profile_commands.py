@@ -19,7 +19,8 @@ analysis' own arithmetic, printing):
   time over (tune + draws) x chains x steps per draw (assuming tuning draws take as many
   steps as kept ones);
 - trace: turning nutpie's raw trace into the posterior tree;
-- exact: the exact (quadrature) posteriors;
+- exact: the exact (quadrature) posteriors, and the batched interval widths of the label
+  plan's refits (``eti_widths``);
 - diagnostics: ``check_fit``;
 - predictive: the posterior predictive checks (every public function of
   ``bayesjudge.*.predictive`` and ``bayesjudge.inference.ppc``/``predictive``);
@@ -71,6 +72,7 @@ PHASES: dict[str, list[tuple[str, str]]] = {
     "trace": [("bayesjudge.inference._nutpie_tree", "tree_from_raw")],
     "exact": [
         ("bayesjudge.prevalence.exact", "exact_posterior"),
+        ("bayesjudge.prevalence.exact", "eti_widths"),
         ("bayesjudge.systems.exact", "*"),
     ],
     "diagnostics": [("bayesjudge.inference.diagnostics", "check_fit")],

@@ -204,8 +204,9 @@ def _figures(
     names = [v for v in ("pi", "se", "sp") if v in draws_ds and draws_ds[v].ndim == 2]
 
     def keep(title: str, fig: Figure | None) -> None:
+        # every figure here is fitted to its page by tight_layout: saved whole, not cropped
         if fig is not None:
-            figures[title] = png(fig)
+            figures[title] = png(fig, crop=False)
 
     draws = np.asarray(draws_ds["pi"]).reshape(-1)
     keep(

@@ -32,10 +32,33 @@ __all__ = [
 ]
 
 
-def png(fig: Figure) -> str:
-    """Return a figure as a base64 PNG (110 dpi, tight box) for a data URI."""
+def png(fig: Figure, *, crop: bool = True) -> str:
+    """Return a figure as a base64 PNG (110 dpi) for a data URI.
+
+    ``crop=True`` trims the page to the drawing plus 0.1 inch (``savefig`` with
+    ``bbox_inches="tight"``, which draws the figure once more to measure it). ``crop=False``
+    is for a figure already fitted to its page by ``tight_layout``: the page is drawn once on
+    an Agg canvas and encoded by Pillow, the same pixels as ``savefig`` without cropping
+    (which also draws twice after ``tight_layout``) in about two thirds of the time; the
+    picture is that of ``crop=True`` with a margin about 0.05 inch wider on each side.
+    """
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    if crop:
+        fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    else:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from PIL import Image
+
+        dpi = fig.dpi
+        fig.set_dpi(110)
+        try:
+            canvas = FigureCanvasAgg(fig)
+            canvas.draw()
+            size = canvas.get_width_height()
+            image = Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+            image.save(buffer, format="png", dpi=(110, 110))
+        finally:
+            fig.set_dpi(dpi)
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
