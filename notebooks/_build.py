@@ -3,7 +3,9 @@
 Each ``nb_*.py`` module beside this file defines ``NAME`` (the notebook file) and ``cells()``.
 Notebooks are committed with outputs; their sources stay reviewable as Python. Each notebook
 that fits a model shows its draw count as one line ``DRAWS = N`` (the full count, used here);
-the test suite substitutes a small count for that line in its own copy. To refresh one::
+the test suite substitutes its own count for that line in its own copy. A notebook whose fit
+passes its checks with shorter tuning (panels) shows its tuning steps the same way, as one line
+``TUNE = N``, which the test suite shortens too. To refresh one::
 
     python notebooks/_build.py prevalence.ipynb --execute
 """

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from bayesjudge.inference.diagnostics import check_fit
+from bayesjudge.inference.fit import diagnostics_of
 from bayesjudge.prevalence.data import JudgeData
 from bayesjudge.prevalence.exact import exact_posterior
 from bayesjudge.prevalence.fit import fit_prevalence
@@ -69,6 +70,16 @@ def test_restricted_prior_is_used_by_both_paths():
     assert abs(float(draws.mean()) - exact.mean) <= 4 * float(azs.mcse(draws, method="mean"))
 
 
+def test_recorded_verdict_is_check_fit_on_the_reported_quantities():
+    # the coverage study counts flagged fits from the diagnostics recorded with each fit
+    table = judge_table(pi=0.3, se=0.9, sp=0.85, n=1000, m1=100, m0=100, random_seed=7)
+    fit = fit_prevalence(
+        JudgeData.from_frame(table), random_seed=8, progressbar=False, escalate=False
+    )
+    recomputed = check_fit(fit, mcse_var_names=REPORTED)
+    assert diagnostics_of(fit).to_dict() == recomputed.to_dict()
+
+
 def _coverage(scenarios, replicates, seed):
     rng = np.random.default_rng(seed)
     hits = total = failed_fits = 0
@@ -81,9 +92,11 @@ def _coverage(scenarios, replicates, seed):
                 progressbar=False,
                 escalate=False,
             )
-            # fit_prevalence's own verdict: MCSE is checked on the reported quantities only
-            # (the free probit scores are nuisance variables with Gaussian tails)
-            failed_fits += not check_fit(fit, mcse_var_names=REPORTED).passed
+            # fit_prevalence's own verdict, recorded with the fit: MCSE is checked on the
+            # reported quantities only (the free probit scores are nuisance variables with
+            # Gaussian tails); the same checks as check_fit(fit, mcse_var_names=REPORTED),
+            # which would compute them a second time
+            failed_fits += not diagnostics_of(fit).passed
             low, high = np.quantile(fit["posterior"]["pi"].values, [0.025, 0.975])
             hits += low <= pi <= high
             total += 1
