@@ -319,7 +319,7 @@ def prevalence_model(
     >>> sorted(model.free_RVs, key=str)
     [fpr_share_z, judged_rate_z, se_gap_z]
     >>> counts = JudgeCounts(m1=50, x1=45, m0=50, x0=5, n=400, k=250)
-    >>> sorted(v.name for v in prevalence_model(counts, priors_as_data=True).data_vars)[-3:]
+    >>> [v.name for v in prevalence_model(counts, priors_as_data=True).data_vars][6:]
     ['pi_prior', 'se_prior', 'sp_prior']
     """
     if not isinstance(counts, JudgeCounts):
