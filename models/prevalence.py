@@ -122,8 +122,25 @@ Variables (lower case; dims in brackets for the stratified model):
   ``se``, ``sp``, ``j`` [stratum], ``pi``, ``judged_rate`` (R), ``bias`` (R - pi) overall, and
   ``judged_rate_stratum``, ``bias_stratum`` [stratum] (stratified);
 * data (``pm.Data``, so a refit on data of the same shape needs no rebuild): ``m1``,
-  ``x1_obs``, ``m0``, ``x0_obs``, ``n``, ``k_obs``;
+  ``x1_obs``, ``m0``, ``x0_obs``, ``n``, ``k_obs``; in the restricted unstratified model
+  built with ``priors_as_data=True`` also ``pi_prior``, ``se_prior`` and ``sp_prior``
+  (:data:`PRIOR_DATA`), each holding :math:`(\alpha, \beta, \log B(\alpha, \beta))`
+  (:func:`prior_values`);
 * observed: ``x1``, ``x0``, ``k``.
+
+**Priors as data.** A prior that enters the graph as constants is part of the compiled model,
+so each prior is compiled on its own (about 10 to 15 s of CPU). In the restricted
+unstratified model the three Beta priors enter only the Potential ``prior``; built with
+``priors_as_data=True`` (as the fit functions build it) they are read from data containers,
+and a fit under another prior swaps their values in: one compiled model serves every prior.
+Its log density is the constant-prior model's to rounding (on the bundled example the draws
+of a seed agreed to :math:`1.1\cdot10^{-11}` over 4 x 2000 draws under three priors;
+``benchmarks/results/ci_time.md``). The other models keep their priors as constants: the
+unrestricted model's Beta variables start where their priors put them, and the sampler's
+starting points are fixed when a model is compiled; in the stratified model the centres of
+``mu_se`` and ``mu_sp`` do the same, and a prior of pi entered as data there gave other draws
+for the same seed (its log density equal to the last bit or nearly, but the hierarchical
+posterior's trajectories carry a last-bit difference on).
 """
 
 from __future__ import annotations
@@ -138,7 +155,7 @@ from scipy import special
 from bayesjudge.prevalence.data import JudgeCounts
 from bayesjudge.priors import Beta, PrevalencePriors
 
-__all__ = ["prevalence_model", "stratified_prevalence_model"]
+__all__ = ["PRIOR_DATA", "prevalence_model", "prior_values", "stratified_prevalence_model"]
 
 
 #: Prior standard deviation of the population means of logit Se and logit Sp (stratified model).
@@ -155,12 +172,60 @@ def _check_priors(priors: PrevalencePriors | None) -> PrevalencePriors:
     return priors
 
 
+#: Name of the data container of each Beta prior entered as data (``priors_as_data=True``).
+PRIOR_DATA = {"pi": "pi_prior", "se": "se_prior", "sp": "sp_prior"}
+
+
+def prior_values(prior: Beta) -> np.ndarray:
+    r"""Return the value of a Beta prior's data container, :math:`(\alpha, \beta, \log B)`.
+
+    The models enter the Beta log density
+    :math:`(\alpha - 1)\log x + (\beta - 1)\log(1 - x) - \log B(\alpha, \beta)`, with
+    :math:`B` the Beta function (``scipy.special.betaln``), from these three values as they do
+    from a constant prior.
+
+    Parameters
+    ----------
+    prior : Beta
+        The prior.
+
+    Returns
+    -------
+    ndarray of float64, shape (3,)
+
+    Examples
+    --------
+    >>> from bayesjudge.priors import Beta
+    >>> prior_values(Beta(1, 1)).tolist()
+    [1.0, 1.0, 0.0]
+    """
+    if not isinstance(prior, Beta):
+        raise TypeError(f"prior must be a Beta; got {type(prior).__name__}")
+    return np.array(
+        [prior.alpha, prior.beta, float(special.betaln(prior.alpha, prior.beta))], dtype="float64"
+    )
+
+
+def _prior_term(prior: Beta, name: str, as_data: bool) -> Beta | pt.TensorVariable:
+    """Return the prior itself (constants), or its data container ``PRIOR_DATA[name]``."""
+    if not as_data:
+        return prior
+    return pm.Data(PRIOR_DATA[name], prior_values(prior))
+
+
 def _beta_logp(
-    prior: Beta, log_x: pt.TensorVariable, log_1mx: pt.TensorVariable
+    prior: Beta | pt.TensorVariable, log_x: pt.TensorVariable, log_1mx: pt.TensorVariable
 ) -> pt.TensorVariable:
-    """Beta log density at x from log x and log(1 - x) (no cancellation near 0 or 1)."""
-    constant = float(special.betaln(prior.alpha, prior.beta))
-    return (prior.alpha - 1.0) * log_x + (prior.beta - 1.0) * log_1mx - constant
+    """Beta log density at x from log x and log(1 - x) (no cancellation near 0 or 1).
+
+    ``prior`` is a Beta (constants in the graph) or a data container of :func:`prior_values`.
+    """
+    if isinstance(prior, Beta):
+        alpha, beta = prior.alpha, prior.beta
+        constant: float | pt.TensorVariable = float(special.betaln(prior.alpha, prior.beta))
+    else:
+        alpha, beta, constant = prior[0], prior[1], prior[2]
+    return (alpha - 1.0) * log_x + (beta - 1.0) * log_1mx - constant
 
 
 #: Where :func:`_log_uniform` switches from ``erfc`` to the asymptotic series of the normal tail.
@@ -207,6 +272,7 @@ def prevalence_model(
     *,
     priors: PrevalencePriors | None = None,
     restrict_j: bool = True,
+    priors_as_data: bool = False,
 ) -> pm.Model:
     r"""Build the prevalence model of one judge on a calibration and a test set.
 
@@ -234,13 +300,18 @@ def prevalence_model(
     restrict_j : bool, default True
         Restrict the prior to J = Se + Sp - 1 > 0 (exactly: the Beta x Beta prior conditioned
         on that event). With ``False`` Se and Sp are independent Beta draws.
+    priors_as_data : bool, default False
+        With ``restrict_j``, enter the three Beta priors as data containers ``pi_prior``,
+        ``se_prior`` and ``sp_prior`` (:func:`prior_values`) instead of constants, so that one
+        compiled model serves every prior (the fit functions do). Ignored with
+        ``restrict_j=False``, whose Beta variables start at points their priors set.
 
     Returns
     -------
     pymc.Model
         Deterministics ``pi``, ``se``, ``sp``, ``j``, ``judged_rate``, ``bias``; data
-        containers ``m1``, ``x1_obs``, ``m0``, ``x0_obs``, ``n``, ``k_obs``; observed ``x1``,
-        ``x0``, ``k``.
+        containers ``m1``, ``x1_obs``, ``m0``, ``x0_obs``, ``n``, ``k_obs`` (and the priors'
+        with ``priors_as_data``); observed ``x1``, ``x0``, ``k``.
 
     Examples
     --------
@@ -248,6 +319,9 @@ def prevalence_model(
     >>> model = prevalence_model(JudgeCounts(m1=50, x1=45, m0=50, x0=5, n=400, k=250))
     >>> sorted(model.free_RVs, key=str)
     [fpr_share_z, judged_rate_z, se_gap_z]
+    >>> counts = JudgeCounts(m1=50, x1=45, m0=50, x0=5, n=400, k=250)
+    >>> [v.name for v in prevalence_model(counts, priors_as_data=True).data_vars][6:]
+    ['pi_prior', 'se_prior', 'sp_prior']
     """
     if not isinstance(counts, JudgeCounts):
         raise TypeError(f"counts must be JudgeCounts; got {type(counts).__name__}")
@@ -280,11 +354,14 @@ def prevalence_model(
             pm.Deterministic("sp", pt.exp(log_sp))
             pm.Deterministic("j", pt.exp(log_j))
             pi = pm.Deterministic("pi", pt.exp(log_pi))
+            prior_pi = _prior_term(priors.pi, "pi", priors_as_data)
+            prior_se = _prior_term(priors.se, "se", priors_as_data)
+            prior_sp = _prior_term(priors.sp, "sp", priors_as_data)
             pm.Potential(
                 "prior",
-                _beta_logp(priors.pi, log_pi, log_1mpi)
-                + _beta_logp(priors.se, log_se, log_1mse)
-                + _beta_logp(priors.sp, log_sp, log_fpr)
+                _beta_logp(prior_pi, log_pi, log_1mpi)
+                + _beta_logp(prior_se, log_se, log_1mse)
+                + _beta_logp(prior_sp, log_sp, log_fpr)
                 + log_r
                 + log_1mr
                 - log_j,

@@ -3,7 +3,8 @@ r"""Fit the prevalence models: counts -> cached model -> NUTS -> checked, record
 :func:`fit_prevalence` takes validated judge data to a checked posterior (an
 :class:`xarray.DataTree`) through the one fitting path of
 :func:`bayesjudge.inference.fit.fit_model`: the model is built and compiled once per structure
-(model kind, ``restrict_j``, priors, number of strata) and refits swap new counts into it;
+(model kind, ``restrict_j``, number of strata, and the priors except in the default restricted
+unstratified model, which takes them as data) and refits swap new counts (and priors) into it;
 posterior predictive counts are drawn from the likelihood with numpy
 (:math:`x_1^{rep} \sim \mathrm{Bin}(m_1, \mathrm{Se})`, :math:`x_0^{rep} \sim \mathrm{Bin}(m_0,
 1 - \mathrm{Sp})`, :math:`k^{rep} \sim \mathrm{Bin}(n, R)` at each draw); the diagnostics run
@@ -120,13 +121,22 @@ def _check_priors(priors: PrevalencePriors | None) -> PrevalencePriors:
     return priors
 
 
+def _prior_data(priors: PrevalencePriors) -> dict[str, np.ndarray]:
+    """Values of the priors' data containers (``prevalence_model(..., priors_as_data=True)``)."""
+    from bayesjudge.models.prevalence import PRIOR_DATA, prior_values
+
+    return {PRIOR_DATA[name]: prior_values(getattr(priors, name)) for name in PRIOR_DATA}
+
+
 def _run(
     strata: tuple[str, ...],
     counts: dict[str, np.ndarray],
     priors: PrevalencePriors,
     restrict_j: bool,
 ) -> ModelRun:
-    # the PyMC model is built (importing PyMC) only when the compiled one is not cached
+    # the PyMC model is built (importing PyMC) only when the compiled one is not cached; in the
+    # restricted unstratified model the priors are data (priors_as_data), swapped in at each
+    # fit and not part of the key: one compiled model serves every prior
     if strata:
 
         def build_stratified() -> Any:
@@ -153,10 +163,18 @@ def _run(
     def build() -> Any:
         from bayesjudge.models.prevalence import prevalence_model
 
-        return prevalence_model(scalar, priors=priors, restrict_j=restrict_j)
+        return prevalence_model(
+            scalar, priors=priors, restrict_j=restrict_j, priors_as_data=restrict_j
+        )
 
+    if not restrict_j:  # the unrestricted model's Beta variables start where their priors say
+        return ModelRun(PREVALENCE, (PREVALENCE, False, priors), build, _model_data(counts), priors)
     return ModelRun(
-        PREVALENCE, (PREVALENCE, bool(restrict_j), priors), build, _model_data(counts), priors
+        PREVALENCE,
+        (PREVALENCE, True),
+        build,
+        {**_model_data(counts), **_prior_data(priors)},
+        priors,
     )
 
 

@@ -22,6 +22,7 @@ from bayesjudge.models.prevalence import prevalence_model
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
 from bayesjudge.prevalence.fit import fit_prevalence
 from bayesjudge.prevalence.simulate import judge_table
+from bayesjudge.priors import Beta, PrevalencePriors
 
 FAST = {"draws": 500, "tune": 500, "chains": 4, "progressbar": False}
 LOW_PREVALENCE = JudgeCounts(m1=122, x1=103, m0=401, x0=2, n=3330, k=50)
@@ -299,3 +300,75 @@ def test_errors(example):
         fit_prevalence(example, stratified=True)
     with pytest.raises(TypeError, match="data must be JudgeData or JudgeCounts; got dict"):
         fit_prevalence({"m1": 1})
+
+
+def _callback_log_density(compiled, points: np.ndarray) -> np.ndarray:
+    """The log density of a compiled model at each point, through its C callback."""
+    import ctypes
+
+    double_p = ctypes.POINTER(ctypes.c_double)
+    out = []
+    for x in points:
+        x = np.ascontiguousarray(x, dtype=float)
+        grad, logp = np.zeros(compiled.n_dim), np.zeros(())
+        code = compiled.compiled_logp_func.ctypes(
+            ctypes.c_uint64(compiled.n_dim),
+            x.ctypes.data_as(double_p),
+            grad.ctypes.data_as(double_p),
+            logp.ctypes.data_as(double_p),
+            ctypes.c_void_p(compiled.user_data.ctypes.data),
+        )
+        assert code == 0
+        out.append(float(logp))
+    return np.array(out)
+
+
+@pytest.mark.filterwarnings("ignore::bayesjudge.errors.FitWarning")
+def test_priors_share_one_compiled_model_and_each_enters_its_own_density():
+    """Two priors on pi (and on Se, Sp) are one compiled model; each fit swaps its prior in.
+
+    The model is compiled once, or loaded once from the session's disk cache when an earlier
+    test compiled it (either way one model for the two fits).
+
+    The log density under prior B minus that under prior A, at the same points of the model's
+    three normal scores, is the difference of the Beta log densities of pi, Se and Sp there
+    (scipy), so the swapped-in prior is the one the density uses.
+    """
+    from bayesjudge.prevalence.fit import _run
+
+    model_cache_module.clear_model_cache()
+    a = PrevalencePriors()
+    b = PrevalencePriors(pi=Beta(1, 1), se=Beta(9, 1), sp=Beta(0.01, 0.01))
+    data = JudgeData.from_counts(m1=100, x1=90, m0=100, x0=10, n=500, k=300)
+    small = {"draws": 100, "tune": 100, "chains": 2, "progressbar": False, "escalate": False}
+    fit_a = fit_prevalence(data, priors=a, random_seed=1, **small)
+    fit_b = fit_prevalence(data, priors=b, random_seed=1, **small)
+    info = model_cache_info()
+    assert (info.compiles + info.loads, info.hits) == (1, 1)
+    assert fit_a.attrs["priors"] != fit_b.attrs["priors"]
+    assert not np.array_equal(fit_a["posterior"]["pi"], fit_b["posterior"]["pi"])
+
+    counts = {k: np.asarray(v, dtype=np.int64) for k, v in data.counts.as_dict().items()}
+    run_a, run_b = _run((), counts, a, True), _run((), counts, b, True)
+    assert run_a.key == run_b.key
+    compiled = model_cache_module.model_cache().compiled(run_a.key, run_a.build)
+    names = list(compiled.shape_info[0][:3])
+    z = np.random.default_rng(4).normal(size=(200, 3))
+    difference = _callback_log_density(compiled.with_data(**run_b.data), z) - (
+        _callback_log_density(compiled.with_data(**run_a.data), z)
+    )
+    score = {name: z[:, names.index(name)] for name in names}
+    r = stats.norm.cdf(score["judged_rate_z"])
+    gap = stats.norm.cdf(score["se_gap_z"])
+    share = stats.norm.cdf(score["fpr_share_z"])
+    se, fpr = r + (1 - r) * gap, r * share
+    pi = (r - fpr) / (se - fpr)
+
+    def beta_logpdf(priors, pi, se, sp):
+        return sum(
+            stats.beta.logpdf(x, p.alpha, p.beta)
+            for p, x in ((priors.pi, pi), (priors.se, se), (priors.sp, sp))
+        )
+
+    expected = beta_logpdf(b, pi, se, 1 - fpr) - beta_logpdf(a, pi, se, 1 - fpr)
+    np.testing.assert_allclose(difference, expected, rtol=1e-8, atol=1e-8)
