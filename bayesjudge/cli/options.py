@@ -320,12 +320,12 @@ def add_sampler_options(
     """
     from bayesjudge.inference import defaults
 
-    draws = _DEFAULTS.draws if draws is None else draws
+    default_draws = _DEFAULTS.draws if draws is None else draws
     if auto_draws:
         parser.add_argument(
             "--draws",
             type=draws_option,
-            default=draws,
+            default=default_draws,
             metavar="N|auto",
             help="posterior draws per chain (default %(default)s), or auto: draw until the "
             "diagnostics' targets (R-hat, bulk and tail ESS, MCSE) are met, looking every "
@@ -335,7 +335,7 @@ def add_sampler_options(
         parser.add_argument(
             "--draws",
             type=bounded_int(1, MAX_DRAWS),
-            default=draws,
+            default=default_draws,
             metavar="N",
             help="posterior draws per chain (default %(default)s)",
         )
