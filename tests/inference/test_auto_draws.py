@@ -58,6 +58,39 @@ def test_stopping_rule_stops_on_a_divergence_and_not_on_short_chains():
     assert rule.completed is None
 
 
+def test_stopping_rule_record_says_why_the_run_ended():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(4, 500))
+    trace = xr.DataTree.from_dict(
+        {
+            "posterior": xr.Dataset({"pi": (("chain", "draw"), x)}),
+            "sample_stats": xr.Dataset({"diverging": (("chain", "draw"), np.zeros_like(x, bool))}),
+        }
+    )
+    settings = NutsSettings(draws=1000, checkpoint=500)
+    final = check_fit(trace)
+    rule = StoppingRule(lambda t, r: t, rng)
+    assert rule(trace) is True
+    assert rule.completed is not None
+    record = rule.record(sampling.StoppedRun(trace, 500, True), settings, final)
+    assert record["stopped"] == "targets met"
+    assert (record["checkpoint"], record["max_draws"], record["draws"]) == (500, 1000, 500)
+    assert record["targets"] == {
+        "r_hat": 1.01,
+        "ess_bulk": 400.0,
+        "ess_tail": 400.0,
+        "mcse_mean": 0.2,
+        "mcse_low": 0.2,
+        "mcse_high": 0.2,
+        "divergences": 0.0,
+    }
+    assert record["values"]["ess_bulk_min"] == final.ess_bulk_min
+    capped = rule.record(sampling.StoppedRun(trace, 1000, False), settings, final)
+    assert capped["stopped"] == "cap reached"
+    blind = rule.record(sampling.StoppedRun(trace, 1000, False, "no inspect"), settings, final)
+    assert (blind["stopped"], blind["fallback"]) == ("fallback", "no inspect")
+
+
 # --------------------------------------------------------------------------- the sampler
 def _prevalence_run():
     """The unstratified prevalence model as ``fit_prevalence`` caches it (compiled once)."""
