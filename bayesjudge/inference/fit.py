@@ -602,7 +602,10 @@ def fit_model(
         ``sampler``, ``sampler_note``, ``adaptation``, ``draws``, ``tune``, ``chains``,
         ``target_accept``,
         ``sampler_seed`` (of the final attempt), ``attempts``, ``diagnostics``,
-        ``diagnostics_passed``, ``diagnostics_failures`` and ``attrs``.
+        ``diagnostics_passed``, ``diagnostics_failures`` and ``attrs``; with a stopping rule
+        (``settings.checkpoint``, ``draws="auto"``) also ``checkpoint`` and
+        ``stopping_rule`` (JSON: :meth:`StoppingRule.record` of the final attempt), and
+        ``draws`` is then the cap (the draws kept are the posterior's ``draw`` length).
 
     Warns
     -----
