@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 
 import numpy as np
 import pytest
@@ -154,6 +155,33 @@ def test_sampler_without_a_stop_runs_to_the_cap(prevalence):
     assert (run.draws, run.stopped, run.fallback) == (500, False, None)
     assert seen == [200, 400]  # the cap itself is not a checkpoint: it is checked as today
     xr.testing.assert_equal(run.tree["posterior"], fixed["posterior"])
+
+
+def test_an_interrupt_while_deciding_stops_the_sampler(prevalence, monkeypatch):
+    common, _ = prevalence
+    started = []
+    start = sampling._nutpie_background
+
+    def kept(*args, **kwargs):
+        background, compiled = start(*args, **kwargs)
+        started.append(background)
+        return background, compiled
+
+    def interrupted(tree):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sampling, "_nutpie_background", kept)
+    with pytest.raises(KeyboardInterrupt):
+        sampling.sample_nuts_until(
+            **common, decide=interrupted, checkpoint=100, draws=5000, **SETTINGS
+        )
+    (background,) = started
+    deadline = time.monotonic() + 10.0  # cancelled: it stops (at once, in practice)
+    while not sampling._finished(background) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert sampling._finished(background)
+    rows = [batch.num_rows for batch in background.inspect().get_arrow_trace()[0]]
+    assert max(rows) < SETTINGS["tune"] + 5000  # stopped well before the cap
 
 
 class _Blind:
