@@ -603,9 +603,9 @@ def fit_model(
         ``target_accept``,
         ``sampler_seed`` (of the final attempt), ``attempts``, ``diagnostics``,
         ``diagnostics_passed``, ``diagnostics_failures`` and ``attrs``; with a stopping rule
-        (``settings.checkpoint``, ``draws="auto"``) also ``checkpoint`` and
-        ``stopping_rule`` (JSON: :meth:`StoppingRule.record` of the final attempt), and
-        ``draws`` is then the cap (the draws kept are the posterior's ``draw`` length).
+        (``settings.checkpoint``, ``draws="auto"``) also ``checkpoint``, ``draws_kept``
+        (per chain) and ``stopping_rule`` (JSON: :meth:`StoppingRule.record` of the final
+        attempt), and ``draws`` is then the cap.
 
     Warns
     -----
@@ -706,6 +706,7 @@ def fit_model(
         }
     )
     if attempts[-1].stopping is not None:
+        tree.attrs["draws_kept"] = int(attempts[-1].stopping["draws"])
         tree.attrs["stopping_rule"] = json.dumps(attempts[-1].stopping)
     if not diagnostics.passed:
         warnings.warn(_failure_message(run.name, attempts, diagnostics), FitWarning, stacklevel=3)

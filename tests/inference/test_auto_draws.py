@@ -254,7 +254,7 @@ def test_fit_stops_at_the_first_checkpoint_where_the_targets_hold(auto_fit):
     assert rule["max_draws"] == defaults.AUTO_MAX_DRAWS
     assert rule["stopped"] == "targets met"
     assert n >= 2 * b  # seed 1: the targets are not all met at the first checkpoint
-    assert auto["posterior"].sizes["draw"] == n
+    assert auto["posterior"].sizes["draw"] == auto.attrs["draws_kept"] == n
     assert bool(auto.attrs["diagnostics_passed"])
     assert [c["draws"] for c in rule["checkpoints"]] == list(range(b, n + 1, b))
     assert [c["met"] for c in rule["checkpoints"]] == [False] * (n // b - 1) + [True]
