@@ -599,9 +599,13 @@ def sample_nuts_until(
             if raw is None:
                 break
             tree = _tree(raw, background, compiled).isel(draw=slice(0, n))
+            # paused while deciding: the draws the chains would make meanwhile are wasted
+            # when the decision is to stop (it completes and checks the posterior)
+            background.pause()
             if decide(tree):
                 background.cancel()
                 return StoppedRun(tree, n, True)
+            background.resume()
             n += checkpoint
     except _NotInspectable as exc:
         fallback = f"nutpie's draws could not be looked at while it ran ({exc})"
