@@ -448,6 +448,21 @@ class _TakenTrace:
         return self.batches
 
 
+def _control(background: Any, action: str) -> None:
+    """Pause or resume nutpie's background sampler; a failure means it cannot be driven.
+
+    Raises
+    ------
+    _NotInspectable
+        When nutpie offers no such method or it fails (the caller then waits for the cap,
+        and waiting resumes a paused sampler).
+    """
+    try:
+        getattr(background, action)()
+    except Exception as exc:
+        raise _NotInspectable(f"{action}: {type(exc).__name__}: {exc}") from exc
+
+
 def _inspect_until(background: Any, rows: int, clock: Callable[[], float]) -> _TakenTrace | None:
     """Wait until every chain has made ``rows`` steps and return a copy of the raw trace.
 
@@ -508,16 +523,17 @@ def sample_nuts_until(
 
     nutpie runs in the background with at most ``draws`` draws per chain (the cap), all
     chains at once. At the checkpoints n = b, 2b, 3b, ... below ``draws`` (b =
-    ``checkpoint``) it waits until every chain has made n draws after tuning,
-    hands the first n draws of each chain to ``decide`` and, when ``decide`` returns
-    True, stops the sampler and keeps exactly those draws. Each chain has its own random
-    stream, so its first n draws do not depend on timing or on the cap: the same seed
-    gives the same decisions and the same draws. Without a stop the run ends at the cap and
-    holds the draws :func:`sample_nuts` would give for ``draws``.
+    ``checkpoint``) it waits until every chain has made n draws after tuning, hands the
+    first n draws of each chain to ``decide`` and, when ``decide`` returns True, stops the
+    sampler and keeps exactly those draws. The sampler is paused while ``decide`` runs, so
+    no draws are made that a stop would throw away. Each chain has its own random stream, so
+    its first n draws do not depend on timing or on the cap: the same seed gives the same
+    decisions and the same draws. Without a stop the run ends at the cap and holds the draws
+    :func:`sample_nuts` would give for ``draws``.
 
     Where the draws cannot be looked at while the sampler runs (PyMC's own sampler; a nutpie
-    whose background sampler offers no working ``inspect``), the run is the cap's fixed draws
-    and :attr:`StoppedRun.fallback` says why.
+    whose background sampler offers no working ``inspect``, ``pause`` or ``resume``), the
+    run is the cap's fixed draws and :attr:`StoppedRun.fallback` says why.
 
     Parameters
     ----------
@@ -601,11 +617,11 @@ def sample_nuts_until(
             tree = _tree(raw, background, compiled).isel(draw=slice(0, n))
             # paused while deciding: the draws the chains would make meanwhile are wasted
             # when the decision is to stop (it completes and checks the posterior)
-            background.pause()
+            _control(background, "pause")
             if decide(tree):
                 background.cancel()
                 return StoppedRun(tree, n, True)
-            background.resume()
+            _control(background, "resume")
             n += checkpoint
     except _NotInspectable as exc:
         fallback = f"nutpie's draws could not be looked at while it ran ({exc})"

@@ -215,6 +215,33 @@ def test_sampler_falls_back_to_the_cap_where_it_cannot_inspect(prevalence, monke
     xr.testing.assert_equal(run.tree["posterior"], fixed["posterior"])
 
 
+class _Unpausable(_Blind):
+    """nutpie's background sampler, inspectable but without a working ``pause``."""
+
+    def inspect(self):
+        return self._background.inspect()
+
+    def pause(self):
+        raise AttributeError("no pause here")
+
+
+def test_sampler_falls_back_to_the_cap_where_it_cannot_pause(prevalence, monkeypatch):
+    common, fixed = prevalence
+    start = sampling._nutpie_background
+
+    def unpausable(*args, **kwargs):
+        background, compiled = start(*args, **kwargs)
+        return _Unpausable(background), compiled
+
+    monkeypatch.setattr(sampling, "_nutpie_background", unpausable)
+    run = sampling.sample_nuts_until(
+        **common, decide=lambda tree: True, checkpoint=100, draws=500, **SETTINGS
+    )
+    assert (run.draws, run.stopped) == (500, False)
+    assert "pause: AttributeError: no pause here" in run.fallback
+    xr.testing.assert_equal(run.tree["posterior"], fixed["posterior"])
+
+
 def test_pymc_sampler_falls_back_to_the_fixed_draws(monkeypatch):
     calls = []
 
