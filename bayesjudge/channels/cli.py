@@ -208,6 +208,7 @@ def register(commands: Any) -> None:
         target_accept=defaults.CHANNEL_TARGET_ACCEPT,
         priors="rate (beta; default jeffreys)",
         draws=ModelDefault(defaults.CHANNEL_DRAWS),
+        auto_draws=False,  # draws * chains exact draws too
     )
     add_input_options(sub, logs=False, labels=False, threshold=False, epochs=False)
     add_report_options(sub, _cmd_channel)

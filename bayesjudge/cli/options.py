@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from bayesjudge.cli.common import (
     UserError,
@@ -43,6 +43,7 @@ __all__ = [
     "add_prob_and_seed",
     "add_report_options",
     "add_sampler_options",
+    "draws_option",
     "emit_outputs",
     "parse_priors",
 ]
@@ -93,9 +94,13 @@ class SamplerOptions:
 
     Attributes
     ----------
-    draws, tune, chains : int
-        Posterior draws and tuning steps per chain, and chains; the field defaults are the
-        command line's defaults.
+    draws : int or "auto"
+        Posterior draws per chain; ``"auto"`` (``--draws auto``): draw until the diagnostics'
+        targets are met, at most :data:`~bayesjudge.inference.defaults.AUTO_MAX_DRAWS` per
+        chain (:class:`~bayesjudge.inference.fit.StoppingRule`).
+    tune, chains : int
+        Tuning steps per chain, and chains; the field defaults are the command line's
+        defaults.
     target_accept : float or None
         NUTS target acceptance; None for the model's own (its fit module's ``TARGET_ACCEPT``).
     random_seed : int
@@ -117,7 +122,7 @@ class SamplerOptions:
      'random_seed': 20261123, 'progressbar': None}
     """
 
-    draws: int = 2000
+    draws: int | Literal["auto"] = 2000
     tune: int = 1000
     chains: int = 4
     target_accept: float | None = None
@@ -174,6 +179,24 @@ def parse_priors[P: Priors](kind: type[P], specs: Sequence[str]) -> P:
         return kind().updated(list(specs))
     except ValueError as exc:
         raise UserError(f"--prior: {exc}") from None
+
+
+def draws_option(text: str) -> int | Literal["auto"]:
+    """Argument type of ``--draws``: a whole number from 1 to ``MAX_DRAWS``, or ``auto``.
+
+    Examples
+    --------
+    >>> draws_option("500"), draws_option("auto")
+    (500, 'auto')
+    """
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return bounded_int(1, MAX_DRAWS)(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number from 1 to {MAX_DRAWS:,} or 'auto'; got {text!r}"
+        ) from None
 
 
 def add_prob_and_seed(parser: argparse.ArgumentParser) -> None:
@@ -275,6 +298,7 @@ def add_sampler_options(
     target_accept: float | ModelDefault,
     priors: str,
     draws: int | ModelDefault | None = None,
+    auto_draws: bool = True,
 ) -> None:
     """Add the sampler options every fitting command has, and ``--prior``.
 
@@ -290,10 +314,32 @@ def add_sampler_options(
     draws : int or ModelDefault, optional
         The command's default draws per chain, where it differs from
         :class:`SamplerOptions`'s.
+    auto_draws : bool, default True
+        Whether ``--draws`` also takes ``auto`` (:func:`draws_option`); False for a command
+        whose draws also set the size of draws made without a sampler.
     """
-    draws = _DEFAULTS.draws if draws is None else draws
+    from bayesjudge.inference import defaults
+
+    default_draws = _DEFAULTS.draws if draws is None else draws
+    if auto_draws:
+        parser.add_argument(
+            "--draws",
+            type=draws_option,
+            default=default_draws,
+            metavar="N|auto",
+            help="posterior draws per chain (default %(default)s), or auto: draw until the "
+            "diagnostics' targets (R-hat, bulk and tail ESS, MCSE) are met, looking every "
+            f"{defaults.AUTO_CHECKPOINT} draws per chain, at most {defaults.AUTO_MAX_DRAWS}",
+        )
+    else:
+        parser.add_argument(
+            "--draws",
+            type=bounded_int(1, MAX_DRAWS),
+            default=default_draws,
+            metavar="N",
+            help="posterior draws per chain (default %(default)s)",
+        )
     for flag, low, high, default, what in (
-        ("--draws", 1, MAX_DRAWS, draws, "posterior draws per chain"),
         ("--tune", 0, MAX_DRAWS, _DEFAULTS.tune, "tuning steps per chain"),
         ("--chains", 1, MAX_CHAINS, _DEFAULTS.chains, "chains"),
     ):

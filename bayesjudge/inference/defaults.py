@@ -16,6 +16,8 @@ Examples
 from __future__ import annotations
 
 __all__ = [
+    "AUTO_CHECKPOINT",
+    "AUTO_MAX_DRAWS",
     "BATCHES_TARGET_ACCEPT",
     "CHANNEL_DRAWS",
     "CHANNEL_TARGET_ACCEPT",
@@ -27,6 +29,12 @@ __all__ = [
     "SYSTEMS_TARGET_ACCEPT",
 ]
 
+#: ``draws="auto"`` (``--draws auto``): draws per chain between two looks at the diagnostics'
+#: targets (:func:`bayesjudge.inference.sampling.sample_nuts_until`) ...
+AUTO_CHECKPOINT = 250
+#: ... and the most draws per chain it makes (the fixed default's: a fit that has not met the
+#: targets by then is the default fit, checked and retried as one).
+AUTO_MAX_DRAWS = 2000
 #: NUTS target acceptance of the prevalence model: 0.95, and 0.99 in the funnel of the
 #: stratified hierarchy (keyed by whether the fit is stratified).
 PREVALENCE_TARGET_ACCEPT: dict[bool, float] = {False: 0.95, True: 0.99}

@@ -21,21 +21,28 @@ checked and recorded the same way:
    the command line) the command are written into the root attrs, and a fit that still fails
    warns with :class:`~bayesjudge.errors.FitWarning` naming each failed check and what to try.
 
+With ``draws="auto"`` (:attr:`NutsSettings.checkpoint` set) step 1 stops at the first
+checkpoint where the sampler checks of step 3 hold (:class:`StoppingRule`,
+:func:`~bayesjudge.inference.sampling.sample_nuts_until`), and the rule, the draws kept and the
+values at stopping are recorded in the attempt and in ``attrs["stopping_rule"]``.
+
 Read the checks back with :func:`diagnostics_of` and the attempts with :func:`attempts_of`.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import warnings
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
-from typing import Any
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal
 
 import numpy as np
 import xarray as xr
 
 from bayesjudge.errors import FitWarning
+from bayesjudge.inference import defaults
 from bayesjudge.inference.cache import model_cache
 from bayesjudge.inference.diagnostics import Check, Diagnostics, check_fit
 from bayesjudge.inference.progress import line_stream
@@ -43,20 +50,25 @@ from bayesjudge.inference.provenance import provenance_attrs
 from bayesjudge.inference.sampling import (
     Adaptation,
     Sampler,
+    StoppedRun,
     draw_sampler_seed,
     progressbar_default,
     resolve_sampler,
     sample_nuts,
+    sample_nuts_until,
 )
 from bayesjudge.priors import Priors
 from bayesjudge.validation import MAX_CHAINS, MAX_DRAWS, check_int, check_prob, seed_stream
 
 __all__ = [
+    "AUTO",
     "MAX_CHAINS",
     "MAX_DRAWS",
     "Attempt",
+    "Draws",
     "ModelRun",
     "NutsSettings",
+    "StoppingRule",
     "attempts_of",
     "diagnostics_of",
     "fit_model",
@@ -76,6 +88,10 @@ _SAMPLER_CHECKS = frozenset(
 _LENGTHEN_MARGIN = 2.0
 #: Largest factor a lengthened retry multiplies the draws by; a larger shortfall escalates.
 _MAX_LENGTHEN = 5.0
+#: ``draws="auto"``: sample until the diagnostics' targets are met (:class:`StoppingRule`).
+AUTO = "auto"
+#: Draws per chain: a number, or :data:`AUTO`.
+Draws = int | Literal["auto"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,29 +101,51 @@ class NutsSettings:
     Attributes
     ----------
     draws : int
-        Draws per chain kept after tuning.
+        Draws per chain kept after tuning; with :attr:`checkpoint`, the most draws per chain.
+        ``"auto"`` stands for :data:`~bayesjudge.inference.defaults.AUTO_MAX_DRAWS` with
+        :data:`~bayesjudge.inference.defaults.AUTO_CHECKPOINT`.
     tune : int
         Tuning steps per chain.
     chains : int
         Independent chains.
     target_accept : float
         NUTS target acceptance rate in (0, 1); higher means smaller steps.
+    checkpoint : int or None
+        None: exactly ``draws`` draws per chain. Otherwise the sampler stops at the first
+        multiple of ``checkpoint`` draws per chain at which the diagnostics' targets are met
+        (:class:`StoppingRule`), and at ``draws`` at the latest.
 
     Examples
     --------
     >>> NutsSettings(draws=1000, tune=1000, chains=4, target_accept=0.95).escalated()
     NutsSettings(draws=2000, tune=3000, chains=4, target_accept=0.99)
+    >>> NutsSettings(draws="auto")
+    NutsSettings(draws=2000, tune=1000, chains=4, target_accept=0.95, checkpoint=250)
     """
 
     draws: int = 2000
     tune: int = 1000
     chains: int = 4
     target_accept: float = 0.95
+    checkpoint: int | None = None
 
     def __post_init__(self) -> None:
+        draws: Any = self.draws
+        if isinstance(draws, str):
+            if draws != AUTO:
+                raise ValueError(f"draws must be a whole number or 'auto'; got {draws!r}")
+            draws = defaults.AUTO_MAX_DRAWS
+            if self.checkpoint is None:
+                object.__setattr__(self, "checkpoint", defaults.AUTO_CHECKPOINT)
         object.__setattr__(
-            self, "draws", check_int(self.draws, name="draws", minimum=1, maximum=MAX_DRAWS)
+            self, "draws", check_int(draws, name="draws", minimum=1, maximum=MAX_DRAWS)
         )
+        if self.checkpoint is not None:
+            object.__setattr__(
+                self,
+                "checkpoint",
+                check_int(self.checkpoint, name="checkpoint", minimum=1, maximum=MAX_DRAWS),
+            )
         object.__setattr__(
             self, "tune", check_int(self.tune, name="tune", minimum=0, maximum=MAX_DRAWS)
         )
@@ -118,16 +156,31 @@ class NutsSettings:
             self, "target_accept", check_prob(self.target_accept, name="target_accept")
         )
 
+    def __repr__(self) -> str:
+        fixed = (
+            f"NutsSettings(draws={self.draws}, tune={self.tune}, chains={self.chains}, "
+            f"target_accept={self.target_accept}"
+        )
+        rule = "" if self.checkpoint is None else f", checkpoint={self.checkpoint}"
+        return f"{fixed}{rule})"
+
     @classmethod
     def of(
-        cls, draws: int, tune: int, chains: int, target_accept: float | None, default: float
+        cls, draws: Draws, tune: int, chains: int, target_accept: float | None, default: float
     ) -> NutsSettings:
         """Return the settings of a fit function's keywords, ``target_accept`` None: ``default``.
 
         >>> NutsSettings.of(1000, 500, 2, None, 0.9).target_accept
         0.9
+        >>> NutsSettings.of("auto", 500, 2, None, 0.9).checkpoint
+        250
         """
-        return cls(draws, tune, chains, default if target_accept is None else target_accept)
+        return cls(
+            draws,  # type: ignore[arg-type]  # "auto" is resolved in __post_init__
+            tune,
+            chains,
+            default if target_accept is None else target_accept,
+        )
 
     def escalated(self) -> NutsSettings:
         """Return the settings of the one retry: smaller steps, longer tuning, more draws.
@@ -141,6 +194,7 @@ class NutsSettings:
             tune=min(max(3 * self.tune, 3000), MAX_DRAWS),
             chains=self.chains,
             target_accept=round(min(0.999, 1.0 - (1.0 - self.target_accept) / 5.0), 6),
+            checkpoint=self.checkpoint,
         )
 
     def lengthened(self, factor: float) -> NutsSettings:
@@ -161,11 +215,15 @@ class NutsSettings:
             tune=self.tune,
             chains=self.chains,
             target_accept=self.target_accept,
+            checkpoint=self.checkpoint,
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the settings as plain values."""
-        return asdict(self)
+        """Return the settings as plain values (``checkpoint`` only when it is set)."""
+        out = asdict(self)
+        if self.checkpoint is None:
+            del out["checkpoint"]
+        return out
 
 
 def draws_factor(failures: Sequence[Check]) -> float:
@@ -256,21 +314,29 @@ class Attempt:
         Whether every diagnostic check passed.
     failures : tuple of str
         The failed checks, described (e.g. ``divergences(sampler) = 2 (needs <= 0)``).
+    stopping : mapping or None
+        With a stopping rule (``draws="auto"``), its record (:meth:`StoppingRule.record`):
+        the checkpoint, the cap, the draws kept, why it stopped, the targets, the values at
+        stopping and each checkpoint looked at. None for a fixed number of draws.
     """
 
     settings: NutsSettings
     sampler_seed: int
     passed: bool
     failures: tuple[str, ...]
+    stopping: Mapping[str, Any] | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the attempt as plain values (JSON-ready)."""
-        return {
+        out = {
             **self.settings.to_dict(),
             "sampler_seed": self.sampler_seed,
             "passed": self.passed,
             "failures": list(self.failures),
         }
+        if self.stopping is not None:
+            out["stopping"] = dict(self.stopping)
+        return out
 
     @classmethod
     def from_dict(cls, value: Mapping[str, Any]) -> Attempt:
@@ -280,10 +346,163 @@ class Attempt:
             tune=value["tune"],
             chains=value["chains"],
             target_accept=value["target_accept"],
+            checkpoint=value.get("checkpoint"),
         )
         return cls(
-            settings, int(value["sampler_seed"]), bool(value["passed"]), tuple(value["failures"])
+            settings,
+            int(value["sampler_seed"]),
+            bool(value["passed"]),
+            tuple(value["failures"]),
+            value.get("stopping"),
         )
+
+
+def _sampler_checks_pass(diagnostics: Diagnostics) -> bool:
+    """Whether every sampler check (R-hat, ESS, MCSE, divergences) of ``diagnostics`` passed."""
+    return all(c.passed for c in diagnostics.checks if c.name in _SAMPLER_CHECKS)
+
+
+def _headline(diagnostics: Diagnostics) -> dict[str, Any]:
+    """Return the values the stopping rule compares with its targets (the worst of each)."""
+    full = diagnostics.to_dict()
+    mcse = [c.value for c in diagnostics.checks if c.name.startswith("mcse")]
+    return {
+        "r_hat_max": full["r_hat_max"],
+        "ess_bulk_min": full["ess_bulk_min"],
+        "ess_tail_min": full["ess_tail_min"],
+        "mcse_max": float(np.max(mcse)) if mcse else None,
+        "divergences": full["divergences"],
+    }
+
+
+class StoppingRule:
+    """The decision at each checkpoint of a fit with ``draws="auto"``, and its record.
+
+    Called with the ``posterior`` and ``sample_stats`` of the first n draws of each chain
+    (:func:`~bayesjudge.inference.sampling.sample_nuts_until`), it returns True, "stop here",
+    when
+
+    * the sampler checks of :func:`~bayesjudge.inference.diagnostics.check_fit` (R-hat,
+      bulk and tail ESS, the MCSE of the mean and of the interval bounds, divergences) pass
+      on those draws, with the thresholds, variables and ``prob`` the fit's final check uses.
+      They are run first on the sampled variables; when those pass, the draws are completed
+      as the fit completes them (``complete``, with a copy of its random generator) and the
+      same checks run on the completed posterior, as the final check will. The completed tree
+      is kept (:attr:`completed`), so that the fit does not complete the same draws twice; or
+    * a divergent transition occurred: more draws cannot remove it, and the fit's retry
+      with smaller steps is what helps.
+
+    The same seed gives the same draws at each checkpoint and so the same decisions.
+
+    Parameters
+    ----------
+    complete : callable
+        The fit's ``complete(tree, rng)``.
+    rng : Generator
+        The fit's random generator, at the state with which ``complete`` will be called
+        (it is copied, never advanced).
+    check_vars, mcse_vars : sequence of str, optional
+        As in :func:`fit_model`.
+    prob : float
+        As in :func:`fit_model`.
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> x = np.random.default_rng(0).normal(size=(4, 500))
+    >>> trace = xr.DataTree.from_dict({
+    ...     "posterior": xr.Dataset({"pi": (("chain", "draw"), x)}),
+    ...     "sample_stats": xr.Dataset({"diverging": (("chain", "draw"), x < -9)})})
+    >>> rule = StoppingRule(lambda tree, rng: tree, np.random.default_rng(1), prob=0.95)
+    >>> rule(trace), rule.checkpoints[0]["met"]
+    (True, True)
+    """
+
+    def __init__(
+        self,
+        complete: Callable[[xr.DataTree, np.random.Generator], xr.DataTree],
+        rng: np.random.Generator,
+        *,
+        check_vars: Sequence[str] | None = None,
+        mcse_vars: Sequence[str] | None = None,
+        prob: float = 0.95,
+    ) -> None:
+        self._complete = complete
+        self._rng = rng
+        self._check_vars = None if check_vars is None else list(check_vars)
+        self._mcse_vars = None if mcse_vars is None else list(mcse_vars)
+        self._prob = prob
+        #: Each checkpoint looked at: draws per chain, whether the targets were met, values.
+        self.checkpoints: list[dict[str, Any]] = []
+        #: At the checkpoint that stopped the run on met targets: the completed tree and the
+        #: state of the random generator after completing it.
+        self.completed: tuple[xr.DataTree, Mapping[str, Any]] | None = None
+
+    def _check(self, tree: xr.DataTree, *, sampled_only: bool) -> Diagnostics:
+        names, mcse = self._check_vars, self._mcse_vars
+        if sampled_only:
+            present = set(tree["posterior"].data_vars)
+            names = sorted(present) if names is None else [v for v in names if v in present]
+            if mcse is not None:
+                mcse = [v for v in mcse if v in names]
+        return check_fit(
+            tree, var_names=names, mcse_var_names=mcse, prob=self._prob, predictive=False
+        )
+
+    def __call__(self, trace: xr.DataTree) -> bool:
+        """Return whether to stop at these draws (see the class docstring)."""
+        self.completed = None
+        n = int(trace["posterior"].sizes["draw"])
+        divergent = int(trace["sample_stats"]["diverging"].sum())
+        if divergent > 0:
+            self.checkpoints.append({"draws": n, "met": False, "divergences": divergent})
+            return True
+        diagnostics = self._check(trace, sampled_only=True)
+        met = _sampler_checks_pass(diagnostics)
+        if met:
+            twin = copy.deepcopy(self._rng)
+            tree = self._complete(trace, twin)
+            diagnostics = self._check(tree, sampled_only=False)
+            met = _sampler_checks_pass(diagnostics)
+            if met:
+                self.completed = (tree, twin.bit_generator.state)
+        self.checkpoints.append({"draws": n, "met": met, **_headline(diagnostics)})
+        return met
+
+    def record(self, run: StoppedRun, settings: NutsSettings, final: Diagnostics) -> dict[str, Any]:
+        """Return the rule's record of one attempt (JSON-ready).
+
+        ``rule``, ``checkpoint``, ``max_draws`` (the cap), ``draws`` (kept per chain),
+        ``stopped`` (``"targets met"``, ``"divergent transitions"``, ``"cap reached"``, or
+        ``"fallback"`` with ``fallback`` saying why), ``targets`` (each sampler check's
+        threshold), ``values`` (the final check's worst values, at stopping) and
+        ``checkpoints`` (each one looked at).
+        """
+        if run.fallback is not None:
+            stopped = "fallback"
+        elif not run.stopped:
+            stopped = "cap reached"
+        elif self.checkpoints and self.checkpoints[-1]["met"]:
+            stopped = "targets met"
+        else:
+            stopped = "divergent transitions"
+        targets: dict[str, float] = {}
+        for check in final.checks:
+            if check.name in _SAMPLER_CHECKS:
+                targets.setdefault(check.name, check.threshold)
+        out: dict[str, Any] = {
+            "rule": "stop at the first checkpoint where every sampler check passes",
+            "checkpoint": settings.checkpoint,
+            "max_draws": settings.draws,
+            "draws": run.draws,
+            "stopped": stopped,
+            "targets": targets,
+            "values": _headline(final),
+            "checkpoints": list(self.checkpoints),
+        }
+        if run.fallback is not None:
+            out["fallback"] = run.fallback
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,7 +602,10 @@ def fit_model(
         ``sampler``, ``sampler_note``, ``adaptation``, ``draws``, ``tune``, ``chains``,
         ``target_accept``,
         ``sampler_seed`` (of the final attempt), ``attempts``, ``diagnostics``,
-        ``diagnostics_passed``, ``diagnostics_failures`` and ``attrs``.
+        ``diagnostics_passed``, ``diagnostics_failures`` and ``attrs``; with a stopping rule
+        (``settings.checkpoint``, ``draws="auto"``) also ``checkpoint``, ``draws_kept``
+        (per chain) and ``stopping_rule`` (JSON: :meth:`StoppingRule.record` of the final
+        attempt), and ``draws`` is then the cap.
 
     Warns
     -----
@@ -399,23 +621,42 @@ def fit_model(
     current = settings
     while True:
         seed = draw_sampler_seed(rng)
-        trace = sample_nuts(
-            model_cache(),
-            run.key,
-            run.build,
-            run.data,
-            draws=current.draws,
-            tune=current.tune,
-            chains=current.chains,
-            seed=seed,
-            progressbar=show,
-            target_accept=current.target_accept,
-            sampler=used,
-            start=run.start,
-            adaptation=run.adaptation,
-            progress_lines=lines,
-        )
-        tree = complete(trace, rng)
+        sampling: dict[str, Any] = {
+            "draws": current.draws,
+            "tune": current.tune,
+            "chains": current.chains,
+            "seed": seed,
+            "progressbar": show,
+            "target_accept": current.target_accept,
+            "sampler": used,
+            "start": run.start,
+            "adaptation": run.adaptation,
+            "progress_lines": lines,
+        }
+        rule: StoppingRule | None = None
+        stopped: StoppedRun | None = None
+        if current.checkpoint is None:
+            tree = complete(
+                sample_nuts(model_cache(), run.key, run.build, run.data, **sampling), rng
+            )
+        else:
+            rule = StoppingRule(
+                complete, rng, check_vars=check_vars, mcse_vars=mcse_vars, prob=prob
+            )
+            stopped = sample_nuts_until(
+                model_cache(),
+                run.key,
+                run.build,
+                run.data,
+                decide=rule,
+                checkpoint=current.checkpoint,
+                **sampling,
+            )
+            if stopped.stopped and rule.completed is not None:
+                tree, state = rule.completed  # these draws, completed as below
+                rng.bit_generator.state = state
+            else:
+                tree = complete(stopped.tree, rng)
         diagnostics = check_fit(
             tree,
             var_names=check_vars,
@@ -428,7 +669,13 @@ def fit_model(
             diagnostics = Diagnostics((*diagnostics.checks, *extra), diagnostics.prob)
         attempts.append(
             Attempt(
-                current, seed, diagnostics.passed, tuple(c.describe() for c in diagnostics.failures)
+                current,
+                seed,
+                diagnostics.passed,
+                tuple(c.describe() for c in diagnostics.failures),
+                None
+                if rule is None or stopped is None
+                else rule.record(stopped, current, diagnostics),
             )
         )
         retry = (
@@ -458,6 +705,9 @@ def fit_model(
             **(attrs or {}),
         }
     )
+    if attempts[-1].stopping is not None:
+        tree.attrs["draws_kept"] = int(attempts[-1].stopping["draws"])
+        tree.attrs["stopping_rule"] = json.dumps(attempts[-1].stopping)
     if not diagnostics.passed:
         warnings.warn(_failure_message(run.name, attempts, diagnostics), FitWarning, stacklevel=3)
     return tree

@@ -35,12 +35,14 @@ __all__ = [
     "Adaptation",
     "NutsDraws",
     "Sampler",
+    "StoppedRun",
     "draw_sampler_seed",
     "nutpie_installed",
     "progressbar_default",
     "resolve_sampler",
     "sample_nuts",
     "sample_nuts_draws",
+    "sample_nuts_until",
 ]
 
 Sampler = Literal["auto", "nutpie", "pymc"]
@@ -150,6 +152,31 @@ def _nutpie_sample(
     directly from the arrays: about ten times faster for the small models here). A Ctrl-C
     while it samples raises ``KeyboardInterrupt`` (:func:`_wait`), never a partial trace.
     """
+    raw_trace = as_tree or bool(options.pop("return_raw_trace", False))
+    background, compiled = _nutpie_background(
+        cache, key, build, data, tune=tune, start=start, raw_trace=raw_trace, **options
+    )
+    raw = _wait(background)
+    if not as_tree:
+        return raw
+    return _tree(raw, background, compiled)
+
+
+def _nutpie_background(
+    cache: ModelCache,
+    key: Hashable,
+    build: Callable[[], Any],
+    data: Mapping[str, Any],
+    *,
+    tune: int,
+    start: Mapping[str, np.ndarray] | None,
+    raw_trace: bool,
+    **options: Any,
+) -> tuple[Any, Any]:
+    """Start nutpie in the background on a copy of the cached compiled model with ``data``.
+
+    Returns the background sampler and the compiled model it runs.
+    """
     import dataclasses
 
     from bayesjudge._lazy import deferring
@@ -167,7 +194,6 @@ def _nutpie_sample(
             initial_point_func=_start_function(start, list(names), list(slices), compiled.n_dim),
         )
     # nuts-rs needs at least one tuning step; warm-up draws are never kept
-    raw_trace = as_tree or bool(options.pop("return_raw_trace", False))
     background = nutpie.sample(
         compiled,
         tune=max(tune, 1),
@@ -176,9 +202,13 @@ def _nutpie_sample(
         blocking=False,
         **options,
     )
-    raw = _wait(background)
-    if not as_tree:
-        return raw
+    return background, compiled
+
+
+def _tree(raw: Any, background: Any, compiled: Any) -> xr.DataTree:
+    """Return the ``posterior`` and ``sample_stats`` of a raw trace (:func:`tree_from_raw`)."""
+    import nutpie
+
     from bayesjudge.inference._nutpie_tree import tree_from_raw
 
     # the settings nutpie records in sample_stats.attrs (and which statistics it keeps); a
@@ -363,6 +393,242 @@ def sample_nuts(
             "sample_stats": trace["sample_stats"].to_dataset(),
         }
     )
+
+
+#: Seconds between two looks at the background sampler's trace at most, and at least.
+_POLL_MAX = 0.25
+_POLL_MIN = 0.005
+
+
+@dataclass(frozen=True, slots=True)
+class StoppedRun:
+    """What :func:`sample_nuts_until` returns: the draws kept and how the run ended.
+
+    Attributes
+    ----------
+    tree : DataTree
+        Groups ``posterior`` and ``sample_stats``: the first :attr:`draws` draws of each chain.
+    draws : int
+        Draws per chain kept.
+    stopped : bool
+        Whether ``decide`` stopped the sampler at a checkpoint (False: it ran to the cap).
+    fallback : str or None
+        Why the draws could not be looked at while the sampler ran, so that the fit holds the
+        cap's draws; None when they could.
+    """
+
+    tree: xr.DataTree
+    draws: int
+    stopped: bool
+    fallback: str | None = None
+
+
+class _NotInspectable(Exception):
+    """nutpie's background sampler gave no usable trace while it ran."""
+
+
+def _finished(background: Any) -> bool:
+    """Whether nutpie's background sampler has finished (0.16 raises TimeoutError if not)."""
+    try:
+        return bool(background.is_finished)
+    except TimeoutError:
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class _TakenTrace:
+    """A raw nutpie trace whose arrow batches were taken (nutpie gives them out once)."""
+
+    batches: tuple[Any, Any]
+
+    def is_arrow(self) -> bool:
+        return True
+
+    def get_arrow_trace(self) -> tuple[Any, Any]:
+        return self.batches
+
+
+def _control(background: Any, action: str) -> None:
+    """Pause or resume nutpie's background sampler; a failure means it cannot be driven.
+
+    Raises
+    ------
+    _NotInspectable
+        When nutpie offers no such method or it fails (the caller then waits for the cap,
+        and waiting resumes a paused sampler).
+    """
+    try:
+        getattr(background, action)()
+    except Exception as exc:
+        raise _NotInspectable(f"{action}: {type(exc).__name__}: {exc}") from exc
+
+
+def _inspect_until(background: Any, rows: int, clock: Callable[[], float]) -> _TakenTrace | None:
+    """Wait until every chain has made ``rows`` steps and return a copy of the raw trace.
+
+    The wait between two looks is the time the slowest chain needs for the rest at the rate it
+    went since the last look (within :data:`_POLL_MIN` and :data:`_POLL_MAX` seconds). Returns
+    None when the sampler finished first (an error, which waiting for it raises).
+
+    Raises
+    ------
+    _NotInspectable
+        When nutpie offers no ``inspect`` or it fails.
+    """
+    import time
+
+    last: tuple[float, int] | None = None
+    pause = _POLL_MIN
+    while True:
+        check_interrupted()
+        try:
+            raw = _TakenTrace(background.inspect().get_arrow_trace())
+            done = min(int(batch.num_rows) for batch in raw.batches[0])
+        except Exception as exc:  # an older or changed nutpie: the caller waits for the cap
+            raise _NotInspectable(f"{type(exc).__name__}: {exc}") from exc
+        if done >= rows:
+            return raw
+        if _finished(background):
+            return None
+        now = clock()
+        if last is not None and done > last[1]:
+            pause = (rows - done) * (now - last[0]) / (done - last[1])
+        else:
+            pause = 2.0 * pause
+        pause = min(max(pause, _POLL_MIN), _POLL_MAX)
+        last = (now, done)
+        time.sleep(pause)
+
+
+def sample_nuts_until(
+    cache: ModelCache,
+    key: Hashable,
+    build: Callable[[], Any],
+    data: Mapping[str, Any],
+    *,
+    decide: Callable[[xr.DataTree], bool],
+    checkpoint: int,
+    draws: int,
+    tune: int,
+    chains: int,
+    seed: int,
+    progressbar: bool,
+    target_accept: float,
+    sampler: Literal["nutpie", "pymc"],
+    start: Mapping[str, np.ndarray] | None = None,
+    adaptation: Adaptation = "diag",
+    progress_lines: TextIO | None = None,
+) -> StoppedRun:
+    """Sample like :func:`sample_nuts`, stopping at the first checkpoint ``decide`` accepts.
+
+    nutpie runs in the background with at most ``draws`` draws per chain (the cap), all
+    chains at once. At the checkpoints n = b, 2b, 3b, ... below ``draws`` (b =
+    ``checkpoint``) it waits until every chain has made n draws after tuning, hands the
+    first n draws of each chain to ``decide`` and, when ``decide`` returns True, stops the
+    sampler and keeps exactly those draws. The sampler is paused while ``decide`` runs, so
+    no draws are made that a stop would throw away. Each chain has its own random stream, so
+    its first n draws do not depend on timing or on the cap: the same seed gives the same
+    decisions and the same draws. Without a stop the run ends at the cap and holds the draws
+    :func:`sample_nuts` would give for ``draws``.
+
+    Where the draws cannot be looked at while the sampler runs (PyMC's own sampler; a nutpie
+    whose background sampler offers no working ``inspect``, ``pause`` or ``resume``), the
+    run is the cap's fixed draws and :attr:`StoppedRun.fallback` says why.
+
+    Parameters
+    ----------
+    cache, key, build, data, tune, chains, seed, progressbar, target_accept, sampler
+        As in :func:`sample_nuts`.
+    start, adaptation, progress_lines
+        As in :func:`sample_nuts`.
+    decide : callable
+        ``decide(tree)`` takes the ``posterior`` and ``sample_stats`` of the first n
+        draws of each chain and returns whether to stop there.
+    checkpoint : int
+        Draws per chain between two checkpoints.
+    draws : int
+        The cap: draws per chain when no checkpoint stops the run.
+
+    Returns
+    -------
+    StoppedRun
+
+    Raises
+    ------
+    KeyboardInterrupt
+        On a Ctrl-C while sampling or deciding, as in :func:`sample_nuts`.
+    """
+    if sampler != "nutpie":
+        tree = sample_nuts(
+            cache,
+            key,
+            build,
+            data,
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            seed=seed,
+            progressbar=progressbar,
+            target_accept=target_accept,
+            sampler=sampler,
+            start=start,
+            adaptation=adaptation,
+            progress_lines=progress_lines,
+        )
+        return StoppedRun(
+            tree,
+            draws,
+            False,
+            "PyMC's own sampler cannot be looked at while it runs",
+        )
+    import time
+
+    lines: dict[str, Any] = {}
+    if progress_lines is not None and not progressbar:
+        from bayesjudge.inference.progress import ProgressLines
+
+        lines = {"progress_callback": ProgressLines(progress_lines), "progress_rate": 500}
+    # every chain on its own thread, so that all of them reach each checkpoint together
+    background, compiled = _nutpie_background(
+        cache,
+        key,
+        build,
+        data,
+        tune=tune,
+        start=start,
+        raw_trace=True,
+        draws=draws,
+        chains=chains,
+        cores=chains,
+        seed=seed,
+        progress_bar=progressbar,
+        target_accept=target_accept,
+        adaptation=adaptation,
+        **lines,
+    )
+    offset = max(tune, 1)  # nutpie's trace holds the tuning steps too
+    fallback = None
+    try:
+        n = checkpoint
+        while n < draws:
+            raw = _inspect_until(background, offset + n, time.monotonic)
+            if raw is None:
+                break
+            tree = _tree(raw, background, compiled).isel(draw=slice(0, n))
+            # paused while deciding: the draws the chains would make meanwhile are wasted
+            # when the decision is to stop (it completes and checks the posterior)
+            _control(background, "pause")
+            if decide(tree):
+                background.cancel()
+                return StoppedRun(tree, n, True)
+            _control(background, "resume")
+            n += checkpoint
+    except _NotInspectable as exc:
+        fallback = f"nutpie's draws could not be looked at while it ran ({exc})"
+    except BaseException:  # KeyboardInterrupt included: nothing of an interrupted run is kept
+        background.cancel()
+        raise
+    return StoppedRun(_tree(_wait(background), background, compiled), draws, False, fallback)
 
 
 @dataclass(frozen=True, slots=True)
