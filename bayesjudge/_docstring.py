@@ -15,8 +15,14 @@ __all__ = ["SAMPLER_PARAMETERS", "fill_doc"]
 #: The numpydoc entries of the sampler keywords that every fit function takes, in the order of
 #: their signatures; a fit function's docstring names them with a ``%(sampler_parameters)s``
 #: line. A fit module's ``TARGET_ACCEPT`` documents its model's default target acceptance.
-SAMPLER_PARAMETERS = """draws, tune, chains : int
-    Posterior draws per chain, tuning steps per chain and chains (defaults as in the signature).
+SAMPLER_PARAMETERS = """draws : int or "auto"
+    Posterior draws per chain (default as in the signature). ``"auto"`` samples until the
+    diagnostics' targets hold, looking every :data:`~bayesjudge.inference.defaults.AUTO_CHECKPOINT`
+    draws per chain up to :data:`~bayesjudge.inference.defaults.AUTO_MAX_DRAWS`
+    (:class:`bayesjudge.inference.fit.StoppingRule`); the rule is recorded in the posterior's
+    attrs.
+tune, chains : int
+    Tuning steps per chain and chains (defaults as in the signature).
 target_accept : float, optional
     NUTS target acceptance rate in (0, 1); by default the model's :data:`TARGET_ACCEPT`.
 random_seed : int, Generator or None

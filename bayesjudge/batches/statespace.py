@@ -42,7 +42,7 @@ from bayesjudge.errors import DataError
 from bayesjudge.estimators.intervals import wilson_interval
 from bayesjudge.inference.defaults import BATCHES_TARGET_ACCEPT
 from bayesjudge.inference.diagnostics import Diagnostics
-from bayesjudge.inference.fit import ModelRun, NutsSettings, diagnostics_of, fit_model
+from bayesjudge.inference.fit import Draws, ModelRun, NutsSettings, diagnostics_of, fit_model
 from bayesjudge.inference.ppc import TablePredictiveCheck
 from bayesjudge.inference.predictive import predictive_counts
 from bayesjudge.inference.sampling import Sampler
@@ -444,7 +444,7 @@ def fit_drift(
     fixed_steps: float | None = None,
     drift_size: float = 0.05,
     drift_prob: float = 0.9,
-    draws: int = 1000,
+    draws: Draws = 1000,
     tune: int = 1000,
     chains: int = 4,
     target_accept: float | None = None,

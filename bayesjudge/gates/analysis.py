@@ -25,7 +25,7 @@ from bayesjudge.gates.data import LoopLog, Rulings
 from bayesjudge.gates.fit import REPORTED, Calibration, fit_gate, gate_calibration_check
 from bayesjudge.gates.loops import ppv_correction, replay_loop, slip_parameters
 from bayesjudge.inference.diagnostics import Diagnostics
-from bayesjudge.inference.fit import Attempt, attempts_of, diagnostics_of
+from bayesjudge.inference.fit import Attempt, Draws, attempts_of, diagnostics_of
 from bayesjudge.inference.provenance import provenance, seed_label
 from bayesjudge.inference.summary import posterior_summary
 from bayesjudge.priors import GatePriors
@@ -296,7 +296,7 @@ def analyze_gate(
     prob: float = 0.95,
     priors: GatePriors | None = None,
     calibration: Calibration = "by_class",
-    draws: int = 2000,
+    draws: Draws = 2000,
     tune: int = 1000,
     chains: int = 4,
     target_accept: float | None = None,

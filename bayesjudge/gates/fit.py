@@ -38,7 +38,7 @@ from bayesjudge.gates.data import Rulings
 from bayesjudge.gates.predictive import gate_predictive_check
 from bayesjudge.gates.start import gate_start
 from bayesjudge.inference import defaults
-from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
+from bayesjudge.inference.fit import Draws, ModelRun, NutsSettings, fit_model
 from bayesjudge.inference.ppc import TablePredictiveCheck
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.priors import GatePriors
@@ -244,7 +244,7 @@ def fit_gate(
     caps: ArrayLike = (1, 2, 5),
     priors: GatePriors | None = None,
     calibration: Calibration = "by_class",
-    draws: int = 2000,
+    draws: Draws = 2000,
     tune: int = 1000,
     chains: int = 4,
     target_accept: float | None = None,
@@ -323,9 +323,7 @@ def fit_gate(
     check_choice(calibration, name="calibration", allowed=CALIBRATION)
     cap_values = check_caps(caps)
     priors = GatePriors() if priors is None else priors
-    if target_accept is None:
-        target_accept = TARGET_ACCEPT
-    settings = NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
+    settings = NutsSettings.of(draws, tune, chains, target_accept, TARGET_ACCEPT)
     cells = gate_cells(rulings.label, rulings.r, rulings.k)
     n_violation, n_compliant = cells.n_labelled
     if n_violation == 0 or n_compliant == 0:

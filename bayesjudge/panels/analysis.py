@@ -21,7 +21,7 @@ import xarray as xr
 from bayesjudge.errors import DataError
 from bayesjudge.estimators.design import RandomCalibrationCheck
 from bayesjudge.inference.diagnostics import Diagnostics
-from bayesjudge.inference.fit import Attempt, attempts_of, diagnostics_of
+from bayesjudge.inference.fit import Attempt, Draws, attempts_of, diagnostics_of
 from bayesjudge.inference.provenance import provenance, seed_label
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.inference.summary import posterior_summary
@@ -291,7 +291,7 @@ def analyze_panel(
     priors: PanelPriors | None = None,
     dependence: AnalysisDependence = "random_effect",
     calibration: Calibration = "by_class",
-    draws: int = 2000,
+    draws: Draws = 2000,
     tune: int = 1000,
     chains: int = 4,
     target_accept: float | None = None,

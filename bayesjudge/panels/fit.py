@@ -42,7 +42,7 @@ from bayesjudge.inference.affine import (
     affine_model,
     laplace_factor,
 )
-from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
+from bayesjudge.inference.fit import Draws, ModelRun, NutsSettings, fit_model
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.panels.data import MISSING, UNLABELLED, PanelData, PanelPatterns
 from bayesjudge.panels.dependence import (
@@ -464,7 +464,7 @@ def fit_panel(
     priors: PanelPriors | None = None,
     dependence: Dependence = "random_effect",
     calibration: Calibration = "by_class",
-    draws: int = 2000,
+    draws: Draws = 2000,
     tune: int = 1000,
     chains: int = 4,
     target_accept: float | None = None,

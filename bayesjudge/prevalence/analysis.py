@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     import xarray as xr
 
     from bayesjudge.inference.diagnostics import Diagnostics
-    from bayesjudge.inference.fit import Attempt
+    from bayesjudge.inference.fit import Attempt, Draws
     from bayesjudge.inference.sampling import Sampler
     from bayesjudge.prevalence.exact import ExactPosterior
     from bayesjudge.prevalence.plan import LabelPlan
@@ -311,7 +311,7 @@ def analyze_prevalence(
     priors: PrevalencePriors | None = None,
     stratified: bool = False,
     prob: float = 0.95,
-    draws: int = 2000,
+    draws: Draws = 2000,
     tune: int = 1000,
     chains: int = 4,
     target_accept: float | None = None,

@@ -27,7 +27,7 @@ from bayesjudge._docstring import SAMPLER_PARAMETERS, fill_doc
 from bayesjudge.errors import DataError
 from bayesjudge.inference import defaults
 from bayesjudge.inference.cache import model_cache
-from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
+from bayesjudge.inference.fit import Draws, ModelRun, NutsSettings, fit_model
 from bayesjudge.inference.predictive import predictive_counts
 from bayesjudge.inference.sampling import (
     NutsDraws,
@@ -228,7 +228,7 @@ def fit_prevalence(
     priors: PrevalencePriors | None = None,
     restrict_j: bool = True,
     stratified: bool = False,
-    draws: int = 2000,
+    draws: Draws = 2000,
     tune: int = 1000,
     chains: int = 4,
     target_accept: float | None = None,

@@ -51,7 +51,7 @@ from scipy.stats import betabinom, binom
 from bayesjudge._docstring import SAMPLER_PARAMETERS, fill_doc
 from bayesjudge.inference import defaults
 from bayesjudge.inference.diagnostics import Check
-from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
+from bayesjudge.inference.fit import Draws, ModelRun, NutsSettings, fit_model
 from bayesjudge.inference.predictive import binomial_draws
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.repeated.data import RepeatedData
@@ -424,7 +424,7 @@ def fit_repeated(
     gold_informs_items: bool = False,
     restrict_j: bool = True,
     judge_calls: bool | None = None,
-    draws: int = 2000,
+    draws: Draws = 2000,
     tune: int = 1000,
     chains: int = 4,
     target_accept: float | None = None,
@@ -494,9 +494,7 @@ def fit_repeated(
     if not isinstance(priors, RepeatedPriors):
         raise TypeError(f"priors must be a RepeatedPriors; got {type(priors).__name__}")
     ks = _check_ks(pass_k)
-    if target_accept is None:
-        target_accept = TARGET_ACCEPT
-    settings = NutsSettings(draws=draws, tune=tune, chains=chains, target_accept=target_accept)
+    settings = NutsSettings.of(draws, tune, chains, target_accept, TARGET_ACCEPT)
     clustered = bool(use_clusters and spread and data.clusters is not None)
     calls = data.has_calls if judge_calls is None else bool(judge_calls)
     counts = {name: np.asarray(v, dtype=np.int64) for name, v in data.counts().items()}

@@ -43,7 +43,7 @@ import pandas as pd
 import xarray as xr
 
 from bayesjudge.inference.diagnostics import Diagnostics, check_fit
-from bayesjudge.inference.fit import Attempt, attempts_of, diagnostics_of
+from bayesjudge.inference.fit import Attempt, Draws, attempts_of, diagnostics_of
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.inference.summary import summary_of_draws
 from bayesjudge.priors import SystemsPriors
@@ -707,7 +707,7 @@ def analyze_systems(
     calibration: Calibration = "by_class",
     priors: SystemsPriors | None = None,
     prob: float = 0.95,
-    draws: int = 2000,
+    draws: Draws = 2000,
     tune: int = 1000,
     chains: int = 4,
     target_accept: float | None = None,

@@ -40,7 +40,7 @@ import xarray as xr
 from bayesjudge._docstring import SAMPLER_PARAMETERS, fill_doc
 from bayesjudge.errors import DataError
 from bayesjudge.inference import defaults
-from bayesjudge.inference.fit import ModelRun, NutsSettings, fit_model
+from bayesjudge.inference.fit import Draws, ModelRun, NutsSettings, fit_model
 from bayesjudge.inference.ppc import TablePredictiveCheck
 from bayesjudge.inference.predictive import predictive_counts
 from bayesjudge.inference.sampling import Sampler
@@ -253,7 +253,7 @@ def fit_systems(
     calibration: Calibration = "by_class",
     priors: SystemsPriors | None = None,
     restrict_j: bool = True,
-    draws: int = 2000,
+    draws: Draws = 2000,
     tune: int = 1000,
     chains: int = 4,
     target_accept: float | None = None,

@@ -36,6 +36,7 @@ from bayesjudge.inference import defaults
 from bayesjudge.inference.diagnostics import Diagnostics
 from bayesjudge.inference.fit import (
     Attempt,
+    Draws,
     ModelRun,
     NutsSettings,
     attempts_of,
@@ -104,7 +105,7 @@ def fit_repeated_systems(
     spread: bool = True,
     use_clusters: bool = True,
     restrict_j: bool = True,
-    draws: int = 2000,
+    draws: Draws = 2000,
     tune: int = 1000,
     chains: int = 4,
     target_accept: float | None = None,

@@ -207,6 +207,23 @@ def test_refit_reuses_the_compiled_model(fitted):
     assert tree["posterior"]["pi"].shape == (4, 300)
 
 
+@pytest.mark.filterwarnings("ignore::bayesjudge.errors.FitWarning")
+def test_fit_gate_takes_draws_auto_and_records_its_stopping_rule(fitted):
+    """``draws="auto"`` through the family's own signature (as ``gate --draws auto`` passes it)."""
+    import json
+
+    from bayesjudge.inference import defaults
+
+    rulings, _ = _rulings(seed=22)
+    tree = fit_gate(rulings, caps=[1, 5], draws="auto", tune=300, random_seed=4, progressbar=False)
+    rule = json.loads(tree.attrs["stopping_rule"])
+    kept = int(tree.attrs["draws_kept"])
+    assert kept % defaults.AUTO_CHECKPOINT == 0
+    assert defaults.AUTO_CHECKPOINT <= kept <= defaults.AUTO_MAX_DRAWS
+    assert tree["posterior"]["pi"].shape == (4, kept)
+    assert rule["checkpoint"] == defaults.AUTO_CHECKPOINT
+
+
 def test_fit_errors():
     rulings, _ = _rulings(seed=23, n_items=200)
     no_violation = Rulings(
