@@ -40,6 +40,7 @@ import json
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -169,8 +170,17 @@ def replicate(cell: int, rep: int, *, seed: int, draws: int, tune: int) -> dict[
     return row
 
 
-def run(args: argparse.Namespace) -> None:
-    """Fit replicates in replicate-major order, appending rows to the raw CSV, until done."""
+def run(
+    args: argparse.Namespace,
+    cells: tuple[tuple[object, ...], ...] = CELLS,
+    fit_one: Callable[..., dict[str, object]] | None = None,
+) -> None:
+    """Fit replicates in replicate-major order, appending rows to the raw CSV, until done.
+
+    ``cells`` are the grid's cells and ``fit_one(cell, rep, seed=, draws=, tune=)`` returns one
+    replicate's row (default: this study's :func:`replicate`); the calls study reuses the loop.
+    """
+    fit_one = replicate if fit_one is None else fit_one
     done: set[tuple[int, int]] = set()
     columns: list[str] = []
     if args.raw.exists():
@@ -179,13 +189,13 @@ def run(args: argparse.Namespace) -> None:
         columns = list(old.columns)
     began = time.monotonic()
     for rep in range(args.reps):
-        for cell in range(len(CELLS)):
+        for cell in range(len(cells)):
             if (cell, rep) in done:
                 continue
             if time.monotonic() - began > args.time_limit:
                 print("time limit reached", file=sys.stderr)
                 return
-            row = replicate(cell, rep, seed=args.seed, draws=args.draws, tune=args.tune)
+            row = fit_one(cell, rep, seed=args.seed, draws=args.draws, tune=args.tune)
             if columns and set(row) - set(columns):  # new columns: rewrite with them
                 old = pd.read_csv(args.raw)
                 columns += [name for name in row if name not in columns]
@@ -196,7 +206,7 @@ def run(args: argparse.Namespace) -> None:
             frame.to_csv(args.raw, mode="a", header=not args.raw.exists(), index=False)
             columns = list(frame.columns)
             print(
-                f"rep {rep} cell {cell} {CELLS[cell]}: passed={row['passed']} "
+                f"rep {rep} cell {cell} {cells[cell]}: passed={row['passed']} "
                 f"cpu={row['cpu_s']:.1f}s",
                 file=sys.stderr,
                 flush=True,
