@@ -1115,6 +1115,24 @@ def _log_prior_mass_j_positive(priors: PrevalencePriors) -> float:
     return float(np.log(np.sum(w * inner)))
 
 
+def _checked_settings(
+    priors: PrevalencePriors | None, grid_size: int, nodes: int
+) -> PrevalencePriors:
+    """Return ``priors`` (Jeffreys when None) after checking them and the quadrature's sizes."""
+    priors = PrevalencePriors() if priors is None else priors
+    if isinstance(grid_size, bool) or not isinstance(grid_size, int | np.integer) or grid_size < 33:
+        raise ValueError(f"grid_size must be an integer >= 33; got {grid_size!r}")
+    if isinstance(nodes, bool) or not isinstance(nodes, int | np.integer) or nodes < 8:
+        raise ValueError(f"nodes must be an integer >= 8; got {nodes!r}")
+    if min(priors.pi.alpha, priors.pi.beta) < MIN_PI_SHAPE:
+        raise DataError(
+            f"priors: the exact posterior is accurate for a Beta prior on pi with both shapes "
+            f"at least {MIN_PI_SHAPE}; got pi ~ {priors.pi}. Sample it instead "
+            "(fit_prevalence, or bayesjudge estimate without --method exact)"
+        )
+    return priors
+
+
 def exact_posterior(
     data: JudgeData | JudgeCounts | TableLike,
     *,
@@ -1186,17 +1204,7 @@ def exact_posterior(
     'eti'
     """
     counts = _as_counts(data)
-    priors = PrevalencePriors() if priors is None else priors
-    if isinstance(grid_size, bool) or not isinstance(grid_size, int | np.integer) or grid_size < 33:
-        raise ValueError(f"grid_size must be an integer >= 33; got {grid_size!r}")
-    if isinstance(nodes, bool) or not isinstance(nodes, int | np.integer) or nodes < 8:
-        raise ValueError(f"nodes must be an integer >= 8; got {nodes!r}")
-    if min(priors.pi.alpha, priors.pi.beta) < MIN_PI_SHAPE:
-        raise DataError(
-            f"priors: the exact posterior is accurate for a Beta prior on pi with both shapes "
-            f"at least {MIN_PI_SHAPE}; got pi ~ {priors.pi}. Sample it instead "
-            "(fit_prevalence, or bayesjudge estimate without --method exact)"
-        )
+    priors = _checked_settings(priors, grid_size, nodes)
     size = int(grid_size) | 1
     c = counts
     problem = _Problem(
@@ -1699,16 +1707,7 @@ def eti_widths(
     (True, True)
     """
     prob = check_prob(prob)
-    priors = PrevalencePriors() if priors is None else priors
-    if isinstance(grid_size, bool) or not isinstance(grid_size, int | np.integer) or grid_size < 33:
-        raise ValueError(f"grid_size must be an integer >= 33; got {grid_size!r}")
-    if isinstance(nodes, bool) or not isinstance(nodes, int | np.integer) or nodes < 8:
-        raise ValueError(f"nodes must be an integer >= 8; got {nodes!r}")
-    if min(priors.pi.alpha, priors.pi.beta) < MIN_PI_SHAPE:
-        raise DataError(
-            f"priors: the exact posterior is accurate for a Beta prior on pi with both shapes "
-            f"at least {MIN_PI_SHAPE}; got pi ~ {priors.pi}"
-        )
+    priors = _checked_settings(priors, grid_size, nodes)
     sets = list(counts)
     for index, c in enumerate(sets):
         if not isinstance(c, JudgeCounts):
