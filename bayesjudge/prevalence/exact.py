@@ -171,15 +171,16 @@ def _gauss_legendre_01(size: int) -> tuple[np.ndarray, np.ndarray]:
     return 0.5 * (x + 1.0), 0.5 * w
 
 
-def _xlogy(c: float, x: np.ndarray) -> np.ndarray:
-    """``c * log(x)``, with ``0 * log(0) = 0``: ``scipy.special.xlogy`` for a scalar ``c``.
+def _xlogy(c: float | np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``c * log(x)``, with ``0 * log(0) = 0``: ``scipy.special.xlogy`` for a ``c`` without NaN.
 
-    Plain logarithms (about ten times faster than ``xlogy``); ``c = 0`` gives exact zeros.
+    ``c`` a number or an array broadcast against ``x`` (the batched quadrature's). Plain
+    logarithms (about ten times faster than ``xlogy``); exact zeros where ``c = 0``.
     """
-    if c == 0.0:
-        return np.zeros_like(np.asarray(x, dtype=float))
     with np.errstate(divide="ignore", invalid="ignore"):
-        return c * np.log(x)
+        if np.all(c != 0.0):
+            return c * np.log(x)
+        return np.where(c == 0.0, 0.0, c * np.log(x))
 
 
 def _beta_ppf_pair(
@@ -221,8 +222,13 @@ class _Hermite(CubicHermiteSpline):
         self.dydx = dydx
 
 
+def _beta_sd_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Return the standard deviation of Beta(a, b), elementwise."""
+    return np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1.0)))
+
+
 def _beta_sd(a: float, b: float) -> float:
-    return float(np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1.0))))
+    return float(_beta_sd_array(np.asarray(a), np.asarray(b)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -1302,25 +1308,13 @@ def _log_binom(total: int, part: int) -> float:
 
 
 # --------------------------------------------------------------------------- many count sets
-def _xlogy_array(c: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """:func:`_xlogy` with an array ``c`` (broadcast against ``x``): exact zeros where c = 0."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if np.all(c != 0.0):
-            return c * np.log(x)
-        return np.where(c == 0.0, 0.0, c * np.log(x))
-
-
 def _xlogy_in_place(c: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """:func:`_xlogy_array` written over ``x`` (which must be a float array of its own)."""
+    """:func:`_xlogy` written over ``x`` (which must be a float array of its own)."""
     if not np.all(c != 0.0):
-        return _xlogy_array(c, x)
+        return _xlogy(c, x)
     np.log(x, out=x)
     x *= c
     return x
-
-
-def _beta_sd_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1.0)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -1503,11 +1497,7 @@ def _batch_log_i_one_way(
                 log_w = (
                     np.log(width[..., None] * slope * w)
                     - np.log(cp)
-                    + (
-                        _xlogy_array(a_f - 1.0, y)
-                        + _xlogy_array(b_f - 1.0, cy)
-                        - special.betaln(a_f, b_f)
-                    )
+                    + (_xlogy(a_f - 1.0, y) + _xlogy(b_f - 1.0, cy) - special.betaln(a_f, b_f))
                 )
             cr = p * co + cp * cy
         else:
@@ -1524,8 +1514,8 @@ def _batch_log_i_one_way(
         else:
             log_w += nodes.log_wo[b][:, :, None]
         with np.errstate(divide="ignore", invalid="ignore"):
-            lik = _xlogy_array(k, r) if use_window else _xlogy_in_place(k, r)
-            lik += _xlogy_array(n - k, cr) if use_window else _xlogy_in_place(n - k, cr)
+            lik = _xlogy(k, r) if use_window else _xlogy_in_place(k, r)
+            lik += _xlogy(n - k, cr) if use_window else _xlogy_in_place(n - k, cr)
         log_w += lik
         log_w[np.isnan(log_w)] = -np.inf
         top = np.max(log_w, axis=(1, 2))
