@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from _record import RESULTS, write_result
-from repeated_coverage import MU, _with_interval, population_mean, run
+from repeated_coverage import MU, _with_interval, population_mean, study_main
 
 from bayesjudge.repeated import RepeatedData, fit_repeated, simulate_repeated
 from bayesjudge.repeated.baselines import rogan_gladen_clustered
@@ -207,21 +207,16 @@ def summarize(args: argparse.Namespace) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=200, help="replicates per cell, at most")
-    parser.add_argument("--time-limit", type=float, default=3000.0, help="stop after (s)")
-    parser.add_argument("--seed", type=int, default=BASE_SEED, help="base seed")
-    parser.add_argument("--draws", type=int, default=2000, help="draws per chain")
-    parser.add_argument("--tune", type=int, default=1000, help="tuning steps per chain")
-    parser.add_argument("--raw", type=Path, default=RAW, help="raw CSV, appended to")
-    parser.add_argument("--out", type=Path, default=Path("repeated_calls_coverage.md"))
-    parser.add_argument("--summarize", action="store_true", help="write the table and stop")
-    args = parser.parse_args(argv)
-    if args.summarize:
-        print(summarize(args))
-    else:
-        run(args, CELLS, replicate)
-    return 0
+    return study_main(
+        argv,
+        description=__doc__.splitlines()[0],
+        seed=BASE_SEED,
+        raw=RAW,
+        out=Path("repeated_calls_coverage.md"),
+        cells=CELLS,
+        fit_one=replicate,
+        summarize=summarize,
+    )
 
 
 if __name__ == "__main__":

@@ -324,22 +324,50 @@ def summarize(args: argparse.Namespace) -> Path:
     return write_result(args.out, "\n".join(lines))
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def study_main(
+    argv: list[str] | None,
+    *,
+    description: str,
+    seed: int,
+    raw: Path,
+    out: Path,
+    cells: tuple[tuple[object, ...], ...],
+    fit_one: Callable[..., dict[str, object]],
+    summarize: Callable[[argparse.Namespace], Path],
+) -> int:
+    """The command line of a resumable coverage study: run its replicates or ``--summarize``.
+
+    Shared by this study and ``repeated_calls_coverage.py``; ``seed``, ``raw`` and ``out`` are
+    the defaults of ``--seed``, ``--raw`` and ``--out``.
+    """
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--reps", type=int, default=200, help="replicates per cell, at most")
     parser.add_argument("--time-limit", type=float, default=3000.0, help="stop after (s)")
-    parser.add_argument("--seed", type=int, default=BASE_SEED, help="base seed")
+    parser.add_argument("--seed", type=int, default=seed, help="base seed")
     parser.add_argument("--draws", type=int, default=2000, help="draws per chain")
     parser.add_argument("--tune", type=int, default=1000, help="tuning steps per chain")
-    parser.add_argument("--raw", type=Path, default=RAW, help="raw CSV, appended to")
-    parser.add_argument("--out", type=Path, default=Path("repeated_coverage.md"))
+    parser.add_argument("--raw", type=Path, default=raw, help="raw CSV, appended to")
+    parser.add_argument("--out", type=Path, default=out)
     parser.add_argument("--summarize", action="store_true", help="write the table and stop")
     args = parser.parse_args(argv)
     if args.summarize:
         print(summarize(args))
     else:
-        run(args)
+        run(args, cells, fit_one)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return study_main(
+        argv,
+        description=__doc__.splitlines()[0],
+        seed=BASE_SEED,
+        raw=RAW,
+        out=Path("repeated_coverage.md"),
+        cells=CELLS,
+        fit_one=replicate,
+        summarize=summarize,
+    )
 
 
 if __name__ == "__main__":
