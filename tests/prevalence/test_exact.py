@@ -437,3 +437,11 @@ def test_invalid_options_are_rejected(low_post: ExactPosterior) -> None:
 def test_interval_type_is_shared(low_post: ExactPosterior) -> None:
     assert isinstance(low_post.eti(), Interval)
     assert isinstance(low_post.hdi(), Interval)
+
+
+def test_a_posterior_that_vanishes_on_its_grid_is_a_data_error() -> None:
+    # labels that make the judge inverted (Se = 0, Sp = 0 on 100 each) leave no mass with
+    # J > 0 at any node: the error says so instead of returning NaN
+    inverted = JudgeCounts(m1=100, x1=0, m0=100, x0=100, n=100, k=50)
+    with pytest.raises(DataError, match="posterior of pi vanishes on its whole grid"):
+        exact_posterior(inverted, grid_size=65, nodes=12)

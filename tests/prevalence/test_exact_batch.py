@@ -126,3 +126,13 @@ def test_large_shape_quantiles_match_betaincinv(a, b, tolerance):
     )
     sd = np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1.0)))
     assert np.max(np.abs(ours - theirs)) / sd < tolerance
+
+
+def test_a_posterior_that_vanishes_on_its_grid_names_its_count_set():
+    # an inverted judge by its labels (Se = 0, Sp = 0 on 100 each): under the default J > 0
+    # restriction P(1 - Sp < Se) underflows at every node, so the density is zero everywhere
+    inverted = JudgeCounts(100, 0, 100, 100, 100, 50)
+    with pytest.raises(DataError, match=r"vanishes on its whole grid for counts\[1\]"):
+        eti_widths([JudgeCounts(10, 9, 10, 1, 100, 60), inverted], grid_size=65, nodes=12)
+    # without the restriction the same counts have a posterior
+    assert eti_widths([inverted], grid_size=65, nodes=12, restrict_j=False)[0] > 0.0
