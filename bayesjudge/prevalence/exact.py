@@ -120,19 +120,22 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
-from scipy import integrate, optimize, special
+from scipy import integrate, special
 from scipy.interpolate import CubicHermiteSpline
 
 from bayesjudge.errors import DataError
-from bayesjudge.io.tables import TableLike
 from bayesjudge.prevalence.data import JudgeCounts, JudgeData
 from bayesjudge.priors import Beta, PrevalencePriors
 from bayesjudge.results import Estimate, Interval, PosteriorSummary
 from bayesjudge.validation import check_prob
+
+if TYPE_CHECKING:  # pandas and the table types only for summary() and the data argument
+    import pandas as pd
+
+    from bayesjudge.io.tables import TableLike
 
 __all__ = ["MIN_PI_SHAPE", "ExactMarginal", "ExactPosterior", "eti_widths", "exact_posterior"]
 
@@ -1198,6 +1201,8 @@ class ExactPosterior:
         DataFrame
             Index ``["pi", "se", "sp", "j", "bias"]``, columns ``["mean", "sd"]``.
         """
+        import pandas as pd
+
         return pd.DataFrame(self._moments.copy(), index=list(_SUMMARY_ROWS), columns=["mean", "sd"])
 
     # ---- distribution functions
@@ -1245,6 +1250,8 @@ class ExactPosterior:
         :math:`\alpha \in [0, 1 - p]`: a grid search, then Brent's bounded minimisation
         (``scipy.optimize.minimize_scalar``) between the neighbours of the best grid point.
         """
+        from scipy import optimize
+
         check_prob(prob)
         alphas = np.linspace(0.0, 1.0 - prob, 401)
         widths = np.asarray(self.quantile(alphas + prob)) - np.asarray(self.quantile(alphas))
