@@ -1491,7 +1491,9 @@ def exact_posterior(
     DataError
         If the data hold judge scores rather than binary verdicts, or fail validation.
         Also if a shape of the prior on pi is below :data:`MIN_PI_SHAPE` (sample that posterior
-        with :func:`~bayesjudge.prevalence.fit.fit_prevalence` instead).
+        with :func:`~bayesjudge.prevalence.fit.fit_prevalence` instead), or if the posterior
+        vanishes on its whole grid (labels that make the judge inverted, under the
+        :math:`J > 0` restriction).
     ValueError
         If ``grid_size`` or ``nodes`` is too small.
 
