@@ -3,8 +3,9 @@
 For each command, one fresh process first runs it and lists the modules it loaded, in the order
 they were loaded. Then ``--runs`` fresh processes (default 5) each load those same modules in
 stages, the libraries first so that each stage pays only for what it adds: NumPy (``import
-numpy`` alone), pyarrow, pandas (beyond pyarrow), SciPy's special functions, the rest of SciPy
-the command loads, any other library, bayesjudge's own modules; then the parser is built once on its own, and finally
+numpy`` alone), pyarrow, pandas (beyond pyarrow), the NumPy submodules that only a later
+library loads, SciPy's special functions, the rest of SciPy the command loads, any other
+library, bayesjudge's own modules; then the parser is built once on its own, and finally
 the command runs (``bayesjudge.cli.app.main``, the parser built again, the output captured) with
 nothing left to import. Each stage's CPU time (user + system of the process) and wall time are
 taken around it; the interpreter's start is the CPU time spent before the script's first line.
@@ -45,6 +46,9 @@ STAGES: list[tuple[str, str]] = [
     ("bayesjudge's own modules", "bayesjudge"),
 ]
 
+#: The stage of NumPy's submodules that ``import numpy`` does not load.
+NUMPY_LATER = "NumPy submodules loaded later (numpy.testing, numpy.f2py, ...)"
+
 _DISCOVER = """
 import contextlib, io, json, sys
 from bayesjudge.cli.app import main
@@ -52,6 +56,8 @@ with contextlib.redirect_stdout(io.StringIO()):
     code = main({argv!r})
 print(json.dumps({{"code": code, "modules": list(sys.modules)}}))
 """
+
+_NUMPY_OWN = "import json, sys, numpy; print(json.dumps(list(sys.modules)))"
 
 _STAGED = """
 import contextlib, importlib, io, json, sys, time
@@ -140,20 +146,22 @@ def _stage_of(name: str) -> str:
     raise AssertionError(name)  # every name passes "*" or "bayesjudge"
 
 
-def _groups(modules: list[str]) -> list[tuple[str, list[str]]]:
+def _groups(modules: list[str], numpy_own: set[str]) -> list[tuple[str, list[str]]]:
     """The command's modules (load order kept) grouped into the stages, in stage order.
 
-    The NumPy stage is ``import numpy`` alone: the NumPy submodules that only a later library
-    loads (SciPy loads ``numpy.f2py`` and ``numpy.testing``, for one) are counted with that
-    library, and imported in the stage of other libraries if none has loaded them.
+    The NumPy stage is ``import numpy`` alone; the NumPy submodules that only a later library
+    loads (SciPy's vendored array-api-compat reads every attribute of ``numpy``, which loads
+    ``numpy.testing`` and ``numpy.f2py``) get a stage of their own, after pandas (whatever
+    pandas loads of them is counted with pandas) and before SciPy. ``numpy_own`` are the
+    modules that ``import numpy`` loads.
     """
     found = [m for m in modules if m not in sys.builtin_module_names and m != "__main__"]
     groups = [(label, [m for m in found if _stage_of(m) == label]) for label, _ in STAGES]
     numpy_label, numpy_names = groups[0]
-    other = next(names for label, names in groups if label == "other libraries")
-    other.extend(m for m in numpy_names if m != "numpy")
     groups[0] = (numpy_label, ["numpy"])
-    return groups
+    later = (NUMPY_LATER, [m for m in numpy_names if m not in numpy_own])
+    at = next(i for i, (label, _) in enumerate(groups) if label.startswith("pandas")) + 1
+    return [*groups[:at], later, *groups[at:]]
 
 
 def _whole(tree: Path, argv: list[str]) -> tuple[float, float]:
@@ -188,12 +196,13 @@ def main() -> None:
     )
     example = str(tree / "bayesjudge" / "examples" / "judge_example.csv")
     started = time.perf_counter()
+    numpy_own = set(json.loads(_python(tree, _NUMPY_OWN)))
     sections = []
     for name, argv in commands(example).items():
         found = json.loads(_python(tree, _DISCOVER.format(argv=argv)))
         if found["code"] != 0:
             raise RuntimeError(f"bayesjudge {name} exited {found['code']}")
-        groups = _groups(found["modules"])
+        groups = _groups(found["modules"], numpy_own)
         per_stage: dict[str, list[tuple[float, float | None]]] = {}
         wholes = []
         for _ in range(args.runs):
