@@ -4,11 +4,12 @@
 each run in a fresh process, from two source trees in the same run: ``--before DIR`` (a checkout
 of the earlier commit, for example ``git worktree add /tmp/before COMMIT``) and this checkout.
 ``bayesjudge estimate`` (NUTS, compile cache filled by one untimed run per tree) runs beside them
-so that each command's ratio to it is from the same run. Every command runs ``--runs`` times
-(default 5), the trees and commands interleaved so that a change in the machine's load falls on
-both; the table gives medians of the wall time, of the CPU time (user + system, every thread of
-the process, from ``os.wait4``) and of the peak resident memory. The printed answers of the two
-trees are compared too (the text output, as a user reads it).
+so that each command's ratio to it is from the same run. ``bayesjudge --help`` runs too: the
+command line and its parser alone, which every usage error also pays. Every command runs
+``--runs`` times (default 5), the trees and commands interleaved so that a change in the
+machine's load falls on both; the table gives medians of the wall time, of the CPU time (user +
+system, every thread of the process, from ``os.wait4``) and of the peak resident memory. The
+printed answers of the two trees are compared too (the text output, as a user reads it).
 
 Both trees' modules are compiled to bytecode first (``compileall``), as installing a package
 does: with ``PYTHONDONTWRITEBYTECODE=1`` and no ``__pycache__``, every process would compile
@@ -45,6 +46,8 @@ def commands(example: str) -> dict[str, list[str]]:
         "estimate": ["estimate", example],
         "baselines": ["baselines", example],
         "estimate --method exact": ["estimate", example, "--method", "exact"],
+        # the parser alone: what every --help and every usage error costs
+        "--help": ["--help"],
     }
 
 

@@ -20,14 +20,18 @@ import difflib
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from bayesjudge.errors import DataError
-from bayesjudge.io.labels import LABEL_FIELDS, report_absent_ids
-from bayesjudge.io.mapping import Field, OneOf, conform, resolve_columns
-from bayesjudge.io.problems import Problems, row_names
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from bayesjudge.io.mapping import Field, OneOf
+
+# pandas, NumPy and the readers are imported where a table is split, not here: the command
+# line's parser reads MAX_GROUPS for ``--by``'s help, and a command that splits nothing (or
+# ``bayesjudge --help``) need not load pandas for it.
 
 __all__ = ["MAX_GROUPS", "TableGroup", "TableGroups", "split_table"]
 
@@ -109,10 +113,17 @@ def _column(table: pd.DataFrame, column: str, *, name: str, option: str) -> str:
 
 def _text(values: pd.Series) -> pd.Series:
     """Values as stripped text (missing stays missing), as the contracts read a text column."""
+    import numpy as np
+    import pandas as pd
+
     return values.astype(pd.StringDtype(storage="pyarrow", na_value=np.nan)).str.strip()
 
 
 def _blank_rows(text: pd.Series, *, name: str, column: str, option: str) -> None:
+    import numpy as np
+
+    from bayesjudge.io.problems import Problems, row_names
+
     blank = (text.isna() | (text == "")).to_numpy(dtype=bool)
     if blank.any():
         problems = Problems(name)
@@ -184,12 +195,18 @@ def split_table(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> from bayesjudge.io.mapping import Field
     >>> table = pd.DataFrame({"model": ["a", "b", "a"], "verdict": ["1", "0", "1"]})
     >>> groups = split_table(table, "model", fields=[Field("verdict", "binary")])
     >>> groups.values, [len(g.data) for g in groups.groups], list(groups.groups[0].data)
     (('a', 'b'), [2, 1], ['verdict'])
     """
+    import pandas as pd
+
+    from bayesjudge.io.mapping import resolve_columns
+    from bayesjudge.io.problems import Problems
+
     name = str(table.attrs.get("source", "data"))
     found = _column(table, column, name=name, option=option)
     used = resolve_columns(
@@ -273,6 +290,12 @@ def _split_labels(
     option: str,
 ) -> tuple[list[pd.DataFrame], bool]:
     """Return each group's label rows, and whether they were chosen by the grouping column."""
+    import pandas as pd
+
+    from bayesjudge.io.labels import LABEL_FIELDS, report_absent_ids
+    from bayesjudge.io.mapping import conform
+    from bayesjudge.io.problems import Problems
+
     name = str(labels.attrs.get("source", "labels"))
     if column in labels.columns and column not in (label_columns or {}).values():
         text = _text(labels[column])

@@ -54,3 +54,37 @@ def test_baselines_and_exact_import_only_what_they_need() -> None:
         "exact": [],
         "exact_scipy": True,  # the quadrature's special functions: the check above can fail
     }
+
+
+def test_parser_and_help_load_no_table_stack() -> None:
+    """The parser (built by every command, and all of ``--help``) imports no pandas or pyarrow.
+
+    ``--by``'s help names :data:`bayesjudge.io.split.MAX_GROUPS`; reading it must not load the
+    table readers, so ``bayesjudge COMMAND --help`` and a usage error stay light.
+    """
+    script = textwrap.dedent(
+        f"""
+        import contextlib, io, json, sys
+        from bayesjudge.cli.app import build_parser, main
+        from bayesjudge.io.split import MAX_GROUPS
+
+        heavy = {HEAVY!r} + ("pandas", "pyarrow", "scipy")
+        text = build_parser().parse_args(["baselines", "data.csv"]).command
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            try:
+                main(["baselines", "--help"])
+            except SystemExit as exc:
+                code = exc.code
+        tops = {{m.split(".")[0] for m in sys.modules}}
+        shown = " ".join(out.getvalue().split())
+        print(json.dumps({{
+            "command": text,
+            "code": code,
+            "help_names_limit": f"at most {{MAX_GROUPS}} groups" in shown,
+            "loaded": sorted(t for t in tops if t.startswith(heavy)),
+        }}))
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert result == {"command": "baselines", "code": 0, "help_names_limit": True, "loaded": []}
