@@ -1,7 +1,8 @@
 """Run the command line as ``python -m bayesjudge``; :func:`main` is also the ``bayesjudge`` script.
 
-The command line imports NumPy, SciPy and the families' modules (about half a second) before
-its own Ctrl-C handling (:func:`bayesjudge.cli.app.main`) is in place. :func:`main` ends a
+The command line imports its parser and the modules that declare its options (about a tenth
+of a second; NumPy, SciPy and pandas wait for the command that needs them) before its own
+Ctrl-C handling (:func:`bayesjudge.cli.app.main`) is in place. :func:`main` ends a
 Ctrl-C during those imports as it ends one during a command: one line on stderr and exit code
 130, never a traceback. Nothing but ``sys`` is imported before its ``try``.
 """
