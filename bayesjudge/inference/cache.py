@@ -54,11 +54,12 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from bayesjudge._version import installed_version
 
 __all__ = [
     "CACHE_DIR_VARIABLE",
@@ -259,9 +260,8 @@ def untested_versions() -> dict[str, str]:
     """
     found = {}
     for name, tested in TESTED_VERSIONS.items():
-        try:
-            version = metadata.version(name)
-        except metadata.PackageNotFoundError:
+        version = installed_version(name)
+        if version is None:
             found[name] = "not installed"
             continue
         if ".".join(version.split(".")[:2]) not in tested:
@@ -360,12 +360,7 @@ def environment_fingerprint() -> dict[str, Any]:
     Python and package versions, the machine, a digest of bayesjudge's sources, and the
     PyTensor and numba settings from the environment and PyTensor's configuration files.
     """
-    versions: dict[str, str | None] = {}
-    for name in _DISTRIBUTIONS:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
+    versions = {name: installed_version(name) for name in _DISTRIBUTIONS}
     settings = {k: v for k, v in sorted(os.environ.items()) if k.startswith(("PYTENSOR", "NUMBA_"))}
     rc = os.environ.get("PYTENSORRC", "~/.pytensorrc:~/.pytensorrc.txt")
     config_files = {}

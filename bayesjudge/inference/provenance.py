@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from bayesjudge._version import __version__
+from bayesjudge._version import __version__, installed_version
 from bayesjudge.validation import DEFAULT_SEED
 
 __all__ = [
@@ -57,14 +57,10 @@ def versions() -> dict[str, str]:
     >>> "python" in versions() and "numpy" in versions()
     True
     """
-    from importlib import metadata  # imported here: a command that records none skips it
-
     out = {"python": platform.python_version(), "bayesjudge": __version__}
     for name in _DISTRIBUTIONS:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
+        if (version := installed_version(name)) is not None:
+            out[name] = version
     return out
 
 

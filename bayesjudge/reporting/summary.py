@@ -809,16 +809,11 @@ def footer_values(seed: int | str) -> dict[str, str]:
     >>> sorted(footer_values(7))
     ['arviz', 'bayesjudge', 'date', 'numpy', 'pymc', 'seed']
     """
-    from importlib import metadata
-
-    from bayesjudge._version import __version__
+    from bayesjudge._version import __version__, installed_version
 
     out = {"seed": str(seed), "bayesjudge": __version__}
     for name in ("pymc", "arviz", "numpy"):
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = "not installed"
+        out[name] = installed_version(name) or "not installed"
     out["date"] = _dt.datetime.now(_dt.UTC).date().isoformat()
     return out
 
