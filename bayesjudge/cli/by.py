@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from bayesjudge.cli.common import UserError
 from bayesjudge.errors import DataError
-from bayesjudge.io.split import MAX_GROUPS
+from bayesjudge.io._split_limit import MAX_GROUPS
 
 if TYPE_CHECKING:
     import pandas as pd

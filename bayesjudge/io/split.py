@@ -20,23 +20,22 @@ import difflib
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
 
 from bayesjudge.errors import DataError
-
-if TYPE_CHECKING:
-    import pandas as pd
-
-    from bayesjudge.io.mapping import Field, OneOf
-
-# pandas, NumPy and the readers are imported where a table is split, not here: the command
-# line's parser reads MAX_GROUPS for ``--by``'s help, and a command that splits nothing (or
-# ``bayesjudge --help``) need not load pandas for it.
+from bayesjudge.io._split_limit import MAX_GROUPS as _LIMIT
+from bayesjudge.io.labels import LABEL_FIELDS, report_absent_ids
+from bayesjudge.io.mapping import Field, OneOf, conform, resolve_columns
+from bayesjudge.io.problems import Problems, row_names
 
 __all__ = ["MAX_GROUPS", "TableGroup", "TableGroups", "split_table"]
 
 #: Most groups one table is split into: each group is a separate analysis (a separate fit).
-MAX_GROUPS = 50
+#: Set in ``bayesjudge.io._split_limit``, a module without imports, so that the command line's
+#: parser can name it in ``--by``'s help without loading pandas.
+MAX_GROUPS = _LIMIT
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -113,17 +112,10 @@ def _column(table: pd.DataFrame, column: str, *, name: str, option: str) -> str:
 
 def _text(values: pd.Series) -> pd.Series:
     """Values as stripped text (missing stays missing), as the contracts read a text column."""
-    import numpy as np
-    import pandas as pd
-
     return values.astype(pd.StringDtype(storage="pyarrow", na_value=np.nan)).str.strip()
 
 
 def _blank_rows(text: pd.Series, *, name: str, column: str, option: str) -> None:
-    import numpy as np
-
-    from bayesjudge.io.problems import Problems, row_names
-
     blank = (text.isna() | (text == "")).to_numpy(dtype=bool)
     if blank.any():
         problems = Problems(name)
@@ -195,18 +187,12 @@ def split_table(
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from bayesjudge.io.mapping import Field
     >>> table = pd.DataFrame({"model": ["a", "b", "a"], "verdict": ["1", "0", "1"]})
     >>> groups = split_table(table, "model", fields=[Field("verdict", "binary")])
     >>> groups.values, [len(g.data) for g in groups.groups], list(groups.groups[0].data)
     (('a', 'b'), [2, 1], ['verdict'])
     """
-    import pandas as pd
-
-    from bayesjudge.io.mapping import resolve_columns
-    from bayesjudge.io.problems import Problems
-
     name = str(table.attrs.get("source", "data"))
     found = _column(table, column, name=name, option=option)
     used = resolve_columns(
@@ -290,12 +276,6 @@ def _split_labels(
     option: str,
 ) -> tuple[list[pd.DataFrame], bool]:
     """Return each group's label rows, and whether they were chosen by the grouping column."""
-    import pandas as pd
-
-    from bayesjudge.io.labels import LABEL_FIELDS, report_absent_ids
-    from bayesjudge.io.mapping import conform
-    from bayesjudge.io.problems import Problems
-
     name = str(labels.attrs.get("source", "labels"))
     if column in labels.columns and column not in (label_columns or {}).values():
         text = _text(labels[column])

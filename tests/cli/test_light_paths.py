@@ -59,14 +59,15 @@ def test_baselines_and_exact_import_only_what_they_need() -> None:
 def test_parser_and_help_load_no_table_stack() -> None:
     """The parser (built by every command, and all of ``--help``) imports no pandas or pyarrow.
 
-    ``--by``'s help names :data:`bayesjudge.io.split.MAX_GROUPS`; reading it must not load the
-    table readers, so ``bayesjudge COMMAND --help`` and a usage error stay light.
+    ``--by``'s help names :data:`bayesjudge.io.split.MAX_GROUPS`, which lives in a module that
+    imports nothing (``bayesjudge.io._split_limit``); reading it must not load the table
+    readers, so ``bayesjudge COMMAND --help`` and a usage error stay light.
     """
     script = textwrap.dedent(
         f"""
         import contextlib, io, json, sys
         from bayesjudge.cli.app import build_parser, main
-        from bayesjudge.io.split import MAX_GROUPS
+        from bayesjudge.io._split_limit import MAX_GROUPS
 
         heavy = {HEAVY!r} + ("pandas", "pyarrow", "scipy")
         text = build_parser().parse_args(["baselines", "data.csv"]).command
