@@ -481,6 +481,9 @@ def _inspect_until(background: Any, rows: int, clock: Callable[[], float]) -> _T
     pause = _POLL_MIN
     while True:
         check_interrupted()
+        # asked before the look: a sampler that finishes during the look (between nutpie's
+        # copy of the trace and this check) must not read as one that stopped short
+        finished = _finished(background)
         try:
             raw = _TakenTrace(background.inspect().get_arrow_trace())
             done = min(int(batch.num_rows) for batch in raw.batches[0])
@@ -488,7 +491,7 @@ def _inspect_until(background: Any, rows: int, clock: Callable[[], float]) -> _T
             raise _NotInspectable(f"{type(exc).__name__}: {exc}") from exc
         if done >= rows:
             return raw
-        if _finished(background):
+        if finished:
             return None
         now = clock()
         if last is not None and done > last[1]:

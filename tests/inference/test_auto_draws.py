@@ -351,3 +351,43 @@ def test_estimate_draws_auto_on_the_command_line(capsys, tmp_path):
     assert attempt["stopping"]["stopped"] == "targets met"
     assert attempt["stopping"]["draws"] < defaults.AUTO_MAX_DRAWS
     assert payload["diagnostics"]["passed"] is True
+
+
+class _Rows:
+    def __init__(self, rows):
+        self.num_rows = rows
+
+
+class _Finishing:
+    """A background sampler that finishes while its first look at the trace is copied.
+
+    The first look sees ``first`` steps per chain, every later one ``final``.
+    """
+
+    def __init__(self, first, final):
+        self.looks = 0
+        self.is_finished = False
+        self._rows = (first, final)
+
+    def inspect(self):
+        self._seen = self._rows[min(self.looks, 1)]
+        self.looks += 1
+        self.is_finished = True  # nutpie copied the trace, then the chains reached the cap
+        return self
+
+    def get_arrow_trace(self):
+        return ([_Rows(self._seen), _Rows(self._seen)], [])
+
+
+def test_a_sampler_finishing_during_a_look_is_looked_at_again():
+    fake = _Finishing(first=250, final=700)
+    raw = sampling._inspect_until(fake, 300, time.monotonic)
+    assert raw is not None
+    assert fake.looks == 2
+    assert [batch.num_rows for batch in raw.batches[0]] == [700, 700]
+
+
+def test_a_sampler_that_stopped_short_is_reported_finished():
+    fake = _Finishing(first=250, final=250)
+    assert sampling._inspect_until(fake, 300, time.monotonic) is None
+    assert fake.looks == 2
