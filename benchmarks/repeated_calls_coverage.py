@@ -37,8 +37,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _record import RESULTS, write_result
-from repeated_coverage import MU, _with_interval, population_mean, study_main
+from _record import RESULTS
+from repeated_coverage import MU, _with_interval, population_mean, study_main, write_summary
 
 from bayesjudge.repeated import RepeatedData, fit_repeated, simulate_repeated
 from bayesjudge.repeated.baselines import rogan_gladen_clustered
@@ -164,7 +164,6 @@ def summarize(args: argparse.Namespace) -> Path:
         f"{d} / {t}" for d, t in sorted(set(zip(raw["draws"], raw["tune"], strict=True)))
     )
     failures = raw.loc[~raw["passed"].astype(bool), "failures"].fillna("")
-    counts = pd.Series([f for text in failures for f in str(text).split(";") if f]).value_counts()
     pooled = "; ".join(
         f"{label} {_with_interval(raw[f'{key}_covers'].astype(bool))}"
         for key, label in columns.items()
@@ -197,13 +196,7 @@ def summarize(args: argparse.Namespace) -> Path:
         f"Pooled by call correlation: {by_rho}.",
         "",
     ]
-    if len(counts):
-        lines += [
-            "Failed checks: " + ", ".join(f"{name} ({n})" for name, n in counts.items()) + ".",
-            "",
-        ]
-    lines += [table.to_markdown(index=False, floatfmt=".3f"), ""]
-    return write_result(args.out, "\n".join(lines))
+    return write_summary(args.out, lines, failures, table)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -312,16 +312,22 @@ def summarize(args: argparse.Namespace) -> Path:
             + f"; divergent transitions in {int((raw['divergences'] > 0).sum())} fits.",
             "",
         ]
-    if len(failures):
-        counts = pd.Series(
-            [f for text in failures for f in str(text).split(";") if f]
-        ).value_counts()
-        lines += [
-            "Failed checks: " + ", ".join(f"{name} ({n})" for name, n in counts.items()) + ".",
-            "",
-        ]
-    lines += [table.to_markdown(index=False, floatfmt=".3f"), ""]
-    return write_result(args.out, "\n".join(lines))
+    return write_summary(args.out, lines, failures, table)
+
+
+def write_summary(out: Path, lines: list[str], failures: pd.Series, table: pd.DataFrame) -> Path:
+    """Write a study's summary: ``lines``, the failed checks counted by name, the cell table.
+
+    Shared by this study and ``repeated_calls_coverage.py``; ``failures`` holds each failed
+    fit's ``;``-separated check names.
+    """
+    counts = pd.Series([f for text in failures for f in str(text).split(";") if f]).value_counts()
+    if len(counts):
+        named = ", ".join(f"{name} ({n})" for name, n in counts.items())
+        lines = [*lines, f"Failed checks: {named}.", ""]
+    return write_result(
+        out, "\n".join([*lines, table.to_markdown(index=False, floatfmt=".3f"), ""])
+    )
 
 
 def study_main(
