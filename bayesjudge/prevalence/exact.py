@@ -230,21 +230,6 @@ def _beta_sd_array(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True, slots=True)
-class _Problem:
-    """One count set's constants (the marginals of Se, Sp and J): as :class:`_Problems`."""
-
-    se: tuple[float, float]  # Beta parameters of the calibration posterior of Se
-    sp: tuple[float, float]  # ... of Sp
-    k: int
-    n: int
-    restrict_j: bool
-
-    def mirrored(self) -> _Problem:
-        """Return the same problem with PASS and FAIL swapped: pi -> 1-pi, Se <-> Sp, k -> n-k."""
-        return _Problem(self.sp, self.se, self.n - self.k, self.n, self.restrict_j)
-
-
-@dataclass(frozen=True, slots=True)
 class _Nodes:
     """Pi-independent quadrature nodes of one orientation (outer Se, inner Sp), per count set."""
 
@@ -304,15 +289,17 @@ class _Problems:
             restrict_j=bool(restrict_j),
         )
 
-    def one(self, row: int) -> _Problem:
-        """Return the count set at ``row`` as a :class:`_Problem`."""
-        return _Problem(
-            se=(float(self.a_e[row]), float(self.b_e[row])),
-            sp=(float(self.a_p[row]), float(self.b_p[row])),
-            k=int(self.k[row]),
-            n=int(self.n[row]),
-            restrict_j=self.restrict_j,
+    def one(self) -> tuple[float, float, float, float, float, float]:
+        """Return the constants of a batch of one as floats: a_e, b_e, a_p, b_p, k, n.
+
+        The marginals of Se, Sp and J (:func:`_marginal`) integrate one count set at a time.
+        """
+        if self.k.size != 1:
+            raise ValueError(f"one count set expected; got {self.k.size}")
+        a_e, b_e, a_p, b_p, k, n = (
+            float(v[0]) for v in (self.a_e, self.b_e, self.a_p, self.b_p, self.k, self.n)
         )
+        return a_e, b_e, a_p, b_p, k, n
 
     def take(self, rows: np.ndarray) -> _Problems:
         """Return the count sets at ``rows``."""
@@ -327,7 +314,7 @@ class _Problems:
         )
 
     def mirrored(self) -> _Problems:
-        """Return the count sets with PASS and FAIL swapped, as :meth:`_Problem.mirrored`."""
+        """Return the count sets with PASS and FAIL swapped: pi -> 1-pi, Se <-> Sp, k -> n-k."""
         return _Problems(
             self.a_p, self.b_p, self.a_e, self.b_e, self.n - self.k, self.n, self.restrict_j
         )
@@ -773,7 +760,7 @@ def _segment_log_sum(values: np.ndarray, rows: np.ndarray, count: int) -> np.nda
         return np.where(total > 0.0, safe + np.log(total), -np.inf)
 
 
-def _se_log_density(problem: _Problem, prior: Beta, s: np.ndarray, cs: np.ndarray) -> np.ndarray:
+def _se_log_density(problem: _Problems, prior: Beta, s: np.ndarray, cs: np.ndarray) -> np.ndarray:
     r"""Log of the marginal posterior density of Se at ``s``, unnormalised and divided by f_e(s).
 
     With :math:`f = 1 - S_p`, the judged rate :math:`R = \pi s + (1 - \pi) f` lies between f
@@ -793,8 +780,7 @@ def _se_log_density(problem: _Problem, prior: Beta, s: np.ndarray, cs: np.ndarra
     line :math:`R = f` crosses the window and the median of :math:`f_f`, so that the inner
     integral, smooth between the cuts, is resolved.
     """
-    a_f, b_f = problem.sp[1], problem.sp[0]  # f = 1 - Sp ~ Beta(b_p, a_p)
-    k, n = problem.k, problem.n
+    _, _, b_f, a_f, k, n = problem.one()  # f = 1 - Sp ~ Beta(b_p, a_p)
     f_lo, f_hi = _window(a_f, b_f)
     f_mid = float(special.betaincinv(a_f, b_f, 0.5))
     r_lo, r_hi = _window(k + 1.0, n - k + 1.0)
@@ -824,7 +810,7 @@ def _se_log_density(problem: _Problem, prior: Beta, s: np.ndarray, cs: np.ndarra
     return _log_sum(np.stack(parts, axis=-1))
 
 
-def _j_log_density(problem: _Problem, prior: Beta, j: np.ndarray, cj: np.ndarray) -> np.ndarray:
+def _j_log_density(problem: _Problems, prior: Beta, j: np.ndarray, cj: np.ndarray) -> np.ndarray:
     r"""Log of the unnormalised marginal posterior density of J at ``j`` (``cj = 1 - j``).
 
     With :math:`f = 1 - S_p`, :math:`S_e = f + j` and :math:`R = f + \pi j`, so that for fixed R
@@ -840,9 +826,7 @@ def _j_log_density(problem: _Problem, prior: Beta, j: np.ndarray, cj: np.ndarray
     :math:`R = f` (pi = 0) and :math:`R = f + j = S_e` (pi = 1) cross the windows and medians
     of :math:`f_f` and :math:`f_e`, and where the ends of the f range switch.
     """
-    a_f, b_f = problem.sp[1], problem.sp[0]
-    a_e, b_e = problem.se
-    k, n = problem.k, problem.n
+    a_e, b_e, b_f, a_f, k, n = problem.one()
     f_lo, f_hi = _window(a_f, b_f)
     e_lo, e_hi = _window(a_e, b_e)
     f_mid = float(special.betaincinv(a_f, b_f, 0.5))
@@ -1094,14 +1078,14 @@ class ExactMarginal:
         return PosteriorSummary(self.name, self.mean, self.sd, self.median, self.eti(prob))
 
 
-def _marginal(name: str, problem: _Problem, prior: Beta, mean: float, sd: float) -> ExactMarginal:
+def _marginal(name: str, problem: _Problems, prior: Beta, mean: float, sd: float) -> ExactMarginal:
     """Compute the exact marginal posterior of ``name`` (``"se"``, ``"sp"`` or ``"j"``)."""
     lo, hi = 0.0, 1.0
     if name in ("se", "sp"):
         # Sp of a problem is Se of its mirror image (PASS and FAIL swapped, pi -> 1 - pi)
         if name == "sp":
             problem, prior = problem.mirrored(), Beta(prior.beta, prior.alpha)
-        scale = _PiScale(*problem.se)
+        scale = _PiScale(*problem.one()[:2])
 
         def log_g(t: np.ndarray) -> np.ndarray:
             # f_e(s) ds/dt is the Beta "prior" density of the scale, finite at both ends
@@ -1176,7 +1160,7 @@ class ExactPosterior:
     _scale: _PiScale = field(repr=False)
     _moments: np.ndarray = field(repr=False)  # rows pi, se, sp, j, bias; columns mean, sd
     _spline: _Hermite = field(repr=False)  # CDF on the t scale, slopes = density
-    _problem: _Problem = field(repr=False)
+    _problem: _Problems = field(repr=False)  # the count set, a batch of one
     _marginals: dict[str, ExactMarginal] = field(default_factory=dict, repr=False)
 
     # ---- moments
@@ -1510,7 +1494,6 @@ def exact_posterior(
     priors = _checked_settings(priors, grid_size, nodes)
     size = int(grid_size) | 1
     problems = _Problems.of([counts], priors, restrict_j)
-    problem = problems.one(0)
     scale = _PiScale(priors.pi.alpha, priors.pi.beta)
     # the support on a coarse grid (shrinking it while the posterior is narrower than a few
     # coarse cells), then the full grid over the support, with the conditional moments
@@ -1548,18 +1531,19 @@ def exact_posterior(
     )
     moments[:, 1] = np.sqrt(np.maximum(moments[:, 1], 0.0))
 
+    a_e, b_e, a_p, b_p, _, _ = problems.one()
     log_evidence = (
         top
         + np.log(z)
-        + special.betaln(*problem.se)
+        + special.betaln(a_e, b_e)
         - special.betaln(priors.se.alpha, priors.se.beta)
-        + special.betaln(*problem.sp)
+        + special.betaln(a_p, b_p)
         - special.betaln(priors.sp.alpha, priors.sp.beta)
         + _log_binom(counts.m1, counts.x1)
         + _log_binom(counts.m0, counts.x0)
         + _log_binom(counts.n, counts.k)
     )
-    if problem.restrict_j:
+    if problems.restrict_j:
         log_evidence -= _log_prior_mass_j_positive(priors)
 
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -1578,7 +1562,7 @@ def exact_posterior(
         _scale=scale,
         _moments=moments,
         _spline=_Hermite(t, cdf, g),
-        _problem=problem,
+        _problem=problems,
     )
 
 
