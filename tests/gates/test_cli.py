@@ -173,27 +173,44 @@ def test_report_reads_as_prose_and_tells_what_retries_do(json_run, readable_repo
     assert html.escape(story) in (out / "report.html").read_text()
 
 
-def test_report_escapes_the_file_name_and_replaces_its_report(files, tmp_path, capsys):
+@pytest.fixture(scope="module")
+def replaced_report(files, tmp_path_factory):
+    """A tiny plain-text run on the rulings with ``--out``, then one on a hostile copy of them.
+
+    The second run (``--json``) writes into the same folder, replacing the first's report; the
+    first run's printed text is kept for the test of the plain output.
+    """
+    import contextlib
+    import io
+
     _, rulings, _ = files
-    hostile = tmp_path / "a|b <i>x.csv"
+    folder = tmp_path_factory.mktemp("replaced")
+    hostile = folder / "a|b <i>x.csv"
     hostile.write_bytes(rulings.read_bytes())
-    out = tmp_path / "report"
-    tiny = ["--draws", "50", "--tune", "50", "--chains", "2", "--no-progress", "--json"]
-    for source in (rulings, hostile):  # the second run replaces the first's report
-        assert _run(["gate", str(source), "--out", str(out), *tiny]) in (EXIT_OK, EXIT_DIAGNOSTICS)
-    capsys.readouterr()
+    out = folder / "report"
+    tiny = ["--draws", "50", "--tune", "50", "--chains", "2", "--no-progress"]
+    codes, printed = [], []
+    for source, mode in ((rulings, []), (hostile, ["--json"])):
+        stdout = io.StringIO()
+        with contextlib.redirect_stdout(stdout):
+            codes.append(_run(["gate", str(source), "--out", str(out), *tiny, *mode]))
+        printed.append(stdout.getvalue())
+    return folder, hostile, out, codes, printed
+
+
+def test_report_escapes_the_file_name_and_replaces_its_report(replaced_report):
+    folder, hostile, out, codes, _ = replaced_report
+    # the second run replaces the first's report
+    assert all(code in (EXIT_OK, EXIT_DIAGNOSTICS) for code in codes)
     summary = (out / "summary.md").read_text()
     assert "<i>" not in summary  # neither in the title nor in the recorded command
     assert summary.count(r"a\|b &lt;i&gt;x.csv") == 2
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([hostile.name, "report"])
+    assert sorted(p.name for p in folder.iterdir()) == sorted([hostile.name, "report"])
 
 
-def test_text_output_ends_with_the_answer_and_the_page_to_open(files, tmp_path, capsys):
-    _, rulings, _ = files
-    out = tmp_path / "report"
-    tiny = ["--draws", "50", "--tune", "50", "--chains", "2", "--no-progress"]
-    code = _run(["gate", str(rulings), "--out", str(out), *tiny])
-    printed = capsys.readouterr().out
+def test_text_output_ends_with_the_answer_and_the_page_to_open(replaced_report):
+    _, _, out, codes, printed = replaced_report
+    code, printed = codes[0], printed[0]  # the plain-text run on the rulings
     assert code in (EXIT_OK, EXIT_DIAGNOSTICS)
     assert "\nAnswer\n  true success rate pi: " in printed
     assert printed.splitlines()[-1] == f"report written to {out}: open {out / 'report.html'}"

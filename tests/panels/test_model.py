@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pymc as pm
 import pytensor
@@ -39,10 +41,11 @@ def _values(model: pm.Model, seed: int) -> dict[str, np.ndarray]:
     }
 
 
-def _evaluate(model: pm.Model, names: list[str], point: dict[str, np.ndarray]) -> list:
+def _evaluator(model: pm.Model, names: list[str]) -> Callable[[dict[str, np.ndarray]], list]:
+    """The variables ``names`` of ``model`` as one compiled function of a point."""
     outs = model.replace_rvs_by_values([model[n] for n in names])
     fn = pytensor.function(model.value_vars, outs, on_unused_input="ignore")
-    return fn(**{v.name: point[v.name] for v in model.value_vars})
+    return lambda point: fn(**{v.name: point[v.name] for v in model.value_vars})
 
 
 # --------------------------------------------------------------------------- structure
@@ -134,13 +137,12 @@ def test_compressed_likelihood_equals_the_per_item_sum():
         compressed = panel_model(patterns, calibration=calibration, n_patterns=64)
         itemwise = panel_model(per_item, calibration=calibration)
         logp_compressed, logp_itemwise = compressed.compile_logp(), itemwise.compile_logp()
+        evaluate = _evaluator(compressed, ["se", "sp", "loading", "pi", "loglik"])
         for seed in range(3):
             point = _values(compressed, seed)
             assert logp_compressed(point) == pytest.approx(logp_itemwise(point), rel=1e-12)
             # and the item-level sum from the numpy closed forms
-            se, sp, lam, pi, loglik = _evaluate(
-                compressed, ["se", "sp", "loading", "pi", "loglik"], point
-            )
+            se, sp, lam, pi, loglik = evaluate(point)
             logp = log_pattern_probabilities(se, sp, lam, per_item.verdict)
             item = np.where(per_item.label == 1, logp[1], logp[0])
             mixed = np.logaddexp(np.log(pi) + logp[1], np.log1p(-pi) + logp[0])
@@ -159,8 +161,9 @@ def test_one_independent_judge_has_the_prevalence_likelihood():
     )
     model = panel_model(patterns, dependence="none")
     assert "accuracy_offset" not in model.named_vars
+    evaluate = _evaluator(model, ["se", "sp", "pi", "loglik"])
     for seed in range(3):
-        se, sp, pi, loglik = _evaluate(model, ["se", "sp", "pi", "loglik"], _values(model, seed))
+        se, sp, pi, loglik = evaluate(_values(model, seed))
         rate = pi * se + (1 - pi) * (1 - sp)
         binomial = (
             (50 * np.log(se) + 10 * np.log1p(-se) + 8 * np.log1p(-sp) + 32 * np.log(sp))
