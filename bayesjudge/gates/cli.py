@@ -139,7 +139,6 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any]:
 
 def run_gate(args: argparse.Namespace) -> int:
     """Run ``bayesjudge gate``; return the exit code."""
-    from bayesjudge.gates.analysis import analyze_gate, analyze_loop
     from bayesjudge.gates.caps import MAX_CAPS
     from bayesjudge.priors import GatePriors
 
@@ -151,6 +150,9 @@ def run_gate(args: argparse.Namespace) -> int:
     sampler = SamplerOptions.from_args(args)
     priors = sampler.priors_of(GatePriors)
     rulings, log = _load(args)
+    # the fitting stack is imported once the input has been read: bad input exits without it
+    from bayesjudge.gates.analysis import analyze_gate, analyze_loop
+
     if rulings is None:
         assert log is not None
         loop = analyze_loop(

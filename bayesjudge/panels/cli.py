@@ -132,7 +132,6 @@ def _load(args: argparse.Namespace) -> Any:
 
 def run_panel(args: argparse.Namespace) -> int:
     """Run ``bayesjudge panel``; return the exit code."""
-    from bayesjudge.panels.analysis import analyze_panel
     from bayesjudge.priors import PanelPriors
 
     sampler = SamplerOptions.from_args(args)
@@ -144,6 +143,9 @@ def run_panel(args: argparse.Namespace) -> int:
             f"--pairs goes with --dependence pairs or auto; got --dependence {args.dependence}"
         )
     data = _load(args)
+    # the fitting stack is imported once the input has been read: bad input exits without it
+    from bayesjudge.panels.analysis import analyze_panel
+
     analysis = analyze_panel(
         data,
         prob=args.prob,

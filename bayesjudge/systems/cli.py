@@ -214,7 +214,6 @@ def _renamed(estimate: Any, label: str) -> Any:
 
 def _cmd_rank(args: argparse.Namespace) -> int:
     from bayesjudge.priors import SystemsPriors
-    from bayesjudge.systems.analysis import analyze_systems
 
     if args.epoch is not None:
         from bayesjudge.systems.repeated_cli import run_repeated_rank
@@ -226,6 +225,9 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     sampler = SamplerOptions.from_args(args)
     priors = sampler.priors_of(SystemsPriors)
     data = _load(args)
+    # the fitting stack is imported once the input has been read: bad input exits without it
+    from bayesjudge.systems.analysis import analyze_systems
+
     analysis = analyze_systems(
         data,
         judge=args.judge,
