@@ -399,10 +399,11 @@ def analyze_prevalence(
             stacklevel=2,
         )
         plan = exact = False
-    # the exact reference row of a sampled fit, computed once: the plan's current width too
+    # the exact posterior, computed once: the reference row of a sampled fit or the answer of
+    # method="exact", and the plan's current width too
     reference = (
         exact_posterior(data, priors=priors)
-        if method == "nuts" and exact and not stratified
+        if (method == "nuts" and exact and not stratified) or (method == "exact" and plan)
         else None
     )
     if plan:
@@ -412,7 +413,7 @@ def analyze_prevalence(
             data, prob=prob, priors=priors, random_seed=random_seed, current=reference
         )
     if method == "exact":
-        posterior_exact = exact_posterior(data, priors=priors)
+        posterior_exact = exact_posterior(data, priors=priors) if reference is None else reference
         summaries = posterior_exact.summaries(prob=prob)
         rows = [posterior_exact.to_estimate(prob=prob)]
         return PrevalenceAnalysis(
