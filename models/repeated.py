@@ -80,6 +80,17 @@ priors, so the same posterior of pi (checked in ``tests/repeated/test_reduction.
   always (:math:`p_i > 0.9`) solved;
 * ``item_rate`` (dim ``item``), ``median_rate`` (:math:`\mathrm{logit}^{-1}\mu`), ``sigma``,
   ``tau``, ``se``, ``sp``, ``j``.
+
+**Sizes as data** (``pad_to``). A compiled model has fixed array lengths, so each number of
+items, clusters or judge-call patterns would be compiled anew. With ``pad_to`` the item,
+cluster and pattern axes are padded to given lengths: a padded item has no answers (its counts
+are 0, its patterns none), a padded cluster no items, a padded pattern no answers, so none of
+them enters the likelihood. Their scores :math:`z_i`, :math:`u_c` are left with their standard
+normal prior, independent of everything else, and the posterior of every other variable is
+unchanged; the averages over items (``mean_rate``, ``pass_at_k``, ``pass_all_k``,
+``band_share``) weigh each item by ``item_weight`` (1 for an observed item, 0 for a padded
+one), and a fit keeps the observed items' draws only. One compiled model then serves every
+dataset that fits in its lengths, its data swapped in (:func:`model_data`).
 """
 
 from __future__ import annotations
@@ -95,7 +106,14 @@ from scipy import special
 from bayesjudge.priors import Beta
 from bayesjudge.repeated.priors import RepeatedPriors
 
-__all__ = ["BANDS", "BAND_EDGES", "PATTERNS", "QUADRATURE_NODES", "repeated_model"]
+__all__ = [
+    "BANDS",
+    "BAND_EDGES",
+    "PATTERNS",
+    "QUADRATURE_NODES",
+    "model_data",
+    "repeated_model",
+]
 
 #: The per-item bands of ``band_share``: never, sometimes and always solved.
 BANDS: tuple[str, ...] = ("never", "sometimes", "always")
@@ -107,6 +125,120 @@ QUADRATURE_NODES = 40
 _COUNTS = ("n", "k", "m1", "x1", "m0", "x0")
 #: The arrays of ``patterns`` (:meth:`bayesjudge.repeated.RepeatedData.call_patterns`).
 PATTERNS = ("item", "calls", "passes", "label", "answers")
+#: The ``pm.Data`` container of each count.
+_CONTAINERS = {"n": "n", "k": "k_obs", "m1": "m1", "x1": "x1_obs", "m0": "m0", "x0": "x0_obs"}
+#: What a padded pattern holds: no calls, no passes, no label, no answers.
+_PATTERN_FILL = {"item": 0, "calls": 0, "passes": 0, "label": -1, "answers": 0}
+#: The axes ``pad_to`` may pad.
+_PADDED_AXES = ("item", "cluster", "pattern")
+
+
+def _padded(values: np.ndarray, size: int, fill: int = 0) -> np.ndarray:
+    """Return ``values`` as int64, with ``fill`` appended up to ``size`` entries."""
+    values = np.asarray(values, dtype=np.int64)
+    return np.concatenate([values, np.full(size - values.size, fill, dtype=np.int64)])
+
+
+def _lengths(
+    n_items: int, n_clusters: int, n_patterns: int, pad_to: Mapping[str, int] | None
+) -> dict[str, int]:
+    """Return the padded length of each axis, checking ``pad_to`` against the data."""
+    actual = {"item": n_items, "cluster": n_clusters, "pattern": n_patterns}
+    if pad_to is None:
+        return actual
+    unknown = sorted(set(pad_to) - set(_PADDED_AXES))
+    if unknown:
+        raise ValueError(f"pad_to names unknown axes {unknown}; it may pad {list(_PADDED_AXES)}")
+    out = {}
+    for axis, count in actual.items():
+        size = pad_to.get(axis, count)
+        if isinstance(size, bool) or not isinstance(size, int | np.integer) or size < count:
+            raise ValueError(
+                f"pad_to[{axis!r}] must be a whole number of at least {count} (the data's "
+                f"{axis}s); got {size!r}"
+            )
+        out[axis] = int(size)
+    return out
+
+
+def model_data(
+    counts: Mapping[str, np.ndarray],
+    *,
+    cluster_index: np.ndarray | None = None,
+    patterns: Mapping[str, np.ndarray] | None = None,
+    pad_to: Mapping[str, int] | None = None,
+    n_clusters: int = 0,
+) -> dict[str, np.ndarray]:
+    """Return the values of the ``pm.Data`` containers of :func:`repeated_model`.
+
+    What a fit swaps into a compiled model (a model built with the same ``pad_to``, clusters
+    and patterns or none): the counts (or, with ``patterns``, the patterns instead), each
+    item's cluster, and with ``pad_to`` each item's weight, every array padded as the module
+    docstring says.
+
+    Parameters
+    ----------
+    counts : mapping of str to ndarray
+        ``n``, ``k``, ``m1``, ``x1``, ``m0``, ``x0``, one entry per item.
+    cluster_index : ndarray of int, optional
+        Each item's cluster, when the model has the cluster level.
+    patterns : mapping of str to ndarray, optional
+        The judge-call patterns (:data:`PATTERNS`), when the model reads them.
+    pad_to : mapping of str to int, optional
+        Lengths of the ``item``, ``cluster`` and ``pattern`` axes (each at least the data's).
+    n_clusters : int, default 0
+        The data's clusters (checked against ``pad_to["cluster"]``).
+
+    Returns
+    -------
+    dict of str to ndarray
+        int64 arrays by container name: ``n``, ``k_obs``, ``m1``, ``x1_obs``, ``m0``,
+        ``x0_obs`` (without ``patterns``) or ``pattern_item``, ``pattern_calls``,
+        ``pattern_passes``, ``pattern_label``, ``pattern_answers`` (with them);
+        ``cluster_index``; ``item_weight`` (with ``pad_to``).
+
+    Examples
+    --------
+    >>> counts = {name: np.array([2, 1]) for name in ("n", "k", "m1", "x1", "m0", "x0")}
+    >>> data = model_data(counts, pad_to={"item": 4})
+    >>> data["n"], data["item_weight"]
+    (array([2, 1, 0, 0]), array([1, 1, 0, 0]))
+    """
+    missing = [name for name in _COUNTS if name not in counts]
+    if missing:
+        raise ValueError(f"counts lacks {missing}; it needs {list(_COUNTS)}")
+    n_items = int(np.size(counts["n"]))
+    if patterns is not None:
+        missing = [name for name in PATTERNS if name not in patterns]
+        if missing:
+            raise ValueError(f"patterns lacks {missing}; it needs {list(PATTERNS)}")
+    n_patterns = 0 if patterns is None else int(np.size(patterns["item"]))
+    sizes = _lengths(n_items, n_clusters, n_patterns, pad_to)
+    out: dict[str, np.ndarray] = {}
+    if patterns is None:
+        for name, key in _CONTAINERS.items():
+            out[key] = _padded(counts[name], sizes["item"])
+    else:
+        for name in PATTERNS:
+            out[f"pattern_{name}"] = _padded(patterns[name], sizes["pattern"], _PATTERN_FILL[name])
+    if cluster_index is not None:
+        out["cluster_index"] = _padded(cluster_index, sizes["item"])
+    if pad_to is not None:
+        out["item_weight"] = _padded(np.ones(n_items, dtype=np.int64), sizes["item"])
+    return out
+
+
+def _padding_names(names: Sequence[str], size: int) -> tuple[str, ...]:
+    """Return ``names`` followed by distinct names for the padded entries, up to ``size``."""
+    taken = set(names)
+    extra: list[str] = []
+    j = 0
+    while len(names) + len(extra) < size:
+        name = f"(padding {j})"
+        if name not in taken:
+            extra.append(name)
+        j += 1
+    return (*names, *extra)
 
 
 def _log_phi(z: pt.TensorVariable) -> tuple[pt.TensorVariable, pt.TensorVariable]:
@@ -169,8 +301,9 @@ def repeated_model(
     spread: bool = True,
     gold_informs_items: bool = False,
     restrict_j: bool = True,
-    ks: Sequence[int] = (1, 5),
+    ks: Sequence[int] | None = (1, 5),
     patterns: Mapping[str, np.ndarray] | None = None,
+    pad_to: Mapping[str, int] | None = None,
 ) -> pm.Model:
     r"""Build the repeated-samples model: a logit-normal item hierarchy under one judge.
 
@@ -208,13 +341,20 @@ def repeated_model(
         when the gold-labelled answers are a random sample of the answers.
     restrict_j : bool, default True
         Restrict the prior of Se and Sp to J > 0 (exactly: conditioned on that event).
-    ks : sequence of int, default (1, 5)
-        The k of ``pass_at_k`` and ``pass_all_k`` (coordinate ``pass_k``).
+    ks : sequence of int or None, default (1, 5)
+        The k of ``pass_at_k`` and ``pass_all_k`` (coordinate ``pass_k``); None leaves both
+        out (a fit computes them from the draws of ``item_rate``, with the same formulas, so
+        that the compiled model does not depend on the k asked for).
     patterns : mapping of str to ndarray, optional
         Repeated judge calls on each answer, as patterns (:data:`PATTERNS`:
         :meth:`bayesjudge.repeated.RepeatedData.call_patterns`); the likelihood is then the
         beta-binomial one of the module docstring, with the calls' correlation ``rho``, and
         ``counts`` is checked but not used.
+    pad_to : mapping of str to int, optional
+        Lengths to pad the ``item``, ``cluster`` and ``pattern`` axes to (module docstring,
+        "Sizes as data"): the padded entries carry no data, and adds the data
+        ``item_weight``. A fit pads to a few lengths so that one compiled model serves data
+        of many sizes.
 
     Returns
     -------
@@ -240,15 +380,31 @@ def repeated_model(
     missing = [name for name in _COUNTS if name not in counts]
     if missing:
         raise ValueError(f"counts lacks {missing}; it needs {list(_COUNTS)}")
-    ks = tuple(int(k) for k in ks)
-    if not ks or min(ks) < 1:
-        raise ValueError(f"ks must be whole numbers of at least 1; got {ks!r}")
+    if ks is not None:
+        ks = tuple(int(k) for k in ks)
+        if not ks or min(ks) < 1:
+            raise ValueError(f"ks must be whole numbers of at least 1; got {ks!r}")
     clustered = clusters is not None and spread
-    coords: dict[str, Sequence[object]] = {"item": tuple(items), "pass_k": ks, "band": BANDS}
+    if clustered and cluster_index is None:
+        raise ValueError("clusters needs cluster_index, each item's cluster")
+    n_clusters = len(clusters) if clustered and clusters is not None else 0
+    values = model_data(
+        counts,
+        cluster_index=cluster_index if clustered else None,
+        patterns=patterns,
+        pad_to=pad_to,
+        n_clusters=n_clusters,
+    )
+    sizes = _lengths(
+        len(items), n_clusters, 0 if patterns is None else np.size(patterns["item"]), pad_to
+    )
+    coords: dict[str, Sequence[object]] = {
+        "item": _padding_names(tuple(items), sizes["item"]),
+        **({"pass_k": ks} if ks is not None else {}),
+        "band": BANDS,
+    }
     if clustered:
-        if cluster_index is None:
-            raise ValueError("clusters needs cluster_index, each item's cluster")
-        coords["cluster"] = tuple(clusters)  # type: ignore[arg-type]
+        coords["cluster"] = _padding_names(tuple(clusters), sizes["cluster"])  # type: ignore[arg-type]
     dims = "item"
     nodes, weights = hermegauss(QUADRATURE_NODES)
     weights = weights / weights.sum()
@@ -279,7 +435,19 @@ def repeated_model(
             + _beta_logp(priors.sp, log_sp, log_fpr)
             + jacobian,
         )
-        logit_p = mu * pt.ones(len(items))
+        if pad_to is None:
+
+            def average(x: pt.TensorVariable) -> pt.TensorVariable:
+                return pt.mean(x, axis=0)
+
+        else:  # over the observed items only
+            weight = pm.Data("item_weight", values["item_weight"], dims=dims)
+
+            def average(x: pt.TensorVariable) -> pt.TensorVariable:
+                w = weight if x.ndim == 1 else weight[:, None]
+                return pt.sum(w * x, axis=0) / pt.sum(weight)
+
+        logit_p = mu * pt.ones(sizes["item"])
         scale = pt.as_tensor_variable(0.0)
         if spread:
             sigma = pm.HalfNormal("sigma", sigma=priors.sigma.sigma)
@@ -287,43 +455,42 @@ def repeated_model(
             logit_p = logit_p + sigma * item_z
             scale = sigma**2
         if clustered:
-            index = pm.Data("cluster_index", np.asarray(cluster_index, dtype=np.int64), dims=dims)
+            index = pm.Data("cluster_index", values["cluster_index"], dims=dims)
             tau = pm.HalfNormal("tau", sigma=priors.tau.sigma)
             cluster_z = pm.Normal("cluster_z", 0.0, 1.0, dims="cluster")
             logit_p = logit_p + tau * cluster_z[index]
             scale = scale + tau**2
         p = pm.Deterministic("item_rate", pt.sigmoid(logit_p), dims=dims)
 
-        pm.Deterministic("mean_rate", pt.mean(p))
+        pm.Deterministic("mean_rate", average(p))
         pm.Deterministic(
             "population_rate",
             pt.sum(weights * pt.sigmoid(mu + pt.sqrt(scale) * nodes)),
         )
-        k_values = pt.as_tensor_variable(np.asarray(ks, dtype=np.float64))
-        log_p = -pt.softplus(-logit_p)[:, None]  # log p without cancellation
-        log_1mp = -pt.softplus(logit_p)[:, None]  # log(1 - p)
-        pm.Deterministic("pass_at_k", pt.mean(-pt.expm1(k_values * log_1mp), axis=0), dims="pass_k")
-        pm.Deterministic("pass_all_k", pt.mean(pt.exp(k_values * log_p), axis=0), dims="pass_k")
+        if ks is not None:
+            k_values = pt.as_tensor_variable(np.asarray(ks, dtype=np.float64))
+            log_p = -pt.softplus(-logit_p)[:, None]  # log p without cancellation
+            log_1mp = -pt.softplus(logit_p)[:, None]  # log(1 - p)
+            pm.Deterministic("pass_at_k", average(-pt.expm1(k_values * log_1mp)), dims="pass_k")
+            pm.Deterministic("pass_all_k", average(pt.exp(k_values * log_p)), dims="pass_k")
         low, high = BAND_EDGES
-        never = pt.mean(pt.lt(p, low))
-        always = pt.mean(pt.gt(p, high))
+        never = average(pt.lt(p, low))
+        always = average(pt.gt(p, high))
         pm.Deterministic("band_share", pt.stack([never, 1.0 - never - always, always]), dims="band")
 
         if patterns is not None:
             _calls_likelihood(
                 patterns,
+                values,
                 priors=priors,
                 logit_p=logit_p,
                 judge=(log_se, log_1mse, log_fpr, log_sp),
                 gold_informs_items=gold_informs_items,
             )
             return model
-        n = pm.Data("n", np.asarray(counts["n"], dtype=np.int64), dims=dims)
-        k_obs = pm.Data("k_obs", np.asarray(counts["k"], dtype=np.int64), dims=dims)
-        m1 = pm.Data("m1", np.asarray(counts["m1"], dtype=np.int64), dims=dims)
-        x1_obs = pm.Data("x1_obs", np.asarray(counts["x1"], dtype=np.int64), dims=dims)
-        m0 = pm.Data("m0", np.asarray(counts["m0"], dtype=np.int64), dims=dims)
-        x0_obs = pm.Data("x0_obs", np.asarray(counts["x0"], dtype=np.int64), dims=dims)
+        n, k_obs, m1, x1_obs, m0, x0_obs = (
+            pm.Data(key, values[key], dims=dims) for key in _CONTAINERS.values()
+        )
         rate = p * se + (1.0 - p) * fpr  # P(verdict PASS) of an unlabelled answer
         pm.Binomial("k", n=n, p=rate, observed=k_obs, dims=dims)
         pm.Binomial("x1", n=m1, p=se, observed=x1_obs, dims=dims)
@@ -335,20 +502,22 @@ def repeated_model(
 
 def _calls_likelihood(
     patterns: Mapping[str, np.ndarray],
+    values: Mapping[str, np.ndarray],
     *,
     priors: RepeatedPriors,
     logit_p: pt.TensorVariable,
     judge: tuple[pt.TensorVariable, ...],
     gold_informs_items: bool,
 ) -> None:
-    """Add ``rho`` and the beta-binomial likelihood of the judge calls (module docstring)."""
-    missing = [name for name in PATTERNS if name not in patterns]
-    if missing:
-        raise ValueError(f"patterns lacks {missing}; it needs {list(PATTERNS)}")
+    """Add ``rho`` and the beta-binomial likelihood of the judge calls (module docstring).
+
+    ``values`` holds the (padded) pattern arrays of :func:`model_data`; ``patterns`` the
+    data's own, which bound the calls.
+    """
     model = pm.modelcontext(None)
-    model.add_coord("pattern", np.arange(len(patterns["item"])))
+    model.add_coord("pattern", np.arange(values["pattern_item"].size))
     data = {
-        name: pm.Data(f"pattern_{name}", np.asarray(patterns[name], dtype=np.int64), dims="pattern")
+        name: pm.Data(f"pattern_{name}", values[f"pattern_{name}"], dims="pattern")
         for name in PATTERNS
     }
     log_se, log_1mse, log_fpr, log_sp = judge

@@ -64,6 +64,8 @@ __all__ = [
     "REPORTED",
     "call_histogram_check",
     "fit_repeated",
+    "padded_length",
+    "pass_at_k",
     "pass_histogram_check",
     "predictive_draws",
 ]
@@ -87,6 +89,68 @@ PPC_LEVEL = 0.01
 MAX_CHECK_DRAWS = 1000
 #: Default NUTS target acceptance of the repeated-samples model (a non-centred item hierarchy).
 TARGET_ACCEPT = defaults.REPEATED_TARGET_ACCEPT
+#: Shortest padded length of the item, cluster and pattern axes (:func:`padded_length`).
+MIN_PADDED = 16
+
+
+def padded_length(count: int) -> int:
+    """Return the length a fit pads an axis of ``count`` entries to: the next power of two.
+
+    At least :data:`MIN_PADDED`. The model is compiled once per padded length
+    (:mod:`bayesjudge.models.repeated`, "Sizes as data"), so data of 17 to 32 items share one
+    compiled model; beyond 16 items the padding adds fewer prior-only scores than there are items.
+
+    Examples
+    --------
+    >>> padded_length(3), padded_length(40), padded_length(64)
+    (16, 64, 64)
+    """
+    size = MIN_PADDED
+    while size < count:
+        size *= 2
+    return size
+
+
+def pass_at_k(item_rate: xr.DataArray, ks: Sequence[int]) -> tuple[xr.DataArray, xr.DataArray]:
+    r"""Return pass@k and pass^k at each draw, from the draws of each item's success rate.
+
+    :math:`\frac1N\sum_i 1 - (1 - p_i)^k` and :math:`\frac1N\sum_i p_i^k` over the ``item``
+    dim, along a new dim ``pass_k`` (the estimands of :mod:`bayesjudge.models.repeated`; Chen
+    et al., "Evaluating large language models trained on code", 2021; Yao et al.,
+    "tau-bench", 2024), formed as :math:`-\mathrm{expm1}(k\,\mathrm{log1p}(-p))` and
+    :math:`\exp(k \log p)`.
+
+    Parameters
+    ----------
+    item_rate : DataArray
+        Draws of each item's success rate, dims ``(chain, draw, item)``.
+    ks : sequence of int
+        The k (coordinate ``pass_k``).
+
+    Returns
+    -------
+    tuple of DataArray
+        pass@k and pass^k, dims ``(chain, draw, pass_k)``.
+
+    Examples
+    --------
+    >>> rate = xr.DataArray([[[0.5, 1.0]]], dims=("chain", "draw", "item"))
+    >>> at, every = pass_at_k(rate, (1, 2))
+    >>> at.values.ravel().tolist(), every.values.ravel().tolist()
+    ([0.75, 0.875], [0.75, 0.625])
+    """
+    p = item_rate.transpose("chain", "draw", "item").to_numpy()[..., None]
+    k = np.asarray(ks, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        at = -np.expm1(k * np.log1p(-p)).mean(axis=2)
+        every = np.exp(k * np.log(p)).mean(axis=2)
+    dims = ("chain", "draw", "pass_k")
+    coords = {
+        "chain": item_rate["chain"].values,
+        "draw": item_rate["draw"].values,
+        "pass_k": list(ks),
+    }
+    return xr.DataArray(at, dims=dims, coords=coords), xr.DataArray(every, dims=dims, coords=coords)
 
 
 def _check_ks(ks: Sequence[int]) -> tuple[int, ...]:
@@ -499,22 +563,22 @@ def fit_repeated(
     calls = data.has_calls if judge_calls is None else bool(judge_calls)
     counts = {name: np.asarray(v, dtype=np.int64) for name, v in data.counts().items()}
     patterns = data.call_patterns() if calls else None
-    model_data = {
-        "n": counts["n"],
-        "k_obs": counts["k"],
-        "m1": counts["m1"],
-        "x1_obs": counts["x1"],
-        "m0": counts["m0"],
-        "x0_obs": counts["x0"],
-    }
+    # the sizes are data: each axis padded to a few lengths, pass@k computed from the draws
+    pad_to = {"item": padded_length(data.n_items)}
     if clustered:
-        assert data.cluster_index is not None
-        model_data["cluster_index"] = np.asarray(data.cluster_index, dtype=np.int64)
-    if patterns is not None:  # the model then holds the patterns instead of the counts
-        model_data = {
-            **{f"pattern_{name}": values for name, values in patterns.items()},
-            **({"cluster_index": model_data["cluster_index"]} if clustered else {}),
-        }
+        pad_to["cluster"] = padded_length(data.n_clusters)
+    if patterns is not None:
+        pad_to["pattern"] = padded_length(patterns["item"].size)
+    cluster_index = data.cluster_index if clustered else None
+    from bayesjudge.models.repeated import model_data as padded_data
+
+    model_data = padded_data(
+        counts,
+        cluster_index=cluster_index,
+        patterns=patterns,
+        pad_to=pad_to,
+        n_clusters=data.n_clusters if clustered else 0,
+    )
 
     def build() -> Any:
         from bayesjudge.models.repeated import repeated_model
@@ -523,13 +587,14 @@ def fit_repeated(
             data.items,
             counts,
             clusters=data.clusters if clustered else None,
-            cluster_index=data.cluster_index if clustered else None,
+            cluster_index=cluster_index,
             priors=priors,
             spread=spread,
             gold_informs_items=gold_informs_items,
             restrict_j=restrict_j,
-            ks=ks,
+            ks=None,
             patterns=patterns,
+            pad_to=pad_to,
         )
 
     key = (
@@ -539,22 +604,29 @@ def fit_repeated(
         clustered,
         bool(gold_informs_items),
         bool(restrict_j),
-        ks,
-        data.n_items,
-        data.n_clusters if clustered else 0,
-        None if patterns is None else (patterns["item"].size, int(patterns["calls"].max())),
+        tuple(sorted(pad_to.items())),
+        None if patterns is None else int(patterns["calls"].max()),
     )
     run = ModelRun(REPEATED, key, build, model_data, priors)
     observed = observed_statistics(data, gold_informs_items=gold_informs_items)
 
     def complete(trace: xr.DataTree, rng: np.random.Generator) -> xr.DataTree:
-        posterior = trace["posterior"].to_dataset()
-        coords: dict[str, Any] = {"item": list(data.items), "pass_k": list(ks)}
+        sampled = trace["posterior"].to_dataset()
+        # the observed items and clusters only (the padded ones hold prior draws)
+        keep = {"item": slice(0, data.n_items), "cluster": slice(0, data.n_clusters)}
+        sampled = sampled.isel({dim: keep[dim] for dim in keep if dim in sampled.dims})
+        coords: dict[str, Any] = {"item": list(data.items)}
         if clustered:
             coords["cluster"] = list(data.clusters or ())
-        posterior = posterior.assign_coords(
-            {name: value for name, value in coords.items() if name in posterior.dims}
+        sampled = sampled.assign_coords(
+            {name: value for name, value in coords.items() if name in sampled.dims}
         )
+        at, every = pass_at_k(sampled["item_rate"], ks)
+        # in the order the model would hold them: pass@k and pass^k after population_rate
+        names = list(sampled.data_vars)
+        where = names.index("population_rate") + 1
+        names[where:where] = ["pass_at_k", "pass_all_k"]
+        posterior = sampled.assign(pass_at_k=at, pass_all_k=every)[names]
         return xr.DataTree.from_dict(
             {
                 "posterior": posterior,

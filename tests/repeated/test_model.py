@@ -135,3 +135,47 @@ def test_histogram_check_passes_on_data_from_the_model() -> None:
     data = RepeatedData.from_frame(sim.frame.drop(columns=["truth", "label"]))
     check = pass_histogram_check(_posterior(sim.truth.item_rate), data, random_seed=1)
     assert check.passed
+
+
+def test_padding_adds_only_prior_terms_and_keeps_the_estimands() -> None:
+    """Padded to 5 items and 4 clusters, the log density is the unpadded one plus standard
+    normal terms of the padded scores, and every estimand averages the observed items only."""
+    args = (("a", "b", "c"), COUNTS)
+    options = {"clusters": ("t", "u"), "cluster_index": np.array([0, 0, 1]), "ks": (1, 3)}
+    plain = repeated_model(*args, **options)
+    padded = repeated_model(*args, **options, pad_to={"item": 5, "cluster": 4})
+    assert padded.coords["item"][:3] == ("a", "b", "c")
+    assert len(padded.coords["item"]) == 5
+    assert len(padded.coords["cluster"]) == 4
+    rng = np.random.default_rng(3)
+    point = {k: rng.normal(size=np.shape(v)) for k, v in plain.initial_point().items()}
+    extra = {"item_z": rng.normal(size=2), "cluster_z": rng.normal(size=2)}
+    wide = {k: np.concatenate([v, extra[k]]) if k in extra else v for k, v in point.items()}
+    prior = sum(float(stats.norm.logpdf(v).sum()) for v in extra.values())
+    assert padded.compile_logp()(wide) == pytest.approx(plain.compile_logp()(point) + prior)
+    names = ["mean_rate", "pass_at_k", "pass_all_k", "band_share", "population_rate"]
+    short = _at(plain, names, point)
+    long = _at(padded, names, wide)
+    for name, a, b in zip(names, short, long, strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-13, err_msg=name)
+
+
+def test_padded_patterns_carry_no_answers() -> None:
+    sim = simulate_repeated(6, 2, gold_answers=4, calls=3, call_correlation=0.4, random_seed=2)
+    data = RepeatedData.from_frame(sim.frame.drop(columns="truth"), columns={"call": "call"})
+    counts, patterns = data.counts(), data.call_patterns()
+    plain = repeated_model(data.items, counts, spread=False, patterns=patterns)
+    size = patterns["item"].size + 5
+    padded = repeated_model(data.items, counts, spread=False, patterns=patterns,
+                            pad_to={"pattern": size, "item": 9})  # fmt: skip
+    assert padded["pattern_answers"].get_value().tolist()[-5:] == [0] * 5
+    point = {k: np.asarray(0.3) for k in plain.initial_point()}
+    assert padded.compile_logp()(point) == pytest.approx(plain.compile_logp()(point), rel=1e-12)
+    with pytest.raises(ValueError, match=r"pad_to\['item'\] must be a whole number of at least 6"):
+        repeated_model(data.items, counts, pad_to={"item": 4})
+
+
+def _at(model, names, point):  # type: ignore[no-untyped-def]
+    """Return the values of the variables ``names`` of ``model`` at a point of its values."""
+    outputs = model.replace_rvs_by_values([model[n] for n in names])
+    return model.compile_fn(outputs, inputs=model.value_vars, on_unused_input="ignore")(point)
