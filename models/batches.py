@@ -62,6 +62,17 @@ batches after the first):
   scale); ``sigma_pi``, ``sigma_se``, ``sigma_sp`` (Deterministic when fixed);
 * data (``pm.Data`` along ``batch``): ``m1``, ``x1_obs``, ``m0``, ``x0_obs``, ``n``, ``k_obs``;
 * observed: ``x1``, ``x0``, ``k`` [batch].
+
+**Sizes as data** (``pad_to``). A compiled model has fixed array lengths, so each number of
+batches would be compiled anew. With ``pad_to`` the batch axis is padded to a given length
+with batches that have no counts, after the last one. They do not enter the likelihood, and
+the walk runs forward, so their steps change nothing before them: with learned steps their
+innovations keep their standard normal prior; with fixed steps (a centred walk, whose padded
+logits would form a long correlated chain) each padded logit gets a standard normal prior of
+its own instead of its walk step (``step_weight``, 1 for an observed step, 0 for a padded one).
+Either way the posterior of the observed batches is unchanged, and a fit keeps their draws
+only. One compiled model then serves every number of batches up to that length
+(:func:`model_data`).
 """
 
 from __future__ import annotations
@@ -75,13 +86,74 @@ from scipy import special
 
 from bayesjudge.priors import Beta, PrevalencePriors
 
-__all__ = ["STEP_SCALE", "batches_model"]
+__all__ = ["STEP_SCALE", "batches_model", "model_data"]
 
 #: Half-normal scale of the three step sizes (logit scale, per batch); see the module docstring.
 STEP_SCALE = 0.5
 
 _COUNTS = ("m1", "x1", "m0", "x0", "n", "k")
 _WALKS = ("pi", "se", "sp")
+
+
+def _length(n_batches: int, pad_to: int | None) -> int:
+    """Return the padded number of batches, checking ``pad_to`` against the data's."""
+    if pad_to is None:
+        return n_batches
+    if isinstance(pad_to, bool) or not isinstance(pad_to, int | np.integer) or pad_to < n_batches:
+        raise ValueError(
+            f"pad_to must be a whole number of at least {n_batches} (the batches); got {pad_to!r}"
+        )
+    return int(pad_to)
+
+
+def model_data(
+    counts: Mapping[str, np.ndarray], *, pad_to: int | None = None, fixed_steps: bool = False
+) -> dict[str, np.ndarray]:
+    """Return the values of the ``pm.Data`` containers of :func:`batches_model`.
+
+    What a fit swaps into a compiled model built with the same ``pad_to`` and kind of steps:
+    the counts, padded with zeros to ``pad_to`` batches, and with fixed steps and ``pad_to``
+    each step's weight (module docstring, "Sizes as data").
+
+    Parameters
+    ----------
+    counts : mapping of str to ndarray
+        ``m1``, ``x1``, ``m0``, ``x0``, ``n``, ``k``, one entry per batch.
+    pad_to : int, optional
+        Length of the batch axis (at least the data's batches).
+    fixed_steps : bool, default False
+        Whether the model fixes its step sizes (then ``step_weight`` is data too).
+
+    Returns
+    -------
+    dict of str to ndarray
+        int64 arrays ``m1``, ``x1_obs``, ``m0``, ``x0_obs``, ``n``, ``k_obs`` (and
+        ``step_weight``).
+
+    Examples
+    --------
+    >>> counts = {name: np.array([5, 6]) for name in ("m1", "x1", "m0", "x0", "n", "k")}
+    >>> data = model_data(counts, pad_to=4, fixed_steps=True)
+    >>> data["n"], data["step_weight"]
+    (array([5, 6, 0, 0]), array([1, 0, 0]))
+    """
+    missing = [name for name in _COUNTS if name not in counts]
+    if missing:
+        raise ValueError(f"counts lacks {missing}; it needs {list(_COUNTS)}")
+    n_batches = int(np.size(counts["n"]))
+    size = _length(n_batches, pad_to)
+
+    def padded(values: np.ndarray) -> np.ndarray:
+        values = np.asarray(values, dtype=np.int64)
+        return np.concatenate([values, np.zeros(size - values.size, dtype=np.int64)])
+
+    out = {
+        name if name in ("m1", "m0", "n") else f"{name}_obs": padded(counts[name])
+        for name in _COUNTS
+    }
+    if fixed_steps and pad_to is not None:
+        out["step_weight"] = padded(np.ones(n_batches - 1, dtype=np.int64))[: size - 1]
+    return out
 
 
 def _initial_logit(name: str, prior: Beta) -> pt.TensorVariable:
@@ -106,11 +178,23 @@ def _walk(name: str, start: pt.TensorVariable, sigma: pt.TensorVariable) -> pt.T
     return pt.concatenate([start[None], start + pt.cumsum(sigma * z)])
 
 
-def _centred_walk(name: str, start: pt.TensorVariable, sigma: float) -> pt.TensorVariable:
-    """Return the logits of a centred Gaussian random walk with a fixed step size."""
+def _centred_walk(
+    name: str,
+    start: pt.TensorVariable,
+    sigma: float,
+    weight: pt.TensorVariable | None = None,
+) -> pt.TensorVariable:
+    """Return the logits of a centred Gaussian random walk with a fixed step size.
+
+    With ``weight`` (per step), a step of weight 0 is a padded one: its logit has a standard
+    normal prior instead of its walk step.
+    """
     later = pm.Flat(f"{name}_logit", dims="step")
     previous = pt.concatenate([start[None], later[:-1]])
-    pm.Potential(f"{name}_walk", pt.sum(pm.logp(pm.Normal.dist(previous, sigma), later)))
+    walk = pm.logp(pm.Normal.dist(previous, sigma), later)
+    if weight is not None:
+        walk = pt.switch(pt.eq(weight, 1), walk, pm.logp(pm.Normal.dist(0.0, 1.0), later))
+    pm.Potential(f"{name}_walk", pt.sum(walk))
     return pt.concatenate([start[None], later])
 
 
@@ -121,6 +205,7 @@ def batches_model(
     priors: PrevalencePriors | None = None,
     step_scale: float = STEP_SCALE,
     fixed_steps: float | None = None,
+    pad_to: int | None = None,
 ) -> pm.Model:
     r"""Build the state-space model of pi, Se and Sp across batches.
 
@@ -148,6 +233,10 @@ def batches_model(
         Half-normal scale :math:`s` of the learned step sizes (logit scale, per batch).
     fixed_steps : float, optional
         Fix all three step sizes at this value instead of learning them.
+    pad_to : int, optional
+        Pad the batch axis to this many batches (module docstring, "Sizes as data"): the
+        padded batches carry no counts; a fit pads to a few lengths so that one compiled model
+        serves any number of batches up to it.
 
     Returns
     -------
@@ -177,16 +266,25 @@ def batches_model(
         raise ValueError(f"step_scale must be a positive number; got {step_scale!r}")
     if fixed_steps is not None and (not fixed_steps > 0 or not np.isfinite(fixed_steps)):
         raise ValueError(f"fixed_steps must be a positive number or None; got {fixed_steps!r}")
-    coords = {"batch": batches, "step": batches[1:]}
+    values = model_data(counts, pad_to=pad_to, fixed_steps=fixed_steps is not None)
+    size = _length(len(batches), pad_to)
+    names = list(batches)
+    j = 0
+    while len(names) < size:  # distinct names for the padded batches
+        if f"(padding {j})" not in batches:
+            names.append(f"(padding {j})")
+        j += 1
+    coords = {"batch": names, "step": names[1:]}
     with pm.Model(coords=coords) as model:
         data = {
-            name: pm.Data(
-                name if name in ("m1", "m0", "n") else f"{name}_obs",
-                np.asarray(counts[name], dtype=np.int64),
-                dims="batch",
+            name: pm.Data(key, values[key], dims="batch")
+            for name, key in zip(
+                _COUNTS, ("m1", "x1_obs", "m0", "x0_obs", "n", "k_obs"), strict=True
             )
-            for name in _COUNTS
         }
+        weight = None
+        if "step_weight" in values:
+            weight = pm.Data("step_weight", values["step_weight"], dims="step")
         logits = {}
         for name in _WALKS:
             initial = _initial_logit(name, getattr(priors, name))
@@ -195,7 +293,7 @@ def batches_model(
                 logits[name] = _walk(name, initial, sigma)
             else:
                 pm.Deterministic(f"sigma_{name}", pt.as_tensor(float(fixed_steps)))
-                logits[name] = _centred_walk(name, initial, float(fixed_steps))
+                logits[name] = _centred_walk(name, initial, float(fixed_steps), weight)
 
         pi = pm.Deterministic("pi", pt.sigmoid(logits["pi"]), dims="batch")
         se = pm.Deterministic("se", pt.sigmoid(logits["se"]), dims="batch")

@@ -89,6 +89,28 @@ DriftReference = Literal["previous", "first"]
 REPORTED = ("pi", "se", "sp", "pi_change", "se_change", "sp_change")
 _COUNTS = BATCH_COLUMNS[1:]
 _STEPS = ("sigma_pi", "sigma_se", "sigma_sp")
+#: Shortest padded length of the batch axis (:func:`padded_batches`).
+MIN_PADDED_BATCHES = 8
+
+
+def padded_batches(count: int) -> int:
+    """Return the number of batches a fit pads ``count`` batches to: the next power of two.
+
+    At least :data:`MIN_PADDED_BATCHES`. The state-space model is compiled once per padded
+    length (:mod:`bayesjudge.models.batches`, "Sizes as data"): 2 to 8 batches share one
+    compiled model, 9 to 16 the next.
+
+    Examples
+    --------
+    >>> padded_batches(3), padded_batches(8), padded_batches(9)
+    (8, 8, 16)
+    """
+    size = MIN_PADDED_BATCHES
+    while size < count:
+        size *= 2
+    return size
+
+
 _PAIRS = (("x1", "m1"), ("x0", "m0"), ("k", "n"))
 
 
@@ -536,20 +558,21 @@ def fit_drift(
     step = None if fixed_steps is None else float(fixed_steps)
     scale = float(step_scale)
 
+    # the number of batches is data: the batch axis padded to a few lengths (the model's
+    # "Sizes as data"), so that one compiled model serves any number of batches up to it
+    size = padded_batches(len(batches))
+    from bayesjudge.models.batches import model_data
+
+    data = model_data(arrays, pad_to=size, fixed_steps=step is not None)
+
     def build() -> Any:
         from bayesjudge.models.batches import batches_model
 
-        return batches_model(batches, arrays, priors=priors, step_scale=scale, fixed_steps=step)
+        return batches_model(
+            batches, arrays, priors=priors, step_scale=scale, fixed_steps=step, pad_to=size
+        )
 
-    data = {
-        "m1": arrays["m1"],
-        "x1_obs": arrays["x1"],
-        "m0": arrays["m0"],
-        "x0_obs": arrays["x0"],
-        "n": arrays["n"],
-        "k_obs": arrays["k"],
-    }
-    run = ModelRun(DRIFT, (DRIFT, len(batches), priors, scale, step), build, data, priors)
+    run = ModelRun(DRIFT, (DRIFT, size, priors, scale, step), build, data, priors)
     # the posterior predictive counts and the family check of the latest attempt: the counts
     # join the tree after the fit, so that the per-count checks of check_fit (each at its own
     # level) give way to the family check at a stated family-wise level
@@ -557,6 +580,8 @@ def fit_drift(
 
     def complete(trace: xr.DataTree, rng: np.random.Generator) -> xr.DataTree:
         posterior = trace["posterior"].to_dataset()
+        # the observed batches only (the padded ones hold prior draws)
+        posterior = posterior.isel(batch=slice(0, len(batches)), step=slice(0, len(batches) - 1))
         posterior = posterior.assign_coords(batch=list(batches), step=list(batches[1:]))
         fpr = 1.0 - posterior["sp"]
         predictive = predictive_counts(

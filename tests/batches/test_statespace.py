@@ -335,3 +335,49 @@ def test_batch_with_few_labels_borrows_from_neighbours() -> None:
     independent = exact.marginal("se").eti(0.95)
     pooled = table.loc["b5", "se_high"] - table.loc["b5", "se_low"]
     assert pooled < 0.6 * (independent.high - independent.low)
+
+
+# ---- sizes as data: padded batches change nothing before them
+
+
+@pytest.mark.parametrize("fixed", [None, 2.5], ids=["learned", "fixed"])
+def test_padded_batches_add_only_prior_terms(fixed) -> None:  # type: ignore[no-untyped-def]
+    """Padded to 5 batches, the log density is the unpadded one plus standard normal terms of
+    the padded scores, and the observed batches' rates are the same."""
+    from bayesjudge.models.batches import batches_model
+
+    names, counts = list(COUNTS["batch"]), _counts_dict(COUNTS)
+    plain = batches_model(names, counts, fixed_steps=fixed)
+    padded = batches_model(names, counts, fixed_steps=fixed, pad_to=5)
+    assert padded.coords["batch"][:3] == ("r1", "r2", "r3")
+    assert len(padded.coords["batch"]) == 5
+    rng = np.random.default_rng(7)
+    point = plain.initial_point()
+    point = {k: rng.normal(size=np.shape(v)) for k, v in point.items()}
+    extra = {
+        k: rng.normal(size=2) for k in point if k.endswith(("_z", "_logit")) and "init" not in k
+    }
+    wide = {k: np.concatenate([v, extra[k]]) if k in extra else v for k, v in point.items()}
+    prior = sum(float(stats.norm.logpdf(v).sum()) for v in extra.values())
+    assert padded.compile_logp()(wide) == pytest.approx(
+        plain.compile_logp()(point) + prior, rel=1e-12
+    )
+    rates = ["pi", "se", "sp", "judged_rate"]
+    short = _at(plain, rates, point)
+    long = _at(padded, rates, wide)
+    for a, b in zip(short, long, strict=True):
+        np.testing.assert_allclose(b[:3], a, rtol=1e-14)
+
+
+def test_padding_shorter_than_the_batches_is_refused() -> None:
+    from bayesjudge.models.batches import batches_model, model_data
+
+    with pytest.raises(ValueError, match="pad_to must be a whole number of at least 3"):
+        batches_model(list(COUNTS["batch"]), _counts_dict(COUNTS), pad_to=2)
+    assert model_data(_counts_dict(COUNTS), pad_to=8)["k_obs"].tolist() == [140, 150, 160] + [0] * 5
+
+
+def _at(model, names, point):  # type: ignore[no-untyped-def]
+    """Return the values of the variables ``names`` of ``model`` at a point of its values."""
+    outputs = model.replace_rvs_by_values([model[n] for n in names])
+    return model.compile_fn(outputs, inputs=model.value_vars, on_unused_input="ignore")(point)
