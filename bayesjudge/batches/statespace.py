@@ -58,12 +58,14 @@ __all__ = [
     "BATCH_COLUMNS",
     "DEFINITIONS",
     "DRIFT",
+    "MIN_PADDED_BATCHES",
     "STEP_SCALE",
     "TARGET_ACCEPT",
     "DriftFit",
     "DriftReference",
     "drift_figure",
     "fit_drift",
+    "padded_batches",
     "simulate_drift",
 ]
 

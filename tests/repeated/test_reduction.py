@@ -69,7 +69,7 @@ def test_repetition_widens_the_interval_and_the_model_covers() -> None:
     # the rows read as independent: the prevalence model's exact posterior on the same counts
     rows = exact_posterior(_counts(data)).eti(0.95)
     low, high = np.quantile(tree.posterior["population_rate"].to_numpy().ravel(), [0.025, 0.975])
-    # measured: 0.128 against 0.099, 1.29 times as wide
+    # measured: 0.130 against 0.099, 1.31 times as wide
     assert (high - low) > 1.15 * (rows.high - rows.low)
 
 
@@ -108,5 +108,5 @@ def test_clustered_items_widen_the_interval_and_the_model_covers() -> None:
     truth = float(weights @ special.expit(0.3 + np.hypot(1.0, 1.0) * nodes) / weights.sum())
     low, high = np.quantile(tree.posterior["population_rate"].to_numpy().ravel(), [0.025, 0.975])
     assert low < truth < high
-    # measured: 0.326 (0.420 to 0.747 around a truth of 0.554) against 0.202
+    # measured: 0.336 (0.417 to 0.753 around a truth of 0.554) against 0.202
     assert high - low > 1.3 * (rows.high - rows.low)
