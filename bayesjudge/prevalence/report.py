@@ -24,8 +24,10 @@ from bayesjudge.prevalence.analysis import (
     report_summary,
 )
 from bayesjudge.reporting.figures import (
+    density_stairs,
     histogram_bins,
     interval_figure,
+    new_figure,
     rank_figure,
     trace_figure,
 )
@@ -79,8 +81,6 @@ LABELS = {"pi": "true success rate pi", "se": "sensitivity Se", "sp": "specifici
 
 def _ppc_figure(posterior: xr.DataTree) -> Figure | None:
     """Draw the posterior predictive distribution of each observed count and the observed one."""
-    from matplotlib.figure import Figure
-
     from bayesjudge.inference.summary import group
 
     observed = group(posterior, "observed_data")
@@ -88,7 +88,7 @@ def _ppc_figure(posterior: xr.DataTree) -> Figure | None:
     counts = [c for c in COUNT_LABELS if c in observed and c in predictive]
     if not counts:
         return None
-    fig = Figure(figsize=(3.6 * len(counts), 3.2))
+    fig = new_figure((3.6 * len(counts), 3.2))
     axes = np.atleast_1d(fig.subplots(1, len(counts)))
     for ax, name in zip(axes, counts, strict=True):
         extra = [d for d in predictive[name].dims if d not in ("chain", "draw")]
@@ -97,7 +97,9 @@ def _ppc_figure(posterior: xr.DataTree) -> Figure | None:
         value = float(np.sum(np.asarray(observed[name])))
         low, high = int(predicted.min()), int(predicted.max())
         width = max(1, int(np.ceil((high - low + 1) / 40)))  # whole-count bins, no aliasing
-        ax.hist(predicted, bins=np.arange(low, high + width + 1, width) - 0.5, color="#8172b3")
+        edges = np.arange(low, high + width + 1, width) - 0.5
+        counts_per_bin, _ = np.histogram(predicted, bins=edges)
+        ax.stairs(counts_per_bin, edges, baseline=0.0, fill=True, color="#8172b3")
         ax.axvline(value, color="black", lw=2, label="observed")
         ax.set_title(name, fontsize=10)
         ax.set_xlabel(COUNT_LABELS[name].replace(" among ", "\namong "), fontsize=8)
@@ -110,12 +112,10 @@ def _ppc_figure(posterior: xr.DataTree) -> Figure | None:
 
 
 def _j_figure(draws: np.ndarray, *, prob: float) -> Figure:
-    from matplotlib.figure import Figure
-
     low, high = np.quantile(draws, [(1 - prob) / 2, (1 + prob) / 2])
-    fig = Figure(figsize=(6.5, 3.0))
+    fig = new_figure((6.5, 3.0))
     ax = fig.subplots()
-    ax.hist(draws, bins=histogram_bins(draws), density=True, color="#55a868", alpha=0.6, lw=0)
+    density_stairs(ax, draws, histogram_bins(draws), color="#55a868", alpha=0.6)
     ax.axvspan(low, high, color="#55a868", alpha=0.12, label=f"{100 * prob:g}% interval")
     ax.axvline(float(np.mean(draws)), color="#2d6a3e", lw=1.5, label="posterior mean")
     ax.set_xlabel("Youden's J = Se + Sp - 1 (0 = chance, 1 = perfect judge)")
@@ -127,11 +127,9 @@ def _j_figure(draws: np.ndarray, *, prob: float) -> Figure:
 
 def _threshold_figure(thresholds: ThresholdAnalysis) -> Figure:
     """Se, Sp and J against the threshold with their bands, and the posterior ROC."""
-    from matplotlib.figure import Figure
-
     frame = thresholds.to_frame()
     mass = f"{100 * thresholds.prob:g}%"
-    fig = Figure(figsize=(9.0, 3.4))
+    fig = new_figure((9.0, 3.4))
     left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.6, 1.0]})
     colours = {"se": "#4c72b0", "sp": "#dd8452", "j": "#55a868"}
     labels = {"se": "Se (sensitivity)", "sp": "Sp (specificity)", "j": "J = Se + Sp - 1"}
@@ -223,7 +221,12 @@ def _figures(
         ),
     )
     if analysis.plan is not None:
-        keep("How many more gold labels? (expected interval width)", plot_label_plan(analysis.plan))
+        # the plan's own figure size, on a canvas of this report's (new_figure)
+        plan_axes = new_figure((7.0, 4.0)).subplots()
+        keep(
+            "How many more gold labels? (expected interval width)",
+            plot_label_plan(analysis.plan, ax=plan_axes),
+        )
     if analysis.thresholds is not None:
         keep(
             "The judge's score across thresholds (calibration set): Se, Sp, J and the ROC",

@@ -15,9 +15,22 @@ import pandas as pd
 
 if TYPE_CHECKING:
     import xarray as xr
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["CHAIN_COLOURS", "histogram_bins", "interval_figure", "rank_figure", "trace_figure"]
+__all__ = [
+    "CHAIN_COLOURS",
+    "FIGURE_DPI",
+    "density_stairs",
+    "histogram_bins",
+    "interval_figure",
+    "new_figure",
+    "rank_figure",
+    "trace_figure",
+]
+
+#: Resolution of every report figure (pixels per inch), the one its PNG is encoded at.
+FIGURE_DPI = 110
 
 #: Colours of chains 0, 1, 2, ... (repeated beyond eight).
 CHAIN_COLOURS = (
@@ -47,6 +60,47 @@ def histogram_bins(values: np.ndarray, *, low: int = 15, high: int = 50) -> list
     return [float(x) for x in np.histogram_bin_edges(values, bins=bins)]
 
 
+def new_figure(figsize: tuple[float, float]) -> Figure:
+    """Return an empty figure of ``figsize`` inches at :data:`FIGURE_DPI`, on an Agg canvas.
+
+    Laid out (``tight_layout``) and encoded (:func:`bayesjudge.reporting.html.png`) at the
+    same resolution on the same canvas, a figure measures its text once: matplotlib keeps text
+    extents per renderer and resolution, and the canvas keeps its renderer.
+
+    Examples
+    --------
+    >>> fig = new_figure((4.0, 3.0))
+    >>> fig.dpi, type(fig.canvas).__name__
+    (110, 'FigureCanvasAgg')
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize, dpi=FIGURE_DPI)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def density_stairs(ax: Axes, values: np.ndarray, edges: Sequence[float], **kwargs: Any) -> None:
+    """Draw the density histogram of ``values`` over ``edges`` as one step patch.
+
+    What ``ax.hist(values, bins=edges, density=True, ...)`` draws, as a single artist
+    (``ax.stairs``) instead of one rectangle per bin: filled unless ``fill=False`` is given,
+    sitting on zero like a histogram.
+
+    Examples
+    --------
+    >>> fig = new_figure((4.0, 3.0))
+    >>> ax = fig.subplots()
+    >>> density_stairs(ax, np.array([0.1, 0.2, 0.2, 0.9]), [0.0, 0.5, 1.0])
+    >>> ax.patches[0].get_data().values.tolist()
+    [1.5, 0.5]
+    """
+    counts, _ = np.histogram(values, bins=np.asarray(edges, dtype=float), density=True)
+    kwargs.setdefault("fill", True)
+    ax.stairs(counts, edges, baseline=0.0, **kwargs)
+
+
 def _draws(posterior: xr.Dataset, name: str) -> np.ndarray:
     return np.asarray(posterior[name].transpose("chain", "draw"), dtype=float)
 
@@ -71,12 +125,11 @@ def rank_figure(
     >>> rank_figure(ds, ["pi"]).axes[0].get_xlabel()
     'rank among all draws'
     """
-    from matplotlib.figure import Figure
     from scipy.stats import binom, rankdata
 
     labels = labels or {}
     n = len(var_names)
-    fig = Figure(figsize=(min(4.2 * n, 12.0), 3.3))
+    fig = new_figure((min(4.2 * n, 12.0), 3.3))
     axes = np.atleast_1d(fig.subplots(1, n))
     for ax, name in zip(axes, var_names, strict=True):
         draws = _draws(posterior, name)
@@ -122,11 +175,9 @@ def trace_figure(
     >>> trace_figure(ds, ["pi"]).axes[0].get_xlabel()
     'draw (after tuning)'
     """
-    from matplotlib.figure import Figure
-
     labels = labels or {}
     n = len(var_names)
-    fig = Figure(figsize=(10.0, 2.4 * n + 0.4))
+    fig = new_figure((10.0, 2.4 * n + 0.4))
     axes = np.atleast_2d(fig.subplots(n, 2, width_ratios=[2.2, 1.0], squeeze=False))
     for row, name in enumerate(var_names):
         draws = _draws(posterior, name)
@@ -136,9 +187,7 @@ def trace_figure(
         for chain in range(draws.shape[0]):
             colour = CHAIN_COLOURS[chain % len(CHAIN_COLOURS)]
             trace.plot(draws[chain], color=colour, lw=0.5, alpha=0.7, label=f"chain {chain}")
-            density.hist(
-                draws[chain], bins=edges, density=True, histtype="step", color=colour, lw=1.3
-            )
+            density_stairs(density, draws[chain], edges, fill=False, color=colour, lw=1.3)
         trace.set_ylabel(label)
         trace.set_xlabel("draw (after tuning)")
         density.set_xlabel(label)
@@ -173,13 +222,12 @@ def interval_figure(
     >>> [t.get_text() for t in fig.axes[1].get_yticklabels()]
     ['Rogan-Gladen']
     """
-    from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
 
     blue, orange = "#4c72b0", "#dd8452"
-    fig = Figure(figsize=(8.0, 3.4 + 0.3 * len(rows)))
+    fig = new_figure((8.0, 3.4 + 0.3 * len(rows)))
     top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[2.0, 0.3 + 0.3 * len(rows)])
-    top.hist(draws, bins=histogram_bins(draws), density=True, color=blue, alpha=0.6, lw=0)
+    density_stairs(top, draws, histogram_bins(draws), color=blue, alpha=0.6)
     top.set_ylabel("posterior density")
     top.set_title(title, fontsize=11)
     for ax in (top, bottom):

