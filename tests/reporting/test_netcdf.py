@@ -66,3 +66,58 @@ def test_docstring_examples_run() -> None:
     result = doctest.testmod(netcdf)
     assert result.attempted >= 2
     assert result.failed == 0
+
+
+def _grouped_tree() -> xr.DataTree:
+    rng = np.random.default_rng(3)
+    tree = xr.DataTree.from_dict(
+        {
+            "posterior": xr.Dataset(
+                {"pi": (("chain", "draw"), rng.random((2, 5)))},
+                coords={"chain": [0, 1], "draw": np.arange(5)},
+            ),
+            "observed_data": xr.Dataset({"k": 3, "flag": True, "name": "a"}),
+            "sample_stats": xr.Dataset({"diverging": (("chain", "draw"), np.zeros((2, 5), bool))}),
+        }
+    )
+    tree.attrs = {"model": "prevalence", "priors": {"pi": [0.5, 0.5]}}
+    return netcdf.netcdf_ready(tree)
+
+
+def test_a_tree_is_rendered_byte_for_byte_as_to_netcdf_renders_it() -> None:
+    import io
+
+    tree = _grouped_tree()
+    ours = netcdf._tree_bytes(tree)
+    assert ours is not None
+    buffer = io.BytesIO()
+    tree.to_netcdf(buffer, engine="h5netcdf")
+    assert ours == buffer.getvalue()
+    back = xr.open_datatree(io.BytesIO(ours), engine="h5netcdf")
+    xr.testing.assert_identical(back, xr.open_datatree(buffer, engine="h5netcdf"))
+
+
+def test_writing_a_posterior_does_not_import_distributed(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, numpy as np, xarray as xr\n"
+        "from bayesjudge.reporting.netcdf import write_posterior\n"
+        "ds = xr.Dataset({'pi': (('chain', 'draw'), np.zeros((2, 3)))})\n"
+        f"write_posterior(xr.DataTree.from_dict({{'posterior': ds}}), {str(tmp_path / 'p.nc')!r})\n"
+        "print('distributed' in sys.modules)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "False"
+    assert xr.open_datatree(tmp_path / "p.nc", engine="h5netcdf")["posterior"]["pi"].shape == (2, 3)
+
+
+def test_a_tree_of_dask_arrays_goes_through_to_netcdf(tmp_path: Path) -> None:
+    tree = xr.DataTree.from_dict(
+        {"posterior": xr.Dataset({"pi": ("draw", np.arange(4.0))}).chunk({"draw": 2})}
+    )
+    assert netcdf._tree_bytes(tree) is None
+    written = write_netcdf(tree, tmp_path / "chunked.nc")
+    back = xr.open_datatree(written, engine="h5netcdf")
+    assert back["posterior"]["pi"].values.tolist() == [0.0, 1.0, 2.0, 3.0]
