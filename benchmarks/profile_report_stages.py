@@ -5,8 +5,10 @@ then plans labels, draws the figures, builds the tables and writes the files. Th
 times each of those stages in one process, CPU (``time.process_time``) and wall side by side,
 each figure's drawing (its builder, ``tight_layout`` included) apart from its encoding
 (:func:`bayesjudge.reporting.html.png`), and lists the modules that the report imports and
-``estimate`` does not (``python -X importtime`` of each command in a fresh process, the
-self time summed per top-level package).
+``estimate`` does not (``python -X importtime`` of each command in a fresh process; its
+self times, wall clock and so moved by the load, summed per top-level package). The plan
+is computed here without the exact posterior the analysis already holds (one more exact
+posterior than the report computes).
 
 Usage (compile cache filled, so that the fit does not compile)::
 
@@ -20,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import re
 import statistics
 import subprocess
@@ -152,7 +153,7 @@ def imported(argv: list[str]) -> dict[str, int]:
             capture_output=True,
             text=True,
             check=False,
-            env={**os.environ},
+            cwd=tmp,  # ``-m`` puts the working folder first on the path: not a source tree
         )
     modules: dict[str, int] = {}
     for line in proc.stderr.splitlines():
