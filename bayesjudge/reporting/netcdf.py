@@ -79,48 +79,9 @@ def write_netcdf(data: xr.Dataset | xr.DataTree, path: str | os.PathLike[str]) -
     ...     xr.open_dataset(written, engine="h5netcdf")["n"].values.tolist()
     [1, 2]
     """
-    rendered = _tree_bytes(data) if isinstance(data, xr.DataTree) else None
-    if rendered is None:
-        buffer = io.BytesIO()
-        data.to_netcdf(buffer, engine="h5netcdf")
-        rendered = buffer.getvalue()  # (getvalue shares, not copies)
-    return write_bytes_atomically(path, rendered)
-
-
-def _tree_bytes(tree: xr.DataTree) -> bytes | None:
-    """Return a DataTree rendered as netCDF by xarray's h5netcdf store, or None.
-
-    What ``DataTree.to_netcdf(buffer, engine="h5netcdf")`` does for numpy data, less its
-    question to dask about the scheduler in use (``get_dask_scheduler``), which imports
-    ``distributed`` (about 0.4 s of CPU time, more than the write) only to learn that no
-    cluster runs: the same store, groups and encoding, the same bytes (a test compares them).
-    ``H5NetCDFStore`` and ``Dataset.dump_to_store`` are xarray's own, not part of its
-    documented API (checked with xarray 2026.9.0 and h5netcdf 1.8.2): where they are missing
-    or differ, None, and the caller falls back to ``to_netcdf``.
-    """
-    try:
-        from xarray.backends import H5NetCDFStore
-        from xarray.backends.locks import HDF5_LOCK
-    except ImportError:
-        return None
     buffer = io.BytesIO()
-    try:
-        # the buffer is this call's own: HDF5's global lock is the only one it needs
-        store = H5NetCDFStore.open(buffer, mode="w", lock=HDF5_LOCK)
-    except TypeError:
-        return None
-    try:
-        for node in tree.subtree:
-            at_root = node is tree
-            dataset = node.to_dataset(inherit=at_root)
-            if any(v.chunks is not None for v in dataset.variables.values()):
-                return None  # dask arrays: to_netcdf computes them
-            dataset.dump_to_store(store if at_root else store.get_child_store(node.path))
-    except (AttributeError, TypeError):
-        return None
-    finally:
-        store.close()
-    return buffer.getvalue()
+    data.to_netcdf(buffer, engine="h5netcdf")
+    return write_bytes_atomically(path, buffer.getvalue())  # (getvalue shares, not copies)
 
 
 def write_posterior(tree: xr.DataTree, path: str | os.PathLike[str]) -> Path:
