@@ -146,9 +146,11 @@ from bayesjudge.panels.dependence import (
     DEPENDENCE_STATES,
     LOADING_MAX,
     QUADRATURE_SIZE,
+    SPIKES,
     STATES,
     check_pairs,
     latent_grid,
+    spike_states,
 )
 from bayesjudge.priors import Beta, PanelPriors
 
@@ -167,6 +169,7 @@ PANEL = "panel"
 CLASSES = ("fail", "pass")
 Calibration = Literal["by_class", "random"]
 Dependence = Literal["random_effect", "none"]
+Spike = Literal["class", "judge"]
 #: How the gold-labelled items were chosen (see :func:`panel_model`).
 CALIBRATION: tuple[str, ...] = get_args(Calibration)
 #: The dependence structures (see :func:`panel_model`).
@@ -299,6 +302,7 @@ def panel_model(
     n_patterns: int | None = None,
     quadrature_size: int = QUADRATURE_SIZE,
     pairs: Sequence[tuple[int, int]] | None = None,
+    spike: Spike = "class",
 ) -> pm.Model:
     r"""Build the latent-class model of a judge panel from its (label, pattern) counts.
 
@@ -342,6 +346,15 @@ def panel_model(
         With ``dependence="none"``: disjoint pairs of judges (indices), each with a
         class-specific covariance (the pair form of the module docstring; needs gold labels of
         both classes).
+    spike : {"class", "judge"}, default "class"
+        What one indicator of the spike (``independence`` above 0) switches: every loading of
+        a class (four states, above), or ``"judge"``: one judge's loadings in both classes, so
+        that the independent judges of a panel with one dependent pair can have loadings of
+        exactly 0 while the pair's are in the slab. The :math:`2^J - J` distinct states
+        (:func:`bayesjudge.panels.dependence.spike_states`; the states with at most one judge
+        in the slab are all the independent law) are summed out as above, each with its own
+        quadrature; ``state_logp`` [state] is over them; at most
+        :data:`~bayesjudge.panels.dependence.MAX_SPIKE_JUDGES` judges.
 
     Returns
     -------
@@ -396,6 +409,10 @@ def panel_model(
     if isinstance(independence, bool) or not 0.0 <= float(independence) < 1.0:
         raise ValueError(f"independence must be a probability in [0, 1); got {independence!r}")
     independence = float(independence)
+    if spike not in SPIKES:
+        raise ValueError(f"spike must be one of {list(SPIKES)}; got {spike!r}")
+    if spike == "judge" and independence == 0.0:
+        raise ValueError("spike='judge' needs independence above 0 (the spike's probability)")
     if independence > 0.0 and dependence != "random_effect":
         raise ValueError(
             "independence is the prior probability that the random effect is absent; it needs "
@@ -409,8 +426,12 @@ def panel_model(
         "judge": patterns.judges,
         "pattern": tuple(range(arrays["pattern_label"].size)),
     }
+    states = None
     if independence > 0.0:
         coords["state"] = STATES
+        if spike == "judge":
+            states = spike_states(spike, n_judges, independence, patterns.judges)
+            coords["state"] = states.names
     if index is not None:
         coords["pair"] = tuple(
             f"{patterns.judges[s]}+{patterns.judges[t]}" for s, t in index.tolist()
@@ -484,7 +505,28 @@ def panel_model(
             pm.Deterministic("loading", pt.zeros((2, n_judges)), dims=("class", "judge"))
             log_pattern = log_independent
 
-        if independence > 0.0:
+        if states is not None:
+            # one spike per judge: each state's loadings (the others 0), its own quadrature
+            mask = pt.as_tensor_variable(states.masks.astype(np.float64))[:, :, :, None]
+            kept = (1.0 - mask) * log_pass[None, :, :, None]
+            term_pass = mask * _log_ndtr(eta)[None] + kept
+            term_fail = mask * _log_ndtr(-eta)[None] + (1.0 - mask) * log_fail[None, :, :, None]
+            log_state = pm.math.logsumexp(
+                pt.tensordot(passes, term_pass, axes=[[1], [2]])
+                + pt.tensordot(fails, term_fail, axes=[[1], [2]])
+                + log_w,
+                axis=3,
+                keepdims=False,
+            )  # (pattern, state, class)
+            fail_s, pass_s = log_state[:, :, 0], log_state[:, :, 1]
+            labelled = pt.switch(pt.eq(label, 1)[:, None], pass_s, fail_s)
+            mixed = pt.logaddexp(pt.log(pi) + pass_s, pt.log1p(-pi) + fail_s)
+            per = pt.switch(pt.lt(label, 0)[:, None], mixed, labelled)
+            stacked = states.log_prior + pt.sum(count[:, None] * per, axis=0)
+            total = pm.math.logsumexp(stacked, axis=0, keepdims=False)
+            pm.Deterministic("state_logp", stacked - total, dims="state")
+            pm.Potential("loglik", total)
+        elif independence > 0.0:
             # the four dependence states, each class's loadings in use (slab) or all 0 (spike)
             state_logp = []
             for fail_dependent, pass_dependent in DEPENDENCE_STATES:

@@ -87,6 +87,7 @@ the items of the test population.
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -102,10 +103,13 @@ __all__ = [
     "DEPENDENCE_STATES",
     "INDEPENDENCE",
     "LOADING_MAX",
+    "MAX_SPIKE_JUDGES",
     "QUADRATURE_HALF_WIDTH",
     "QUADRATURE_SIZE",
+    "SPIKES",
     "STATES",
     "FlatDraws",
+    "SpikeStates",
     "check_pairs",
     "class_probits",
     "effective_judges",
@@ -117,7 +121,9 @@ __all__ = [
     "pair_covariance_bound",
     "pair_log_adjustment",
     "pattern_probabilities",
+    "spike_states",
     "state_log_likelihood",
+    "states_log_likelihood",
     "verdict_correlation",
 ]
 
@@ -135,6 +141,103 @@ INDEPENDENCE = defaults.PANEL_INDEPENDENCE
 STATES = ("none", "fail", "pass", "both")
 #: Each state of :data:`STATES` as (FAIL-class loadings in use, PASS-class loadings in use).
 DEPENDENCE_STATES = ((False, False), (True, False), (False, True), (True, True))
+#: What one indicator of the loadings' spike-and-slab prior switches: every loading of a class
+#: (``"class"``, four states) or one judge's loadings in both classes (``"judge"``).
+SPIKES = ("class", "judge")
+#: Largest panel fitted with one spike per judge: its :math:`2^J - J` distinct states each need
+#: their own quadrature, so the cost of a log density grows as :math:`2^J`.
+MAX_SPIKE_JUDGES = 6
+
+
+class SpikeStates(NamedTuple):
+    """The distinct states of a spike-and-slab prior on the loadings (:func:`spike_states`)."""
+
+    #: A name per state.
+    names: tuple[str, ...]
+    #: Which loadings each state keeps (the slab), shape (S, 2, J); the others are 0.
+    masks: NDArray[np.bool_]
+    #: Log prior probability of each state, shape (S,); they sum to 1.
+    log_prior: NDArray[np.float64]
+
+
+def spike_states(
+    spike: str, n_judges: int, independence: float, judges: tuple[str, ...] | None = None
+) -> SpikeStates:
+    r"""Return the distinct states of the loadings' spike-and-slab prior and their probabilities.
+
+    ``spike="class"``: one indicator :math:`d_c` per class, each 0 (every loading of the class
+    is 0) with probability :math:`q` (``independence``); the four states of :data:`STATES`,
+    :math:`p(d) = \prod_c q^{1 - d_c}(1 - q)^{d_c}`.
+
+    ``spike="judge"``: one indicator :math:`d_t` per judge, shared by both classes: judge
+    :math:`t`'s loadings are both 0 with probability :math:`q`, otherwise from the slab. Given
+    the class the latent correlation of judges :math:`s, t` is
+    :math:`d_s d_t \lambda_{sc}\lambda_{tc}`, so every state with at most one judge in the
+    slab gives the conditionally independent law (one judge alone on the item effect keeps its
+    marginal rates, Qu, Tan and Kutner, 1996). Those :math:`J + 1` states are merged into the
+    state ``"none"`` (all loadings 0) with probability :math:`q^J + J q^{J - 1}(1 - q)`; each
+    set :math:`S` of two or more judges is a state with probability
+    :math:`q^{J - |S|}(1 - q)^{|S|}`, named by its judges joined with ``+``. There are
+    :math:`2^J - J` states, so this form is allowed up to :data:`MAX_SPIKE_JUDGES` judges.
+
+    Parameters
+    ----------
+    spike : {"class", "judge"}
+    n_judges : int
+    independence : float
+        :math:`q`, in (0, 1).
+    judges : tuple of str, optional
+        Judge names for the state names (default ``"0"``, ``"1"``, ...).
+
+    Returns
+    -------
+    SpikeStates
+
+    Examples
+    --------
+    >>> states = spike_states("judge", 3, 0.5, judges=("a", "b", "c"))
+    >>> states.names
+    ('none', 'a+b', 'a+c', 'b+c', 'a+b+c')
+    >>> np.exp(states.log_prior).round(12).tolist()
+    [0.5, 0.125, 0.125, 0.125, 0.125]
+    >>> states.masks[1].astype(int).tolist()
+    [[1, 1, 0], [1, 1, 0]]
+    """
+    if spike not in SPIKES:
+        raise ValueError(f"spike must be one of {list(SPIKES)}; got {spike!r}")
+    if isinstance(n_judges, bool) or int(n_judges) != n_judges or n_judges < 1:
+        raise ValueError(f"n_judges must be a whole number >= 1; got {n_judges!r}")
+    q = float(independence)
+    if not 0.0 < q < 1.0:
+        raise ValueError(f"independence must lie in (0, 1); got {independence!r}")
+    n = int(n_judges)
+    if spike == "class":
+        masks = np.array(
+            [np.broadcast_to(np.array(s)[:, None], (2, n)) for s in DEPENDENCE_STATES], dtype=bool
+        )
+        log_prior = np.array(
+            [sum(np.log1p(-q) if d else np.log(q) for d in s) for s in DEPENDENCE_STATES]
+        )
+        return SpikeStates(STATES, masks, log_prior)
+    if n > MAX_SPIKE_JUDGES:
+        raise ValueError(
+            f"spike='judge' is fitted to at most {MAX_SPIKE_JUDGES} judges ({2**n - n} states "
+            f"for {n}); use spike='class'"
+        )
+    names = tuple(judges) if judges is not None else tuple(str(t) for t in range(n))
+    if len(names) != n:
+        raise ValueError(f"judges must name the {n} judges; got {len(names)} names")
+    subsets = [s for k in range(2, n + 1) for s in itertools.combinations(range(n), k)]
+    masks = np.zeros((len(subsets) + 1, 2, n), dtype=bool)
+    for i, subset in enumerate(subsets, start=1):
+        masks[i][:, list(subset)] = True
+    none = np.logaddexp(n * np.log(q), np.log(n) + (n - 1) * np.log(q) + np.log1p(-q))
+    log_prior = np.array(
+        [none] + [(n - len(s)) * np.log(q) + len(s) * np.log1p(-q) for s in subsets]
+    )
+    return SpikeStates(
+        ("none", *("+".join(names[t] for t in s) for s in subsets)), masks, log_prior
+    )
 
 
 def latent_grid(size: int = QUADRATURE_SIZE) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -490,6 +593,68 @@ def state_log_likelihood(
             + (np.where(unlabelled > 0, mixed, 0.0) * unlabelled).sum(-1)
         )
     stacked = np.stack(states, axis=-1)
+    total = logsumexp(stacked, axis=-1)
+    return np.asarray(total, dtype=float), np.asarray(stacked - total[..., None], dtype=float)
+
+
+def states_log_likelihood(
+    log_state: ArrayLike,
+    log_prior: ArrayLike,
+    label: ArrayLike,
+    count: ArrayLike,
+    pi: ArrayLike,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""Log likelihood of pattern counts with the states of a spike-and-slab prior summed out.
+
+    For each state :math:`s` (:func:`spike_states`) with pattern laws :math:`P_s(v \mid c)`,
+
+    .. math::
+
+        \log L_s = \sum_{\text{gold}} n_v \log P_s(v \mid c_v)
+            + \sum_{\text{unlabelled}} n_v
+            \log\left[\pi P_s(v \mid 1) + (1 - \pi) P_s(v \mid 0)\right],
+
+    and the total is :math:`\log \sum_s p(s) L_s` (George and McCulloch, "Variable selection
+    via Gibbs sampling", JASA, 1993). :func:`state_log_likelihood` is the four-state case of
+    ``spike="class"``.
+
+    Parameters
+    ----------
+    log_state : array_like, shape (..., S, 2, P)
+        :math:`\log P_s(v \mid c)` of each state (:func:`log_pattern_probabilities` with the
+        state's loadings).
+    log_prior : array_like, shape (S,)
+    label : array_like of int, shape (P,)
+        1 gold PASS, 0 gold FAIL, -1 unlabelled.
+    count : array_like, shape (P,)
+    pi : array_like, shape (...)
+
+    Returns
+    -------
+    total : ndarray, shape (...)
+    state_logp : ndarray, shape (..., S)
+        Log posterior probability of each state given the other parameters.
+
+    Examples
+    --------
+    >>> logp = log_pattern_probabilities([0.9, 0.8], [0.7, 0.6], np.zeros((2, 2)),
+    ...                                  [[1, 1], [0, 0]])
+    >>> total, state = states_log_likelihood(np.stack([logp, logp]), np.log([0.3, 0.7]),
+    ...                                      [-1, -1], [3, 2], 0.6)
+    >>> np.exp(state).round(6).tolist()
+    [0.3, 0.7]
+    """
+    logs = np.asarray(log_state, dtype=float)
+    prior = np.asarray(log_prior, dtype=float)
+    lab = np.asarray(label)
+    n = np.asarray(count, dtype=float)
+    log_pi = np.log(np.asarray(pi, dtype=float))[..., None, None]
+    log1m_pi = np.log1p(-np.asarray(pi, dtype=float))[..., None, None]
+    fail, passed = logs[..., 0, :], logs[..., 1, :]
+    mixed = np.logaddexp(log_pi + passed, log1m_pi + fail)
+    per = np.where(lab == 1, passed, fail)
+    per = np.where(lab < 0, mixed, per)
+    stacked = prior + (np.where(n > 0, per, 0.0) * n).sum(-1)
     total = logsumexp(stacked, axis=-1)
     return np.asarray(total, dtype=float), np.asarray(stacked - total[..., None], dtype=float)
 

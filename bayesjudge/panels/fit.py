@@ -48,9 +48,12 @@ from bayesjudge.panels.data import MISSING, UNLABELLED, PanelData, PanelPatterns
 from bayesjudge.panels.dependence import (
     DEPENDENCE_STATES,
     INDEPENDENCE,
+    MAX_SPIKE_JUDGES,
+    SPIKES,
     check_pairs,
     flat_draws,
     log_pattern_probabilities,
+    spike_states,
 )
 from bayesjudge.panels.predictive import (
     MAX_PATTERN_JUDGES,
@@ -81,6 +84,7 @@ __all__ = [
 
 Calibration = Literal["by_class", "random"]
 Dependence = Literal["random_effect", "none"]
+Spike = Literal["class", "judge"]
 #: How the gold-labelled items were chosen.
 CALIBRATION: tuple[str, ...] = get_args(Calibration)
 #: The dependence structures.
@@ -405,7 +409,9 @@ def _unanimity_predictive(
     return {name: value.reshape(*shape, 3) for name, value in out.items()}
 
 
-def draw_dependence_states(posterior: xr.Dataset, rng: np.random.Generator) -> xr.Dataset:
+def draw_dependence_states(
+    posterior: xr.Dataset, rng: np.random.Generator, masks: NDArray[np.bool_] | None = None
+) -> xr.Dataset:
     r"""Draw each posterior draw's dependence state and zero the loadings of independent classes.
 
     The spike-and-slab panel model (``independence > 0`` in
@@ -420,6 +426,9 @@ def draw_dependence_states(posterior: xr.Dataset, rng: np.random.Generator) -> x
     posterior : Dataset
         With ``loading`` (chain, draw, class, judge) and ``state_logp`` (chain, draw, state).
     rng : numpy.random.Generator
+    masks : ndarray of bool, shape (state, class, judge), optional
+        The loadings each state keeps, for ``spike="judge"``
+        (:func:`bayesjudge.panels.dependence.spike_states`); default the four per-class states.
 
     Returns
     -------
@@ -427,7 +436,9 @@ def draw_dependence_states(posterior: xr.Dataset, rng: np.random.Generator) -> x
         ``loading`` with the spike's zeros, ``loading_slab`` (the slab's values),
         ``dependent`` (chain, draw, class: 1 where the class's loadings are in use) and
         ``dependence_probability`` (chain, draw, class: its conditional probability, whose mean
-        is a Rao-Blackwellised estimate of the posterior probability of dependence).
+        is a Rao-Blackwellised estimate of the posterior probability of dependence); with
+        ``masks``, ``dependent`` and ``dependence_probability`` are per judge (chain, draw,
+        judge: the judge's loadings in use).
 
     Examples
     --------
@@ -445,9 +456,20 @@ def draw_dependence_states(posterior: xr.Dataset, rng: np.random.Generator) -> x
     probs /= probs.sum(axis=-1, keepdims=True)
     chosen = (rng.random(probs.shape[:-1])[..., None] > np.cumsum(probs, axis=-1)).sum(axis=-1)
     chosen = np.minimum(chosen, probs.shape[-1] - 1)
+    slab = posterior["loading"].transpose("chain", "draw", "class", "judge")
+    if masks is not None:
+        kept = np.asarray(masks, dtype=float)  # (state, class, judge)
+        in_judge = kept[:, 0, :]  # (state, judge): the same in both classes
+        return posterior.assign(
+            loading=(slab * xr.DataArray(kept[chosen], dims=slab.dims)).transpose(*slab.dims),
+            loading_slab=slab,
+            dependent=xr.DataArray(in_judge[chosen], dims=("chain", "draw", "judge")).astype(
+                np.int8
+            ),
+            dependence_probability=xr.DataArray(probs @ in_judge, dims=("chain", "draw", "judge")),
+        )
     in_use = np.array(DEPENDENCE_STATES, dtype=float)  # (state, class)
     dependent = in_use[chosen]  # (chain, draw, class)
-    slab = posterior["loading"].transpose("chain", "draw", "class", "judge")
     mask = xr.DataArray(dependent, dims=("chain", "draw", "class"))
     return posterior.assign(
         loading=(slab * mask).transpose(*slab.dims),
@@ -476,6 +498,7 @@ def fit_panel(
     merge_duplicates: bool = True,
     independence: float | None = None,
     pairs: Sequence[tuple[str, str]] | Literal["auto"] | None = None,
+    spike: Spike = "class",
 ) -> xr.DataTree:
     r"""Sample the latent-class model of a judge panel with correlated errors.
 
@@ -516,6 +539,13 @@ def fit_panel(
         conditional probability, so ``loading`` holds 0 for a class on the draws where its
         judges are independent (the slab's values are kept as ``loading_slab``), and
         ``dependent`` (chain, draw, class) says which.
+    spike : {"class", "judge"}, default "class"
+        What one indicator of the spike switches (with ``independence`` above 0): every
+        loading of a class (``dependent`` per class), or ``"judge"``: one judge's loadings in
+        both classes, so that in a panel with one dependent pair the other judges' loadings can
+        be exactly 0 (:func:`bayesjudge.panels.dependence.spike_states`; at most
+        :data:`~bayesjudge.panels.dependence.MAX_SPIKE_JUDGES` judges); ``dependent`` and
+        ``dependence_probability`` are then per judge (chain, draw, judge).
     pairs : sequence of (str, str) or "auto", optional
         With ``dependence="none"``: the pair form, a class-specific covariance for each of
         these disjoint pairs of judges (names), the others independent (Dendukuri and Joseph,
@@ -577,6 +607,9 @@ def fit_panel(
             "independence is the prior probability that the random effect is absent; it needs "
             f"dependence='random_effect', got dependence={dependence!r}"
         )
+    check_choice(spike, name="spike", allowed=SPIKES)
+    if spike == "judge" and independence == 0.0:
+        raise ValueError("spike='judge' needs independence above 0 (the spike's probability)")
     priors = PanelPriors() if priors is None else priors
     if not isinstance(priors, PanelPriors):
         raise TypeError(f"priors must be a PanelPriors; got {type(priors).__name__}")
@@ -585,6 +618,12 @@ def fit_panel(
     data = distinct_judges(data, merge=merge_duplicates)
     patterns = data.patterns()
     check_identified(patterns, dependence=dependence)
+    if spike == "judge" and patterns.n_judges > MAX_SPIKE_JUDGES:
+        raise DataError(
+            f"spike='judge' is fitted to at most {MAX_SPIKE_JUDGES} judges (its "
+            f"{2**patterns.n_judges - patterns.n_judges} states each need their own quadrature); "
+            f"got {patterns.n_judges}: use spike='class'"
+        )
     index = None
     if pairs is not None:
         check_pairs_identified(patterns)
@@ -598,6 +637,7 @@ def fit_panel(
         "calibration": calibration,
         "dependence": dependence,
         "independence": independence,
+        "spike": spike,
         "merged_judges": json.dumps([list(g) for g in duplicates] if merge_duplicates else []),
     }
     if index is not None:
@@ -620,6 +660,7 @@ def fit_panel(
         dependence=dependence,
         calibration=calibration,
         independence=independence,
+        spike=spike,
         pairs=index,
     )
     order = sampling_order(
@@ -635,6 +676,7 @@ def fit_panel(
         dependence=dependence,
         calibration=calibration,
         independence=independence,
+        spike=spike,
         pairs=index,
     )
     size = _bucket(len(patterns))
@@ -652,6 +694,7 @@ def fit_panel(
             calibration,
             independence,
             pair_key,
+            spike,
         ),
         lambda: affine_model(
             panel_model(
@@ -660,6 +703,7 @@ def fit_panel(
                 dependence=dependence,
                 calibration=calibration,
                 independence=independence,
+                spike=spike,
                 n_patterns=size,
                 pairs=None if index is None else index.tolist(),
             )
@@ -679,7 +723,12 @@ def fit_panel(
             .assign_coords(judge=judges)
         )
         if "state_logp" in posterior:
-            posterior = draw_dependence_states(posterior, rng)
+            masks = (
+                None
+                if spike == "class"
+                else spike_states(spike, len(judges), independence, tuple(judges)).masks
+            )
+            posterior = draw_dependence_states(posterior, rng, masks)
         derived = panel_quantities(posterior, patterns, pairs=index)
         best_rule = derived.attrs.pop("best_rule")
         posterior = xr.merge([posterior, derived], combine_attrs="drop_conflicts")

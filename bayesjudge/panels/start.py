@@ -44,7 +44,9 @@ from bayesjudge.panels.dependence import (
     check_pairs,
     log_pattern_probabilities,
     pair_covariance_bound,
+    spike_states,
     state_log_likelihood,
+    states_log_likelihood,
 )
 from bayesjudge.priors import Beta, PanelPriors
 
@@ -271,6 +273,43 @@ def _pair_arguments(
     return {"pairs": pairs, "pair_covariance": share * bound}
 
 
+def _spike_total(
+    se: NDArray[np.float64],
+    sp: NDArray[np.float64],
+    loading: NDArray[np.float64],
+    logp: NDArray[np.float64],
+    patterns: PanelPatterns,
+    count: NDArray[np.float64],
+    pi: NDArray[np.float64],
+    *,
+    independence: float,
+    spike: str,
+    size: int,
+) -> NDArray[np.float64]:
+    """Return the likelihood with the spike-and-slab states summed out (batch first).
+
+    ``logp`` is the pattern law with every loading in use, shape (B, 2, P).
+    """
+    if spike == "class":
+        logp_zero = log_pattern_probabilities(
+            se, sp, np.zeros_like(loading), patterns.verdict, size=size
+        )
+        total, _ = state_log_likelihood(
+            logp, logp_zero, patterns.label, count, pi, independence=independence
+        )
+        return total
+    states = spike_states(spike, patterns.n_judges, independence)
+    log_state = log_pattern_probabilities(
+        se[:, None, :],
+        sp[:, None, :],
+        loading[:, None] * states.masks,
+        patterns.verdict,
+        size=size,
+    )  # (B, S, 2, P)
+    total, _ = states_log_likelihood(log_state, states.log_prior, patterns.label, count, pi)
+    return total
+
+
 def _log_posterior(
     theta: NDArray[np.float64],
     patterns: PanelPatterns,
@@ -281,6 +320,7 @@ def _log_posterior(
     size: int,
     weight: float = 1.0,
     independence: float = 0.0,
+    spike: str = "class",
     pairs: NDArray[np.int64] | None = None,
 ) -> NDArray[np.float64]:
     """Log posterior in logit coordinates (logit pi, Se, Sp, loading or pair shares); batch first.
@@ -325,13 +365,18 @@ def _log_posterior(
     )  # (batch, 2, P)
     count = np.where(patterns.label == UNLABELLED, weight, 1.0) * patterns.count
     if dependent and independence > 0.0:
-        logp_zero = log_pattern_probabilities(
-            np.exp(log_se), np.exp(log_sp), np.zeros_like(loading), patterns.verdict, size=size
+        out = out + _spike_total(
+            np.exp(log_se),
+            np.exp(log_sp),
+            loading,
+            logp,
+            patterns,
+            count,
+            expit(t[:, 0]),
+            independence=independence,
+            spike=spike,
+            size=size,
         )
-        total, _ = state_log_likelihood(
-            logp, logp_zero, patterns.label, count, expit(t[:, 0]), independence=independence
-        )
-        out = out + total
     else:
         mixed = np.logaddexp(log_pi[:, None] + logp[:, 1], log1m_pi[:, None] + logp[:, 0])
         per = np.where(patterns.label == 1, logp[:, 1], logp[:, 0])
@@ -390,6 +435,7 @@ def _mode_in_half(
     calibration: Literal["by_class", "random"],
     size: int,
     independence: float = 0.0,
+    spike: str = "class",
     pairs: NDArray[np.int64] | None = None,
     pair_share: NDArray[np.float64] | None = None,
 ) -> tuple[
@@ -448,6 +494,7 @@ def _mode_in_half(
                 calibration=calibration,
                 size=size,
                 independence=independence,
+                spike=spike,
                 pairs=pairs,
             )
         return np.where(np.isfinite(values), values, -np.inf)
@@ -498,6 +545,7 @@ def posterior_mode(
     calibration: Literal["by_class", "random"] = "by_class",
     size: int = SEARCH_QUADRATURE_SIZE,
     independence: float = 0.0,
+    spike: str = "class",
     pairs: ArrayLike | None = None,
 ) -> PanelStart:
     r"""Maximise the panel's log posterior from several starting points; return the best.
@@ -522,6 +570,8 @@ def posterior_mode(
         Quadrature points.
     independence : float
         The spike of the loadings' prior, as in :func:`bayesjudge.models.panel.panel_model`.
+    spike : {"class", "judge"}
+        What one indicator of the spike switches, as there.
     pairs : array_like of int, shape (K, 2), optional
         With ``dependence="none"``: the pairs of the pair form (their covariance shares start
         at each of :data:`START_LOADINGS`).
@@ -572,6 +622,7 @@ def posterior_mode(
             size=size,
             weight=weight,
             independence=independence,
+            spike=spike,
             pairs=index,
         )
         gradient = (values[1:] - values[0]) / _STEP
@@ -619,6 +670,7 @@ def posterior_mode(
             calibration=calibration,
             size=size,
             independence=independence,
+            spike=spike,
             pairs=index,
             pair_share=share,
         )
@@ -637,6 +689,7 @@ def posterior_mode(
                 random_gold=calibration == "random",
                 size=size,
                 independence=independence,
+                spike=spike,
                 pairs=index,
             )[0]
         )
@@ -719,6 +772,7 @@ def sampling_log_density(
     calibration: Literal["by_class", "random"] = "by_class",
     size: int = QUADRATURE_SIZE,
     independence: float = 0.0,
+    spike: str = "class",
     pairs: ArrayLike | None = None,
 ) -> NDArray[np.float64]:
     r"""Log density of the panel model in its own unconstrained coordinates, batch first.
@@ -732,7 +786,7 @@ def sampling_log_density(
     ----------
     values : array_like, shape (B, D) or (D,)
     patterns : PanelPatterns
-    priors, dependence, calibration, independence, pairs
+    priors, dependence, calibration, independence, pairs, spike
         As in :func:`bayesjudge.models.panel.panel_model`.
     size : int
         Quadrature points (the model's by default).
@@ -796,13 +850,18 @@ def sampling_log_density(
         extra = _pair_arguments(se, 1.0 - fpr, index, share)
     logp = log_pattern_probabilities(se, 1.0 - fpr, loading, patterns.verdict, size=size, **extra)
     if dependent and independence > 0.0:
-        logp_zero = log_pattern_probabilities(
-            se, 1.0 - fpr, np.zeros_like(loading), patterns.verdict, size=size
+        out = out + _spike_total(
+            se,
+            1.0 - fpr,
+            loading,
+            logp,
+            patterns,
+            patterns.count.astype(float),
+            pi,
+            independence=independence,
+            spike=spike,
+            size=size,
         )
-        total, _ = state_log_likelihood(
-            logp, logp_zero, patterns.label, patterns.count, pi, independence=independence
-        )
-        out = out + total
     else:
         mixed = np.logaddexp(log_pi[:, None] + logp[:, 1], log1m_pi[:, None] + logp[:, 0])
         per = np.where(patterns.label == 1, logp[:, 1], logp[:, 0])
@@ -823,6 +882,7 @@ def mode_precision(
     calibration: Literal["by_class", "random"] = "by_class",
     batch: int = 32,
     independence: float = 0.0,
+    spike: str = "class",
     pairs: ArrayLike | None = None,
 ) -> NDArray[np.float64]:
     r"""Hessian of the negative log density at ``values`` (the mode), by central differences.
@@ -837,7 +897,7 @@ def mode_precision(
     ----------
     values : array_like, shape (D,)
         A point in the model's coordinates (:func:`sampling_order`).
-    patterns, priors, dependence, calibration, independence, pairs
+    patterns, priors, dependence, calibration, independence, pairs, spike
         As in :func:`sampling_log_density`.
     batch : int
         Points evaluated per call.
@@ -873,6 +933,7 @@ def mode_precision(
                     dependence=dependence,
                     calibration=calibration,
                     independence=independence,
+                    spike=spike,
                     pairs=pairs,
                 )
                 for i in range(0, len(points), batch)
