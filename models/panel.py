@@ -86,6 +86,11 @@ the four states :math:`s = (d_0, d_1)` with :math:`p(s) = \prod_c q^{1-d_c}(1-q)
 (:func:`bayesjudge.panels.dependence.state_log_likelihood` is its numpy twin), and the
 Deterministic ``state_logp`` [state] holds :math:`\log p(s \mid \text{rest}, \text{data})`,
 from which each draw's state is drawn after sampling. ``loading`` stays the slab's value.
+With ``spike="judge"`` the indicator is one per judge instead, shared by both classes
+(:math:`\lambda_{tc} d_t`); the states with at most one judge in the slab are all the
+independent law and are merged, leaving :math:`2^J - J` states
+(:func:`bayesjudge.panels.dependence.spike_states`), each with its own quadrature
+(:func:`bayesjudge.panels.dependence.states_log_likelihood` is the numpy twin).
 
 **Identifiability.** With gold labels of both classes each class's pattern law is observed
 directly; it has :math:`2^J - 1` free cells (with no missing verdicts) against :math:`2J`

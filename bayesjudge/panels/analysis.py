@@ -28,8 +28,10 @@ from bayesjudge.inference.summary import posterior_summary
 from bayesjudge.panels.baselines import PanelEstimate, panel_estimates
 from bayesjudge.panels.choice import DependenceChoice, choose_dependence
 from bayesjudge.panels.data import PanelData
+from bayesjudge.panels.dependence import MAX_SPIKE_JUDGES, SPIKES
 from bayesjudge.panels.fit import (
     Calibration,
+    Spike,
     check_identified,
     check_pairs_identified,
     distinct_judges,
@@ -41,7 +43,7 @@ from bayesjudge.priors import PanelPriors
 from bayesjudge.reporting.pipeline import Shown
 from bayesjudge.reporting.summary import Headline, ReportSummary, ReportWarning
 from bayesjudge.results import Estimate, PosteriorSummary
-from bayesjudge.validation import check_prob
+from bayesjudge.validation import check_choice, check_prob
 
 __all__ = [
     "ANALYSIS_DEPENDENCE",
@@ -226,6 +228,8 @@ class PanelAnalysis(Shown):
         }
         if self.pairs:
             dependence["pairs"] = [list(p) for p in self.pairs]
+        if self.posterior.attrs.get("spike") == "judge":
+            dependence["spike"] = "judge"
         if self.dependence_choice is not None:
             dependence["choice"] = self.dependence_choice.to_dict()
         return {
@@ -300,6 +304,7 @@ def analyze_panel(
     sampler: Sampler = "auto",
     independence: float | None = None,
     pairs: tuple[tuple[str, str], ...] | None = None,
+    spike: Spike = "class",
 ) -> PanelAnalysis:
     """Fit, check and compare: the whole answer of the panel family for one panel of judges.
 
@@ -327,6 +332,11 @@ def analyze_panel(
         ``dependence="random_effect"``).
     random_seed : int, Generator or None
         Seed of everything random (None: the default seed).
+    spike : {"class", "judge"}, default "class"
+        What one indicator of the loadings' spike switches in the random-effect form, as in
+        :func:`bayesjudge.panels.fit.fit_panel`: every loading of a class, or one judge's
+        loadings (``"judge"``: at most
+        :data:`~bayesjudge.panels.dependence.MAX_SPIKE_JUDGES` judges).
 
     Returns
     -------
@@ -370,6 +380,19 @@ def analyze_panel(
         "none" if dependence == "pairs" else "random_effect" if dependence == "auto" else dependence
     )
     check_identified(patterns, dependence=fitted)  # before any work
+    check_choice(spike, name="spike", allowed=SPIKES)
+    if spike == "judge":
+        if independence == 0:
+            raise ValueError("spike='judge' needs independence above 0 (the spike's probability)")
+        if fitted != "random_effect":
+            raise ValueError(
+                f"spike='judge' goes with the random-effect form; got dependence={dependence!r}"
+            )
+        if patterns.n_judges > MAX_SPIKE_JUDGES:
+            raise DataError(
+                f"spike='judge' is fitted to at most {MAX_SPIKE_JUDGES} judges; got "
+                f"{patterns.n_judges}: use spike='class'"
+            )
     with_pairs = dependence == "pairs"
     if dependence == "pairs":
         check_pairs_identified(patterns)
@@ -408,7 +431,13 @@ def analyze_panel(
     if dependence == "pairs" and pair_tree is not None:
         posterior = pair_tree
     else:
-        posterior = fit_panel(data, dependence=fitted, independence=independence, **settings)
+        posterior = fit_panel(
+            data,
+            dependence=fitted,
+            independence=independence,
+            spike=spike if fitted == "random_effect" else "class",
+            **settings,
+        )
     if dependence == "auto":
         index = None
         if pair_tree is not None:

@@ -100,6 +100,15 @@ def register(commands: Any) -> None:
         f"{defaults.PANEL_INDEPENDENCE}; 0 keeps the loadings away from 0",
     )
     sub.add_argument(
+        "--spike",
+        choices=["class", "judge"],
+        default="class",
+        help="with --dependence random_effect and --independence above 0: what one indicator "
+        "of the spike switches: class (default): every loading of a class; judge: one judge's "
+        "loadings, so that the other judges of a panel with one dependent pair can be exactly "
+        "independent (small panels only: its cost doubles with each judge)",
+    )
+    sub.add_argument(
         "--calibration",
         choices=["by_class", "random"],
         default="by_class",
@@ -142,6 +151,13 @@ def run_panel(args: argparse.Namespace) -> int:
         raise UserError(
             f"--pairs goes with --dependence pairs or auto; got --dependence {args.dependence}"
         )
+    if args.spike == "judge" and args.dependence not in ("random_effect", "auto"):
+        raise UserError(
+            "--spike judge goes with --dependence random_effect or auto (it is the loadings' "
+            f"spike); got --dependence {args.dependence}"
+        )
+    if args.spike == "judge" and args.independence == 0:
+        raise UserError("--spike judge needs --independence above 0 (the spike's probability)")
     data = _load(args)
     # the fitting stack is imported once the input has been read: bad input exits without it
     from bayesjudge.panels.analysis import analyze_panel
@@ -154,6 +170,7 @@ def run_panel(args: argparse.Namespace) -> int:
         calibration=args.calibration,
         independence=args.independence,
         pairs=_pairs(args.pairs),
+        spike=args.spike,
         **sampler.fit_kwargs(),
     )
     from bayesjudge.reporting.write import write_report

@@ -363,7 +363,9 @@ def _log_posterior(
     logp = log_pattern_probabilities(
         np.exp(log_se), np.exp(log_sp), loading, patterns.verdict, size=size, **extra
     )  # (batch, 2, P)
-    count = np.where(patterns.label == UNLABELLED, weight, 1.0) * patterns.count
+    count = np.asarray(
+        np.where(patterns.label == UNLABELLED, weight, 1.0) * patterns.count, dtype=float
+    )
     if dependent and independence > 0.0:
         out = out + _spike_total(
             np.exp(log_se),

@@ -348,3 +348,12 @@ def test_pairs_option_is_checked_before_any_fit(files, capsys):
     assert "two judge names joined by '+'" in capsys.readouterr().err
     assert main([*base, "--dependence", "pairs", "--pairs", "a+nobody"]) == EXIT_BAD_INPUT
     assert "judge 'nobody' is not in the panel" in capsys.readouterr().err
+
+
+def test_spike_option_is_checked_before_any_fit(files, capsys):
+    _, verdicts, gold, _ = files
+    base = ["panel", str(verdicts), "--labels", str(gold), "--no-progress", "--spike", "judge"]
+    assert main([*base, "--dependence", "none"]) == EXIT_BAD_INPUT
+    assert "--spike judge goes with --dependence random_effect or auto" in capsys.readouterr().err
+    assert main([*base, "--independence", "0"]) == EXIT_BAD_INPUT
+    assert "--spike judge needs --independence above 0" in capsys.readouterr().err
