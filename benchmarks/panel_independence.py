@@ -20,10 +20,20 @@ and 200 random gold items; ``fit_panel`` with its defaults except the draws (4 c
 probability that each class's judges depend (Rao-Blackwellised), the diagnostics, divergent
 transitions and the wall time.
 
+``--spike judge`` fits the form with one spike per judge instead of one per class
+(``spike="judge"`` in :func:`bayesjudge.panels.fit.fit_panel`: each judge's loadings are 0 or in
+the slab, so the independent judges of the one-pair panel can be exactly independent); its rows
+carry ``spike`` = judge and each judge's posterior probability of dependence
+(``p_dependent_judge1`` ...). The summary groups by scenario, ``independence`` and ``spike``
+(rows without a ``spike`` column are the per-class form).
+
 Usage::
 
     python benchmarks/panel_independence.py --replicates 4 --raw results/panel_independence_raw.csv
-    python benchmarks/panel_independence.py --summary results/panel_independence_raw.csv
+    python benchmarks/panel_independence.py --spike judge --replicates 8 \
+        --raw results/panel_independence_judge_raw.csv
+    python benchmarks/panel_independence.py --summary results/panel_independence_raw.csv \
+        results/panel_independence_judge_raw.csv
 
 Rows are added to ``--raw`` one replicate at a time (one rename each), alternating the two
 scenarios, and a later run computes only the replicates the file lacks; replicate ``r`` of a
@@ -71,6 +81,7 @@ def replicate(
     draws: int,
     tune: int,
     independence: float | None,
+    spike: str = "class",
 ) -> dict[str, object]:
     """Simulate and fit one replicate; return its row."""
     sim = simulate_panel(
@@ -94,6 +105,7 @@ def replicate(
             progressbar=False,
             calibration="random",
             independence=independence,
+            spike=spike,
         )
     seconds = time.perf_counter() - start
     post = tree["posterior"]
@@ -107,6 +119,7 @@ def replicate(
         "replicate": r,
         "seed": seed + r,
         "independence": tree.attrs["independence"],
+        "spike": spike,
         "n_eff_true": truth,
         "n_eff_mean": float(n_eff.mean()),
         "n_eff_low": float(low),
@@ -119,22 +132,29 @@ def replicate(
         "divergences": int(tree["sample_stats"]["diverging"].sum()),
         "seconds": round(seconds, 1),
     }
-    if "dependence_probability" in post:
+    if "dependence_probability" in post and spike == "class":
         dep = post["dependence_probability"].mean(("chain", "draw")).to_numpy()
         row["p_dependent_fail"], row["p_dependent_pass"] = float(dep[0]), float(dep[1])
+    elif "dependence_probability" in post:
+        dep = post["dependence_probability"].mean(("chain", "draw")).to_numpy()
+        for t, value in enumerate(dep, start=1):
+            row[f"p_dependent_judge{t}"] = float(value)
     return row
 
 
 def summary(raw: pd.DataFrame) -> str:
     """The coverage table, with binomial Monte Carlo standard errors."""
     rows = []
-    for (scenario, q), part in raw.groupby(["scenario", "independence"], sort=False):
+    raw = raw.assign(spike=raw["spike"].fillna("class") if "spike" in raw else "class")
+    keys = ["scenario", "independence", "spike"]
+    for (scenario, q, spike), part in raw.groupby(keys, sort=False):
         n = len(part)
         cover = part["covers_n_eff"].mean()
         rows.append(
             {
                 "scenario": scenario,
                 "independence": q,
+                "spike": spike,
                 "replicates": n,
                 "n_eff_true": round(float(part["n_eff_true"].iloc[0]), 3),
                 "n_eff_mean": round(float(part["n_eff_mean"].mean()), 3),
@@ -143,6 +163,10 @@ def summary(raw: pd.DataFrame) -> str:
                 "coverage_pi": round(float(part["covers_pi"].mean()), 3),
                 "p_dependent_fail": round(float(part.get("p_dependent_fail", np.nan).mean()), 3),
                 "p_dependent_pass": round(float(part.get("p_dependent_pass", np.nan).mean()), 3),
+                **{
+                    f"p_dep_j{t}": round(float(part.get(f"p_dependent_judge{t}", np.nan).mean()), 3)
+                    for t in range(1, len(SE) + 1)
+                },
                 "passed": round(float(part["passed"].mean()), 3),
                 "divergences": int(part["divergences"].sum()),
                 "median_s": float(part["seconds"].median()),
@@ -170,6 +194,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--draws", type=int, default=500)
     parser.add_argument("--tune", type=int, default=500)
     parser.add_argument("--independence", type=float, default=None)
+    parser.add_argument("--spike", choices=["class", "judge"], default="class")
     parser.add_argument("--scenarios", nargs="+", choices=SCENARIOS, default=list(SCENARIOS))
     parser.add_argument("--raw", type=Path)
     parser.add_argument("--summary", type=Path, nargs="+")
@@ -184,7 +209,11 @@ def main(argv: list[str] | None = None) -> None:
         for scenario in args.scenarios:
             if (
                 done is not None
-                and ((done["scenario"] == scenario) & (done["replicate"] == r)).any()
+                and (
+                    (done["scenario"] == scenario)
+                    & (done["replicate"] == r)
+                    & (done.get("spike", pd.Series("class", index=done.index)) == args.spike)
+                ).any()
             ):
                 continue
             row = replicate(
@@ -195,6 +224,7 @@ def main(argv: list[str] | None = None) -> None:
                 draws=args.draws,
                 tune=args.tune,
                 independence=args.independence,
+                spike=args.spike,
             )
             print(row, flush=True)
             if args.raw is not None:
