@@ -269,6 +269,70 @@ def _log_state_prior(independence: float, fail_dependent: bool, pass_dependent: 
     )
 
 
+def _grid_terms(
+    passes: pt.TensorVariable, fails: pt.TensorVariable, eta: pt.TensorVariable
+) -> pt.TensorVariable:
+    r"""Each judge's log verdict probability at each quadrature node: (pattern, class, judge, node).
+
+    :math:`\log\Phi(\eta_{tcq})` where judge :math:`t` passed the pattern,
+    :math:`\log\Phi(-\eta_{tcq})` where it failed it, 0 where its verdict is missing. Written
+    as a broadcast product, not a matrix product: the judge axis is short, and a BLAS matrix
+    product large enough to go multithreaded inside each sampling thread oversubscribes the
+    cores (measured: 97 ms against 3.8 ms per gradient on a loaded 2-core machine).
+    """
+    return (
+        passes[:, None, :, None] * _log_ndtr(eta)[None]
+        + fails[:, None, :, None] * _log_ndtr(-eta)[None]
+    )
+
+
+def _states_log_pattern(
+    grid_terms: pt.TensorVariable,
+    flat_terms: pt.TensorVariable,
+    in_slab: np.ndarray,
+    log_w: np.ndarray,
+) -> pt.TensorVariable:
+    r"""Log pattern probabilities in each state of the per-judge spike: (pattern, state, class).
+
+    In state :math:`S` (the judges whose loadings are in the slab) the judges outside :math:`S`
+    are independent of the item effect and of each other, so
+
+    .. math::
+
+        \log P(v \mid c, S) = \sum_{t \notin S} \log P(v_t \mid c)
+            + \log \sum_q w_q \prod_{t \in S} P(v_t \mid c, z_q),
+
+    and the state ``none`` (first, no judge in the slab) has the quadrature term 0 exactly. The
+    sum over the judges of :math:`S` is built from the sum over :math:`S` less its last judge, one
+    addition per state.
+
+    Parameters
+    ----------
+    grid_terms : (pattern, class, judge, node)
+        :func:`_grid_terms`.
+    flat_terms : (pattern, class, judge)
+        Each judge's log verdict probability with its loading 0 (0 where missing).
+    in_slab : ndarray of bool, shape (state, judge)
+        The judges in each state's slab; the first row all False.
+    log_w : ndarray, shape (node,)
+        Log quadrature weights, summing to 1.
+    """
+    sums: dict[tuple[int, ...], pt.TensorVariable] = {}
+    grids = []
+    for row in in_slab[1:]:
+        subset = tuple(int(t) for t in np.flatnonzero(row))
+        for k in range(1, len(subset) + 1):
+            part = subset[:k]
+            if part not in sums:
+                last = grid_terms[:, :, part[-1], :]
+                sums[part] = last if k == 1 else sums[part[:-1]] + last
+        grids.append(sums[subset])
+    log_dependent = pm.math.logsumexp(pt.stack(grids, axis=1) + log_w, axis=3, keepdims=False)
+    log_dependent = pt.concatenate([pt.zeros_like(log_dependent[:, :1]), log_dependent], axis=1)
+    out_of_slab = pt.as_tensor_variable((~np.asarray(in_slab, dtype=bool)).astype(np.float64))
+    return log_dependent + pt.sum(flat_terms[:, None] * out_of_slab[None, :, None, :], axis=3)
+
+
 def _pair_adjustment(
     verdict: pt.TensorVariable,
     fpr: pt.TensorVariable,
@@ -496,6 +560,7 @@ def panel_model(
             z, log_w = latent_grid(quadrature_size)
             mu = pt.stack([pm.math.probit(fpr), pm.math.probit(se)])  # (class, judge)
             eta = (mu[:, :, None] + lam[:, :, None] * z) / pt.sqrt(1.0 - lam**2)[:, :, None]
+            grid_terms = _grid_terms(passes, fails, eta)  # (pattern, class, judge, node)
             # log P(pattern | class, z_q) = passes . log Phi(eta) + fails . log Phi(-eta)
             log_joint = pt.tensordot(passes, _log_ndtr(eta), axes=[[1], [1]]) + pt.tensordot(
                 fails, _log_ndtr(-eta), axes=[[1], [1]]
@@ -512,16 +577,11 @@ def panel_model(
 
         if states is not None:
             # one spike per judge: each state's loadings (the others 0), its own quadrature
-            mask = pt.as_tensor_variable(states.masks.astype(np.float64))[:, :, :, None]
-            kept = (1.0 - mask) * log_pass[None, :, :, None]
-            term_pass = mask * _log_ndtr(eta)[None] + kept
-            term_fail = mask * _log_ndtr(-eta)[None] + (1.0 - mask) * log_fail[None, :, :, None]
-            log_state = pm.math.logsumexp(
-                pt.tensordot(passes, term_pass, axes=[[1], [2]])
-                + pt.tensordot(fails, term_fail, axes=[[1], [2]])
-                + log_w,
-                axis=3,
-                keepdims=False,
+            log_state = _states_log_pattern(
+                grid_terms,
+                passes[:, None, :] * log_pass[None] + fails[:, None, :] * log_fail[None],
+                states.masks[:, 0, :],
+                log_w,
             )  # (pattern, state, class)
             fail_s, pass_s = log_state[:, :, 0], log_state[:, :, 1]
             labelled = pt.switch(pt.eq(label, 1)[:, None], pass_s, fail_s)

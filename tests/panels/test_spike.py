@@ -185,6 +185,23 @@ def test_numpy_twin_is_the_judge_spiked_models_log_density(sim):
     assert abs(gaps[0]) < 1e-5
 
 
+def test_judge_spiked_gradient_has_no_matrix_product(sim):
+    """The state sum is broadcast arithmetic: no BLAS product to go multithreaded per chain.
+
+    A matrix product over (judge) x (state, class, node) is large enough for OpenBLAS to
+    thread it; inside nutpie's sampling threads that oversubscribed the cores (97 ms against
+    3.8 ms per gradient on a loaded 2-core machine).
+    """
+    model = panel_model(sim.data.patterns(), independence=0.5, spike="judge")
+    fn = model.compile_dlogp()
+    ops = {type(node.op).__name__ for node in fn.f.maker.fgraph.toposort()}
+    inner = {
+        type(getattr(node.op, "core_op", None)).__name__ for node in fn.f.maker.fgraph.toposort()
+    }
+    products = {"Dot", "Dot22", "Dot22Scalar", "Gemm", "Gemv", "Ger", "BatchedDot", "Dot22Gemv"}
+    assert not (ops | inner) & products, sorted((ops | inner) & products)
+
+
 def test_judge_states_are_drawn_at_their_probabilities_and_zero_the_loadings():
     states = spike_states("judge", 3, 0.5)  # none, 0+1, 0+2, 1+2, 0+1+2
     probs = np.array([0.1, 0.4, 0.1, 0.1, 0.3])
