@@ -130,6 +130,7 @@ def replicate(
         "covers_pi": bool(pi_low <= PI <= pi_high),
         "passed": bool(tree.attrs["diagnostics_passed"]),
         "divergences": int(tree["sample_stats"]["diverging"].sum()),
+        "steps_per_draw": round(float(tree["sample_stats"]["n_steps"].mean()), 2),
         "seconds": round(seconds, 1),
     }
     if "dependence_probability" in post and spike == "class":
