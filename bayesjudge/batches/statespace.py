@@ -40,6 +40,7 @@ from bayesjudge._docstring import SAMPLER_PARAMETERS, fill_doc
 from bayesjudge.batches.predictive import drift_predictive_check
 from bayesjudge.errors import DataError
 from bayesjudge.estimators.intervals import wilson_interval
+from bayesjudge.inference.cache import bucket_size
 from bayesjudge.inference.defaults import BATCHES_TARGET_ACCEPT
 from bayesjudge.inference.diagnostics import Diagnostics
 from bayesjudge.inference.fit import Draws, ModelRun, NutsSettings, diagnostics_of, fit_model
@@ -107,10 +108,7 @@ def padded_batches(count: int) -> int:
     >>> padded_batches(3), padded_batches(8), padded_batches(9)
     (8, 8, 16)
     """
-    size = MIN_PADDED_BATCHES
-    while size < count:
-        size *= 2
-    return size
+    return bucket_size(count, minimum=MIN_PADDED_BATCHES)
 
 
 _PAIRS = (("x1", "m1"), ("x0", "m0"), ("k", "n"))

@@ -38,6 +38,7 @@ from bayesjudge.gates.data import Rulings
 from bayesjudge.gates.predictive import gate_predictive_check
 from bayesjudge.gates.start import gate_start
 from bayesjudge.inference import defaults
+from bayesjudge.inference.cache import bucket_size
 from bayesjudge.inference.fit import Draws, ModelRun, NutsSettings, fit_model
 from bayesjudge.inference.ppc import TablePredictiveCheck
 from bayesjudge.inference.sampling import Sampler
@@ -66,7 +67,7 @@ _MIN_BUCKET = 32
 
 
 def _bucket(n: int) -> int:
-    return max(_MIN_BUCKET, 1 << int(np.ceil(np.log2(max(n, 1)))))
+    return bucket_size(n, minimum=_MIN_BUCKET)
 
 
 def zibb_logpmf(

@@ -66,6 +66,7 @@ __all__ = [
     "TESTED_VERSIONS",
     "CacheInfo",
     "ModelCache",
+    "bucket_size",
     "canonical_key",
     "clear_disk_cache",
     "clear_model_cache",
@@ -507,3 +508,24 @@ def clear_model_cache() -> None:
     """Drop every model cached in the process and reset the counters (the disk is untouched)."""
     global _CACHE
     _CACHE = ModelCache(_CACHE_SIZE)
+
+
+def bucket_size(count: int, *, minimum: int = 16) -> int:
+    """Return the padded length for ``count`` entries: the next power of two, at least ``minimum``.
+
+    Padding to a few fixed lengths lets a compiled model be refitted on new data without a
+    rebuild (its data arrays are ``pm.Data`` of that length, and the model's key in this cache
+    holds the padded length, not the count): the systems' and gates' cells, the panels'
+    verdict patterns, the repeated model's items and the drift model's batches.
+
+    Examples
+    --------
+    >>> bucket_size(3), bucket_size(17), bucket_size(64)
+    (16, 32, 64)
+    """
+    if count < 0:
+        raise ValueError(f"count must be non-negative; got {count!r}")
+    size = max(int(minimum), 1)
+    while size < count:
+        size *= 2
+    return size

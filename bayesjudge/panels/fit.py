@@ -42,6 +42,7 @@ from bayesjudge.inference.affine import (
     affine_model,
     laplace_factor,
 )
+from bayesjudge.inference.cache import bucket_size
 from bayesjudge.inference.fit import Draws, ModelRun, NutsSettings, fit_model
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.panels.data import MISSING, UNLABELLED, PanelData, PanelPatterns
@@ -106,7 +107,7 @@ _CHUNK = 1000
 
 
 def _bucket(n: int) -> int:
-    return max(_MIN_BUCKET, 1 << int(np.ceil(np.log2(max(n, 1)))))
+    return bucket_size(n, minimum=_MIN_BUCKET)
 
 
 def check_identified(patterns: PanelPatterns, *, dependence: Dependence) -> None:

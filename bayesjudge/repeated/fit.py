@@ -50,6 +50,7 @@ from scipy.stats import betabinom, binom
 
 from bayesjudge._docstring import SAMPLER_PARAMETERS, fill_doc
 from bayesjudge.inference import defaults
+from bayesjudge.inference.cache import bucket_size
 from bayesjudge.inference.diagnostics import Check
 from bayesjudge.inference.fit import Draws, ModelRun, NutsSettings, fit_model
 from bayesjudge.inference.predictive import binomial_draws
@@ -113,11 +114,8 @@ def padded_length(count: int) -> int:
     >>> [padded_length(n) for n in (3, 40, 64, 65, 120, 200, 400)]
     [16, 64, 64, 72, 120, 208, 416]
     """
-    size = MIN_PADDED
-    while size < min(count, POWER_OF_TWO_UP_TO):
-        size *= 2
     if count <= POWER_OF_TWO_UP_TO:
-        return size
+        return bucket_size(count, minimum=MIN_PADDED)
     step = (1 << ((count - 1).bit_length() - 1)) // 8
     return -(-count // step) * step
 

@@ -38,6 +38,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from bayesjudge.errors import DataError
+from bayesjudge.inference.cache import bucket_size
 from bayesjudge.io._judged import read_judged
 from bayesjudge.io.groups import GroupCheck
 from bayesjudge.io.labels import JoinReport, join_labels
@@ -61,7 +62,6 @@ __all__ = [
     "Patterns",
     "SystemCounts",
     "SystemsData",
-    "bucket_size",
     "state_code",
 ]
 
@@ -120,25 +120,6 @@ def state_code(label: NDArray[np.float64], verdict: NDArray[np.integer]) -> NDAr
     return code.astype(np.int8)
 
 
-def bucket_size(count: int, *, minimum: int = 16) -> int:
-    """Return the padded length for ``count`` cells: the next power of two, at least ``minimum``.
-
-    Padding to a few fixed lengths lets a compiled model be refitted on new data without a
-    rebuild (the cell arrays are ``pm.Data`` of that length).
-
-    Examples
-    --------
-    >>> bucket_size(3), bucket_size(17), bucket_size(64)
-    (16, 32, 64)
-    """
-    if count < 0:
-        raise ValueError(f"count must be non-negative; got {count!r}")
-    size = max(int(minimum), 1)
-    while size < count:
-        size *= 2
-    return size
-
-
 @dataclass(frozen=True, slots=True)
 class Patterns:
     """Distinct rows of per-system states and how many items share each.
@@ -171,7 +152,8 @@ class Patterns:
         -------
         dict
             ``cell_state`` (int64, shape (size, systems)) and ``cell_weight`` (float64, shape
-            (size,)); ``size`` defaults to :func:`bucket_size` of the number of patterns.
+            (size,)); ``size`` defaults to :func:`~bayesjudge.inference.cache.bucket_size` of
+            the number of patterns.
 
         Examples
         --------

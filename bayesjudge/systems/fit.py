@@ -40,12 +40,13 @@ import xarray as xr
 from bayesjudge._docstring import SAMPLER_PARAMETERS, fill_doc
 from bayesjudge.errors import DataError
 from bayesjudge.inference import defaults
+from bayesjudge.inference.cache import bucket_size
 from bayesjudge.inference.fit import Draws, ModelRun, NutsSettings, fit_model
 from bayesjudge.inference.ppc import TablePredictiveCheck
 from bayesjudge.inference.predictive import predictive_counts
 from bayesjudge.inference.sampling import Sampler
 from bayesjudge.priors import SystemsPriors
-from bayesjudge.systems.data import SystemsData, bucket_size
+from bayesjudge.systems.data import SystemsData
 from bayesjudge.systems.predictive import (
     PairedModel,
     pair_verdicts,

@@ -189,6 +189,9 @@ def test_padding_adds_weight_zero_missing_cells():
     with pytest.raises(ValueError, match="at least the number of patterns"):
         p.padded(1)
     assert [bucket_size(n) for n in (0, 16, 17, 100)] == [16, 16, 32, 128]
+    assert [bucket_size(n, minimum=32) for n in (0, 1, 33)] == [32, 32, 64]
+    with pytest.raises(ValueError, match="count must be non-negative; got -1"):
+        bucket_size(-1)
 
 
 def test_repr_names_design_and_labelled_systems():
