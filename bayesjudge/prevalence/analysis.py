@@ -403,7 +403,7 @@ def analyze_prevalence(
     # method="exact", and the plan's current width too
     reference = (
         exact_posterior(data, priors=priors)
-        if (method == "nuts" and exact and not stratified) or (method == "exact" and plan)
+        if method == "exact" or (method == "nuts" and exact and not stratified)
         else None
     )
     if plan:
@@ -413,7 +413,8 @@ def analyze_prevalence(
             data, prob=prob, priors=priors, random_seed=random_seed, current=reference
         )
     if method == "exact":
-        posterior_exact = exact_posterior(data, priors=priors) if reference is None else reference
+        assert reference is not None
+        posterior_exact = reference
         summaries = posterior_exact.summaries(prob=prob)
         rows = [posterior_exact.to_estimate(prob=prob)]
         return PrevalenceAnalysis(

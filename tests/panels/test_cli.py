@@ -357,3 +357,21 @@ def test_spike_option_is_checked_before_any_fit(files, capsys):
     assert "--spike judge goes with --dependence random_effect or auto" in capsys.readouterr().err
     assert main([*base, "--independence", "0"]) == EXIT_BAD_INPUT
     assert "--spike judge needs --independence above 0" in capsys.readouterr().err
+
+
+def test_spike_judge_as_the_errors_suggest_reaches_the_fit(files, capsys, monkeypatch):
+    from bayesjudge.panels import analysis
+
+    class Reached(Exception):
+        pass
+
+    def reached(data, **kwargs):
+        raise Reached(kwargs)
+
+    monkeypatch.setattr(analysis, "analyze_panel", reached)
+    _, verdicts, gold, _ = files
+    base = ["panel", str(verdicts), "--labels", str(gold), "--no-progress", "--spike", "judge"]
+    for suggested in (["--dependence", "random_effect"], ["--independence", "0.5"]):
+        with pytest.raises(Reached) as reached_fit:
+            main([*base, *suggested])
+        assert reached_fit.value.args[0]["spike"] == "judge"
