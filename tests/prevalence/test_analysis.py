@@ -140,8 +140,13 @@ def test_plan_is_computed_only_when_asked() -> None:
     assert analysis.plan.current_width == pytest.approx(analysis.summaries["pi"].eti.width)
 
 
-def test_sampled_plan_reads_the_exact_reference_computed_once(monkeypatch) -> None:
-    """A sampled fit with a plan computes the default exact posterior once, for both uses."""
+@pytest.mark.parametrize("method", ["nuts", "exact"])
+def test_plan_reads_the_exact_posterior_computed_once(method, monkeypatch) -> None:
+    """With a plan, one default exact posterior serves both uses.
+
+    A sampled fit's reference row and the plan's current width; with method="exact", the answer
+    and the plan's current width.
+    """
     from bayesjudge.prevalence import exact as exact_module
     from bayesjudge.prevalence import plan as plan_module
 
@@ -154,32 +159,8 @@ def test_sampled_plan_reads_the_exact_reference_computed_once(monkeypatch) -> No
 
     monkeypatch.setattr(exact_module, "exact_posterior", counted)
     monkeypatch.setattr(plan_module, "exact_posterior", counted)
-    analysis = analyze_prevalence(DATA, plan=True, random_seed=3, progressbar=False)
-    assert len(full) == 1  # the reference row; the plan read it instead of computing it again
-    assert analysis.plan is not None
-    assert analysis.exact is not None
-    assert analysis.plan.current == analysis.exact.eti(0.95)
-    monkeypatch.undo()
-    alone = plan_module.plan_labels(DATA, random_seed=3)
-    assert analysis.plan.to_dict() == alone.to_dict()
-
-
-def test_exact_method_with_a_plan_computes_the_exact_posterior_once(monkeypatch) -> None:
-    """method="exact" with a plan: one default exact posterior, the answer and the plan's."""
-    from bayesjudge.prevalence import exact as exact_module
-    from bayesjudge.prevalence import plan as plan_module
-
-    full = []
-
-    def counted(*args, **kwargs):
-        if "grid_size" not in kwargs:  # the plan's refits use a smaller grid
-            full.append(args)
-        return exact_posterior(*args, **kwargs)
-
-    monkeypatch.setattr(exact_module, "exact_posterior", counted)
-    monkeypatch.setattr(plan_module, "exact_posterior", counted)
-    analysis = analyze_prevalence(DATA, method="exact", plan=True, random_seed=3)
-    assert len(full) == 1  # the answer; the plan read it instead of computing it again
+    analysis = analyze_prevalence(DATA, method=method, plan=True, random_seed=3, progressbar=False)
+    assert len(full) == 1  # the plan read it instead of computing it again
     assert analysis.plan is not None
     assert analysis.exact is not None
     assert analysis.plan.current == analysis.exact.eti(0.95)
